@@ -1,0 +1,42 @@
+import type { Command } from 'commander'
+import { addEndpoint } from '../../domain/endpoints.ts'
+import { endpointView } from '../../views.ts'
+import { withRuntime, type CliContext } from '../context.ts'
+import { printJson, printWarnings, success } from '../output.ts'
+import { collect, parseHeaders, parseInteger, readJsonArgument } from '../parse.ts'
+
+interface AddEndpointOptions {
+  project?: string
+  status?: number
+  body?: string
+  delay?: number
+  header?: string[]
+  json?: boolean
+}
+
+export function registerAddEndpoint(program: Command, ctx: CliContext): void {
+  program
+    .command('add-endpoint <method> <path>')
+    .description('add one custom endpoint (GET POST PUT PATCH DELETE); on a resource path without --body it works on the records')
+    .option('--status <code>', 'response status (default 200; 201 for a create)', parseInteger)
+    .option('--body <json>', 'response body as JSON, or @file to read it from a file')
+    .option('--delay <ms>', 'wait this many milliseconds before answering', parseInteger)
+    .option('--header <name:value>', 'response header, repeatable', collect)
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'print the created endpoint as JSON')
+    .action((method: string, path: string, options: AddEndpointOptions, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const { endpoint, warnings } = addEndpoint(store, {
+          project: options.project,
+          method,
+          path,
+          status: options.status,
+          body: options.body === undefined ? undefined : readJsonArgument(options.body, ctx.environment.cwd),
+          delayMs: options.delay,
+          headers: parseHeaders(options.header),
+        })
+        printWarnings(ctx.io, warnings)
+        if (options.json) return printJson(ctx.io, endpointView(endpoint))
+        ctx.io.out(success(`added ${endpoint.method} ${endpoint.path} (${endpoint.kind}${endpoint.action ? `: ${endpoint.action}` : ''}, status ${endpoint.status})`))
+      }))
+}

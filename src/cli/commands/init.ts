@@ -1,0 +1,76 @@
+import type { Command } from 'commander'
+import { basename } from 'node:path'
+import { createProjectFromFile } from '../../domain/apply.ts'
+import { checkResourcePath } from '../../domain/path-rules.ts'
+import { checkSlug, slugify } from '../../domain/projects.ts'
+import { createResource } from '../../domain/resources.ts'
+import { AppError } from '../../errors.ts'
+import { listTemplates, loadTemplate, type ProjectFile } from '../../templates/loader.ts'
+import { dbPathOf, withRuntime, type CliContext } from '../context.ts'
+import { printWarnings, success } from '../output.ts'
+import { collect } from '../parse.ts'
+
+interface InitOptions {
+  name?: string
+  slug?: string
+  template?: string
+  resource?: string[]
+  yes?: boolean
+}
+
+const EMPTY: ProjectFile = { name: '', description: '', resources: [], endpoints: [] }
+
+/** A validator for prompts: true, or the refusal's message. */
+function validity(check: (value: string) => unknown): (value: string) => string | true {
+  return (value) => {
+    try {
+      check(value)
+      return true
+    } catch (error) {
+      return error instanceof AppError ? error.message : String(error)
+    }
+  }
+}
+
+export function registerInit(program: Command, ctx: CliContext): void {
+  program
+    .command('init')
+    .description('create the database (if needed) and a project, optionally from a template and with resources')
+    .option('--name <name>', 'project name (default: the folder name)')
+    .option('--slug <slug>', 'URL slug (default: from the name)')
+    .option('--template <name>', 'start from a template (see "mockapi templates")')
+    .option('--resource <path>', 'add a resource, repeatable', collect)
+    .option('-y, --yes', 'ask nothing; take flags and defaults')
+    .action(async (options: InitOptions, command: Command) => {
+      let answers = {
+        name: options.name ?? (basename(ctx.environment.cwd) || 'My API'),
+        slug: options.slug,
+        template: options.template ?? null,
+        resources: options.resource ?? [],
+      }
+      if (ctx.io.isInteractive && !options.yes) {
+        const { askInit } = await import('../prompts.ts')
+        answers = await askInit({
+          name: answers.name,
+          slugOf: slugify,
+          checkSlug: validity(checkSlug),
+          templates: listTemplates(),
+          checkPath: validity(checkResourcePath),
+        })
+      }
+      const template = answers.template ? loadTemplate(answers.template) : EMPTY
+      await withRuntime(command, ctx, ({ store }) => {
+        const { project, warnings } = store.db.transaction(() => {
+          const created = createProjectFromFile(store, { name: answers.name, slug: answers.slug }, template)
+          const pathWarnings = answers.resources.flatMap((path) => createResource(store, { project: created.slug, path }).warnings)
+          return { project: created, warnings: pathWarnings }
+        }).immediate()
+        printWarnings(ctx.io, warnings)
+        const resources = store.repos.resources.listByProject(project.id)
+        ctx.io.out(success(`created project ${project.name} (slug ${project.slug}) in ${dbPathOf(command, ctx)}`))
+        if (answers.template) ctx.io.out(`  from template ${answers.template}`)
+        for (const resource of resources) ctx.io.out(`  resource ${resource.path}`)
+        ctx.io.out(`\nnext: mockapi serve   then   curl http://127.0.0.1:3000/api/${project.slug}/…`)
+      })
+    })
+}

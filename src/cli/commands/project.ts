@@ -1,0 +1,46 @@
+import type { Command } from 'commander'
+import { createProject, deleteProject, requireProjectBySlug } from '../../domain/projects.ts'
+import { endpointView, projectView } from '../../views.ts'
+import { withRuntime, type CliContext } from '../context.ts'
+import { printJson, printTable, success } from '../output.ts'
+
+export function registerProject(program: Command, ctx: CliContext): void {
+  const project = program.command('project').description('create, delete or show one project')
+
+  project
+    .command('create <name>')
+    .description('create a project')
+    .option('--slug <slug>', 'URL slug (default: from the name)')
+    .option('--json', 'print the created project as JSON')
+    .action((name: string, options: { slug?: string; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const created = createProject(store, { name, slug: options.slug })
+        if (options.json) return printJson(ctx.io, projectView(created))
+        ctx.io.out(success(`created project ${created.name} (slug ${created.slug}, id ${created.id})`))
+      }))
+
+  project
+    .command('delete <slug>')
+    .description('delete a project with its resources, endpoints and records')
+    .action((slug: string, _options: unknown, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const removed = deleteProject(store, slug)
+        ctx.io.out(success(`deleted project ${removed.name} (${removed.slug})`))
+      }))
+
+  project
+    .command('show <slug>')
+    .description('show a project and its endpoints')
+    .option('--json', 'machine-readable JSON on stdout')
+    .action((slug: string, options: { json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const found = requireProjectBySlug(store, slug)
+        const endpoints = store.repos.endpoints.listByProject(found.id).map(endpointView)
+        const resources = store.repos.resources.listByProject(found.id).map((r) => ({ id: r.id, path: r.path }))
+        if (options.json) return printJson(ctx.io, { ...projectView(found), resources, endpoints })
+        ctx.io.out(`${found.name}  (slug ${found.slug}, id ${found.id}${found.isDefault ? ', default' : ''})`)
+        ctx.io.out(`share token  ${found.shareToken}`)
+        ctx.io.out(`created      ${found.createdAt}\n`)
+        printTable(ctx.io, ['METHOD', 'PATH', 'KIND', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.kind, e.status]), 'no endpoints yet')
+      }))
+}

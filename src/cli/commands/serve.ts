@@ -1,0 +1,72 @@
+import chalk from 'chalk'
+import type { Command } from 'commander'
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../config.ts'
+import { AppError } from '../../errors.ts'
+import type { RequestServed } from '../../events.ts'
+import { dbPathOf, globalOptions, type CliContext } from '../context.ts'
+import { parseInteger } from '../parse.ts'
+
+interface ServeOptions {
+  port: number
+  host: string
+  project?: string
+  quiet?: boolean
+}
+
+function statusColor(status: number): (text: string) => string {
+  if (status >= 500) return chalk.red
+  if (status >= 400) return chalk.yellow
+  return chalk.green
+}
+
+export function registerServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('start the mock server (creates a demo project on an empty database)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', parseInteger, DEFAULT_PORT)
+    .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
+    .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
+    .option('--quiet', 'do not log each request')
+    .action(async (options: ServeOptions, command: Command) => {
+      const { startServer } = await import('../../server/start.ts')
+      const dbPath = dbPathOf(command, ctx)
+      const server = await startServer({
+        dbPath,
+        port: options.port,
+        host: options.host,
+        ownPathsProject: options.project,
+        debug: globalOptions(command).debug ?? false,
+      })
+      const portWasChosen = command.getOptionValueSource('port') === 'cli'
+      if (portWasChosen && options.port !== 0 && server.port !== options.port) {
+        await server.close()
+        throw new AppError('CONFLICT', `port ${options.port} is in use; pick another with --port`)
+      }
+      if (server.port !== options.port && options.port !== 0) {
+        ctx.io.err(chalk.yellow(`! port ${options.port} is in use; using ${server.port}`))
+      }
+      if (server.createdDemo) ctx.io.out(chalk.dim(`created ${dbPath} with the demo project (blog template)`))
+      ctx.io.out(`${chalk.bold('mockapi')} listening on ${chalk.cyan(server.url)}`)
+      for (const project of server.projects) {
+        const own = project.servedAtOwnPaths ? chalk.dim('  (default: also at its own paths)') : ''
+        ctx.io.out(`  ${project.slug.padEnd(16)} ${chalk.cyan(`${server.url}/api/${project.slug}/`)}${own}`)
+      }
+      ctx.io.out(`  ${'health'.padEnd(16)} ${chalk.cyan(`${server.url}/api/health`)}`)
+      ctx.io.out(chalk.dim('Ctrl-C to stop'))
+      if (!options.quiet) {
+        server.events.on('request.served', (served: RequestServed) => {
+          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}`)
+        })
+      }
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals) => {
+          process.off('SIGINT', stop)
+          process.off('SIGTERM', stop)
+          ctx.io.out(chalk.dim(`\n${signal}: shutting down`))
+          server.close().then(resolve, resolve)
+        }
+        process.on('SIGINT', stop)
+        process.on('SIGTERM', stop)
+      })
+    })
+}

@@ -1,0 +1,36 @@
+import chalk from 'chalk'
+
+/** Where a command writes; injectable so commands can be run in-process. */
+export interface Io {
+  out(text: string): void
+  err(text: string): void
+  isInteractive: boolean
+}
+
+export const processIo: Io = {
+  out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  isInteractive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+}
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2))
+}
+
+/** Left-aligned columns with a dim header; empty tables say so. */
+export function printTable(io: Io, headers: string[], rows: (string | number)[][], empty = '(none)'): void {
+  if (rows.length === 0) {
+    io.out(chalk.dim(empty))
+    return
+  }
+  const cells = rows.map((row) => row.map(String))
+  const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((row) => row[i]!.length)))
+  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')
+  io.out([chalk.dim(line(headers)), ...cells.map(line)].join('\n'))
+}
+
+export function printWarnings(io: Io, warnings: string[]): void {
+  for (const warning of warnings) io.err(chalk.yellow(`! ${warning}`))
+}
+
+export const success = (text: string): string => `${chalk.green('✔')} ${text}`

@@ -1,0 +1,111 @@
+import type { Endpoint, Project, Resource } from '../model.ts'
+import { createRouter, type Router } from '../engine/router.ts'
+import type { Store } from './context.ts'
+import { parentFields } from './resources.ts'
+
+export interface RoutedEndpoint {
+  endpoint: Endpoint
+  /** For resource endpoints: where the records live, and the parameters tying them to a parent. */
+  collectionId: number | null
+  parentFields: string[]
+}
+
+export type Resolution =
+  | { kind: 'found'; project: Project; route: RoutedEndpoint; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; project: Project; allow: string[] }
+  | { kind: 'not-found'; project: Project | null }
+
+interface Snapshot {
+  bySlug: Map<string, { project: Project; router: Router<RoutedEndpoint> }>
+  /** The default project's endpoints at their own paths (`/api/posts`, `/pets`). */
+  ownPaths: { project: Project; router: Router<RoutedEndpoint> } | null
+}
+
+function segmentsOf(path: string): string[] {
+  return path.split('/').filter(Boolean)
+}
+
+/** Under `/api/{slug}/…` a leading `/api` of the endpoint path is not repeated. */
+function slugMount(path: string): string[] {
+  const segments = segmentsOf(path)
+  return segments[0] === 'api' ? segments.slice(1) : segments
+}
+
+function build(store: Store, ownPathsSlug: string | undefined): Snapshot {
+  const { projects, endpoints, resources } = store.repos
+  const allProjects = projects.list()
+  const resourcesById = new Map<number, Resource>()
+  for (const project of allProjects) {
+    for (const resource of resources.listByProject(project.id)) resourcesById.set(resource.id, resource)
+  }
+  const byProject = new Map<number, RoutedEndpoint[]>()
+  for (const endpoint of endpoints.listAll()) {
+    const resource = endpoint.resourceId === null ? undefined : resourcesById.get(endpoint.resourceId)
+    const routed: RoutedEndpoint = {
+      endpoint,
+      collectionId: resource?.collectionId ?? null,
+      parentFields: resource ? parentFields(resource.path) : [],
+    }
+    byProject.set(endpoint.projectId, [...(byProject.get(endpoint.projectId) ?? []), routed])
+  }
+  const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null }
+  const fallback = allProjects.find((p) => p.slug === ownPathsSlug) ?? allProjects.find((p) => p.isDefault) ?? allProjects[0]
+  for (const project of allProjects) {
+    const routed = byProject.get(project.id) ?? []
+    const toRoute = (segments: (path: string) => string[]) =>
+      routed.map((r) => ({ method: r.endpoint.method, segments: segments(r.endpoint.path), value: r }))
+    snapshot.bySlug.set(project.slug, { project, router: createRouter(toRoute(slugMount)) })
+    if (project === fallback) snapshot.ownPaths = { project, router: createRouter(toRoute(segmentsOf)) }
+  }
+  return snapshot
+}
+
+export interface Catalog {
+  resolve(method: string, segments: readonly string[]): Resolution
+  /** Call after this process changed projects or endpoints. */
+  invalidate(): void
+}
+
+/**
+ * The routing table, built from the store once and rebuilt when it may be stale: after
+ * `invalidate()`, or when another process (the CLI beside `serve`) committed to the file.
+ */
+export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined } = {}): Catalog {
+  const dataVersion = store.db.prepare('PRAGMA data_version').pluck()
+  let snapshot: Snapshot | null = null
+  let seenVersion = -1
+
+  const current = (): Snapshot => {
+    const version = dataVersion.get() as number
+    if (!snapshot || version !== seenVersion) {
+      snapshot = build(store, options.ownPathsSlug)
+      seenVersion = version
+    }
+    return snapshot
+  }
+
+  const matchOwnPaths = (s: Snapshot, method: string, segments: readonly string[]): Resolution | null => {
+    if (!s.ownPaths) return null
+    const match = s.ownPaths.router.match(method, segments)
+    if (match.kind === 'found') return { kind: 'found', project: s.ownPaths.project, route: match.value, params: match.params }
+    if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: s.ownPaths.project, allow: match.allow }
+    return null
+  }
+
+  return {
+    resolve(method, segments) {
+      const s = current()
+      const slugged = segments[0] === 'api' && segments[1] !== undefined ? s.bySlug.get(segments[1]) : undefined
+      if (slugged) {
+        const match = slugged.router.match(method, segments.slice(2))
+        if (match.kind === 'found') return { kind: 'found', project: slugged.project, route: match.value, params: match.params }
+        if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: slugged.project, allow: match.allow }
+        return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: slugged.project }
+      }
+      return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
+    },
+    invalidate() {
+      snapshot = null
+    },
+  }
+}

@@ -1,0 +1,12 @@
+import type { Db } from '../store/db.ts'
+import type { Repos } from '../store/repos.ts'
+import type { Clock } from '../model.ts'
+
+/** What domain functions work on: one database, its repositories and a clock. */
+export interface Store {
+  db: Db
+  repos: Repos
+  clock: Clock
+}
+
+export const systemClock: Clock = { now: () => new Date() }

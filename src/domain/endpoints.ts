@@ -1,0 +1,117 @@
+import { AppError } from '../errors.ts'
+import { HTTP_METHODS, type Endpoint, type HttpMethod, type ResourceAction } from '../model.ts'
+import type { Store } from './context.ts'
+import { checkEndpointPath } from './path-rules.ts'
+import { selectProject } from './projects.ts'
+
+export const MAX_DELAY_MS = 120_000
+
+/** Two paths that differ only in parameter names are the same route. */
+export function routeShape(path: string): string {
+  return path.replace(/:[^/]+/g, ':')
+}
+
+export function parseMethod(method: string): HttpMethod {
+  const upper = method.toUpperCase()
+  if (!(HTTP_METHODS as readonly string[]).includes(upper)) {
+    throw new AppError('INVALID_INPUT', `method "${method}" must be one of ${HTTP_METHODS.join(', ')}`)
+  }
+  return upper as HttpMethod
+}
+
+export function checkStatus(status: number): number {
+  if (!Number.isInteger(status) || status < 100 || status > 599) {
+    throw new AppError('INVALID_INPUT', `status ${status} must be an HTTP status code from 100 to 599`)
+  }
+  return status
+}
+
+export function checkDelay(delayMs: number): number {
+  if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) {
+    throw new AppError('INVALID_INPUT', `delay ${delayMs} must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`)
+  }
+  return delayMs
+}
+
+export function checkJsonBody(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text))
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `response body is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+export function findEndpoint(store: Store, projectId: number, method: HttpMethod, path: string): Endpoint | undefined {
+  const shape = routeShape(path)
+  return store.repos.endpoints.listByProject(projectId).find((e) => e.method === method && routeShape(e.path) === shape)
+}
+
+/** A resource action a method can take on a resource's collection or item path. */
+function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
+  if (onItem) return ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[method as 'GET'] ?? null
+  return ({ GET: 'list', POST: 'create' } as const)[method as 'GET'] ?? null
+}
+
+export interface AddEndpointInput {
+  project?: string | undefined
+  method: string
+  path: string
+  status?: number | undefined
+  body?: string | undefined
+  delayMs?: number | undefined
+  headers?: Record<string, string> | undefined
+}
+
+/**
+ * Adds one endpoint. On a resource's collection or item path without a fixed body it works on
+ * the resource's records (so `PATCH /api/posts/:id` merges fields, and a removed resource
+ * endpoint can be brought back); anything else answers its configured body.
+ */
+export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: Endpoint; warnings: string[] } {
+  const method = parseMethod(input.method)
+  const { path, warnings } = checkEndpointPath(input.path)
+  const status = input.status === undefined ? undefined : checkStatus(input.status)
+  const delayMs = checkDelay(input.delayMs ?? 0)
+  const body = input.body === undefined ? null : checkJsonBody(input.body)
+  return store.db.transaction(() => {
+    const project = selectProject(store, input.project)
+    const existing = findEndpoint(store, project.id, method, path)
+    if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
+    const shape = routeShape(path)
+    const resources = store.repos.resources.listByProject(project.id)
+    const collection = resources.find((r) => routeShape(r.path) === shape)
+    const item = resources.find((r) => routeShape(`${r.path}/:id`) === shape)
+    const resource = body === null ? (collection ?? item) : undefined
+    const action = resource ? resourceActionFor(method, resource === item) : null
+    const endpoint = store.repos.endpoints.insert({
+      projectId: project.id,
+      resourceId: action ? resource!.id : null,
+      method,
+      // A resource endpoint keeps the resource's own parameter names.
+      path: action ? (resource === item ? `${resource!.path}/:id` : resource!.path) : path,
+      kind: action ? 'resource' : 'custom',
+      action,
+      status: status ?? (action === 'create' ? 201 : 200),
+      headers: input.headers ?? {},
+      delayMs,
+      body,
+      createdAt: store.clock.now().toISOString(),
+    })
+    return { endpoint, warnings }
+  }).immediate()
+}
+
+export function removeEndpoint(store: Store, input: { project?: string | undefined; method: string; path: string }): Endpoint {
+  const method = parseMethod(input.method)
+  return store.db.transaction(() => {
+    const project = selectProject(store, input.project)
+    const endpoint = findEndpoint(store, project.id, method, input.path.replace(/\/+$/, '') || '/')
+    if (!endpoint) throw new AppError('NOT_FOUND', `no endpoint ${method} ${input.path} in project "${project.slug}"`)
+    store.repos.endpoints.remove(endpoint.id)
+    return endpoint
+  }).immediate()
+}
+
+export function listEndpoints(store: Store, projectSlug?: string): Endpoint[] {
+  return store.repos.endpoints.listByProject(selectProject(store, projectSlug).id)
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto'
+import { AppError } from '../errors.ts'
+import type { Project } from '../model.ts'
+import type { Store } from './context.ts'
+
+export const RESERVED_SLUGS = new Set(['projects', 'webhooks', 'health', 'auth', 'admin', '_mockapi'])
+const SLUG = /^[a-z0-9-]{1,63}$/
+
+export function slugify(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '')
+}
+
+export function checkSlug(slug: string): string {
+  if (!SLUG.test(slug)) {
+    throw new AppError('INVALID_INPUT', `slug "${slug}" must be 1–63 lowercase letters, digits or hyphens`)
+  }
+  if (RESERVED_SLUGS.has(slug)) {
+    throw new AppError('INVALID_INPUT', `slug "${slug}" is reserved (${[...RESERVED_SLUGS].join(', ')})`)
+  }
+  return slug
+}
+
+export function createProject(store: Store, input: { name: string; slug?: string | undefined }): Project {
+  const name = input.name.trim()
+  if (!name) throw new AppError('INVALID_INPUT', 'project name must not be empty')
+  const slug = checkSlug(input.slug ?? slugify(name))
+  return store.db.transaction(() => {
+    if (store.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
+    const isDefault = store.repos.projects.list().length === 0
+    return store.repos.projects.insert({
+      name,
+      slug,
+      shareToken: randomBytes(18).toString('base64url'),
+      isDefault,
+      createdAt: store.clock.now().toISOString(),
+    })
+  }).immediate()
+}
+
+export function requireProjectBySlug(store: Store, slug: string): Project {
+  const project = store.repos.projects.bySlug(slug)
+  if (!project) throw new AppError('PROJECT_NOT_FOUND', `no project with slug "${slug}"`)
+  return project
+}
+
+export function deleteProject(store: Store, slug: string): Project {
+  return store.db.transaction(() => {
+    const project = requireProjectBySlug(store, slug)
+    store.repos.projects.remove(project.id)
+    return project
+  }).immediate()
+}
+
+/** The project named by `--project`, else the only one, else the default (first created). */
+export function selectProject(store: Store, slug?: string): Project {
+  if (slug) return requireProjectBySlug(store, slug)
+  const projects = store.repos.projects.list()
+  if (projects.length === 0) throw new AppError('PROJECT_NOT_FOUND', 'no project yet: run "mockapi init" first')
+  return projects.length === 1 ? projects[0]! : (projects.find((p) => p.isDefault) ?? projects[0]!)
+}
+
+export function defaultProject(store: Store): Project | undefined {
+  const projects = store.repos.projects.list()
+  return projects.find((p) => p.isDefault) ?? projects[0]
+}

@@ -1,0 +1,131 @@
+import { AppError } from '../errors.ts'
+import type { ResourceAction } from '../model.ts'
+import type { FieldFilter } from '../store/records.ts'
+import { parseListParams } from '../engine/list-query.ts'
+import { linkHeader } from '../engine/links.ts'
+import type { Store } from './context.ts'
+
+export const MAX_ID_LENGTH = 1024
+const INTEGER_ID = /^[1-9][0-9]{0,14}$/
+
+export type JsonObject = Record<string, unknown>
+
+/** What a resource action needs from the request, independent of any HTTP library. */
+export interface RecordRequest {
+  action: ResourceAction
+  collectionId: number
+  /** Fields tying records to their parent, with the values from the path. */
+  parents: FieldFilter[]
+  id: string | undefined
+  query: URLSearchParams
+  body: unknown
+  url: URL
+  /** The status configured on the endpoint for a success. */
+  status: number
+}
+
+export interface RecordResponse {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
+
+function requireObject(body: unknown): JsonObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('INVALID_BODY', 'request body must be a JSON object')
+  }
+  return body as JsonObject
+}
+
+export function normalizeId(value: unknown): string {
+  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value
+  if (typeof id !== 'string' || id === '') throw new AppError('INVALID_ID', 'id must be a non-empty string or a number')
+  if (id.length > MAX_ID_LENGTH) throw new AppError('INVALID_ID', `id must be at most ${MAX_ID_LENGTH} characters`)
+  return id
+}
+
+/** The record as stored: `id` first, the parent fields set from the path. */
+function toRecordJson(id: string, body: JsonObject, parents: FieldFilter[]): string {
+  const { id: _ignored, ...fields } = body
+  let record: JsonObject = { id, ...fields }
+  for (const parent of parents) {
+    const value = parent.values[0]!
+    // Keep the client's own type when it says the same (`userId: 1` under /users/1/…).
+    if (String(record[parent.field]) !== value) record = { ...record, [parent.field]: value }
+  }
+  return JSON.stringify(record)
+}
+
+function notFound(id: string): never {
+  throw new AppError('NOT_FOUND', `no record with id "${id}"`)
+}
+
+export function nextRecordId(store: Store, collectionId: number): string {
+  let next = store.repos.collections.peekNextId(collectionId)
+  while (store.repos.records.exists(collectionId, String(next))) next += 1
+  store.repos.collections.setNextId(collectionId, next + 1)
+  return String(next)
+}
+
+/** Inserts one record (a given id or the next integer); runs inside the caller's transaction. */
+export function insertRecord(store: Store, collectionId: number, body: JsonObject, parents: FieldFilter[] = []): string {
+  const id = body.id === undefined ? nextRecordId(store, collectionId) : normalizeId(body.id)
+  if (store.repos.records.exists(collectionId, id)) throw new AppError('CONFLICT', `a record with id "${id}" already exists`)
+  if (INTEGER_ID.test(id)) store.repos.collections.raiseNextIdPast(collectionId, Number(id))
+  const json = toRecordJson(id, body, parents)
+  store.repos.records.insert(collectionId, id, json)
+  return json
+}
+
+export function runRecordAction(store: Store, request: RecordRequest): RecordResponse {
+  const { records } = store.repos
+  const json = { 'Content-Type': 'application/json; charset=utf-8' }
+  switch (request.action) {
+    case 'list': {
+      const params = parseListParams(request.query)
+      const limit = params.limit
+      const offset = limit !== null && params.page !== null ? (params.page - 1) * limit : 0
+      const page = records.page(request.collectionId, {
+        filters: [...request.parents, ...params.filters],
+        sort: params.sort,
+        limit,
+        offset,
+      })
+      const headers: Record<string, string> = { ...json, 'X-Total-Count': String(page.total) }
+      if (limit !== null && params.page !== null) headers.Link = linkHeader(request.url, params.page, limit, page.total)
+      return { status: request.status, headers, body: page.json }
+    }
+    case 'create': {
+      const body = requireObject(request.body)
+      const created = store.db.transaction(() => insertRecord(store, request.collectionId, body, request.parents)).immediate()
+      return { status: request.status, headers: json, body: created }
+    }
+    case 'read': {
+      const id = request.id!
+      const found = records.get(request.collectionId, id, request.parents) ?? notFound(id)
+      return { status: request.status, headers: json, body: found }
+    }
+    case 'replace':
+    case 'patch': {
+      const id = request.id!
+      const body = requireObject(request.body)
+      const updated = store.db.transaction(() => {
+        const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
+        const fields = request.action === 'patch' ? { ...(JSON.parse(current) as JsonObject), ...body } : body
+        const next = toRecordJson(id, fields, request.parents)
+        records.replace(request.collectionId, id, next)
+        return next
+      }).immediate()
+      return { status: request.status, headers: json, body: updated }
+    }
+    case 'delete': {
+      const id = request.id!
+      const removed = store.db.transaction(() => {
+        const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
+        records.remove(request.collectionId, id)
+        return current
+      }).immediate()
+      return { status: request.status, headers: json, body: removed }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { AppError } from '../errors.ts'
+import type { Endpoint, HttpMethod, Resource, ResourceAction } from '../model.ts'
+import type { Store } from './context.ts'
+import { findEndpoint } from './endpoints.ts'
+import { checkResourcePath } from './path-rules.ts'
+import { selectProject } from './projects.ts'
+
+/** The five endpoints every resource gets (contract §5). */
+const RESOURCE_ENDPOINTS: { method: HttpMethod; onItem: boolean; action: ResourceAction; status: number }[] = [
+  { method: 'GET', onItem: false, action: 'list', status: 200 },
+  { method: 'POST', onItem: false, action: 'create', status: 201 },
+  { method: 'GET', onItem: true, action: 'read', status: 200 },
+  { method: 'PUT', onItem: true, action: 'replace', status: 200 },
+  { method: 'DELETE', onItem: true, action: 'delete', status: 200 },
+]
+
+export interface CreatedResource {
+  resource: Resource
+  endpoints: Endpoint[]
+  warnings: string[]
+}
+
+export function createResource(store: Store, input: { project?: string | undefined; path: string }): CreatedResource {
+  const { path, warnings } = checkResourcePath(input.path)
+  return store.db.transaction(() => {
+    const project = selectProject(store, input.project)
+    if (store.repos.resources.byPath(project.id, path)) {
+      throw new AppError('CONFLICT', `resource ${path} already exists in project "${project.slug}"`)
+    }
+    for (const spec of RESOURCE_ENDPOINTS) {
+      const endpointPath = spec.onItem ? `${path}/:id` : path
+      const taken = findEndpoint(store, project.id, spec.method, endpointPath)
+      if (taken) throw new AppError('CONFLICT', `${spec.method} ${taken.path} already exists in project "${project.slug}"`)
+    }
+    const createdAt = store.clock.now().toISOString()
+    const collectionId = store.repos.collections.ensure(project.id, collectionName(path))
+    const resource = store.repos.resources.insert({ projectId: project.id, collectionId, path, createdAt })
+    const endpoints = RESOURCE_ENDPOINTS.map((spec) =>
+      store.repos.endpoints.insert({
+        projectId: project.id,
+        resourceId: resource.id,
+        method: spec.method,
+        path: spec.onItem ? `${path}/:id` : path,
+        kind: 'resource',
+        action: spec.action,
+        status: spec.status,
+        createdAt,
+      }))
+    return { resource, endpoints, warnings }
+  }).immediate()
+}
+
+/** The last resource name of a path: `/api/users/:userId/posts` keeps its records in "posts". */
+export function collectionName(resourcePath: string): string {
+  return resourcePath.split('/').filter((s) => s && !s.startsWith(':')).at(-1)!
+}
+
+/** Parameter names of a resource path that tie its records to a parent (`:userId` → `userId`). */
+export function parentFields(resourcePath: string): string[] {
+  return resourcePath.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1))
+}

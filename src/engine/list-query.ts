@@ -1,0 +1,67 @@
+import { AppError } from '../errors.ts'
+import type { FieldFilter } from '../store/records.ts'
+
+/** The list parameters of contract §5, read from a query string; every other key is a filter. */
+export interface ListParams {
+  filters: FieldFilter[]
+  sort: { field: string; descending: boolean } | null
+  page: number | null
+  limit: number | null
+}
+
+const CONTROL = new Set(['sort', 'order', 'page', 'limit'])
+const POSITIVE_INT = /^[1-9][0-9]*$/
+const DEFAULT_LIMIT = 10
+const MAX_FILTER_FIELDS = 32
+
+function invalid(parameter: string, message: string): never {
+  throw new AppError('INVALID_QUERY', `query parameter "${parameter}" ${message}`, { details: [{ parameter, message }] })
+}
+
+function single(query: URLSearchParams, name: string): string | null {
+  const values = query.getAll(name)
+  if (values.length > 1) invalid(name, 'must be given once')
+  return values[0] ?? null
+}
+
+function positiveInt(query: URLSearchParams, name: string): number | null {
+  const raw = single(query, name)
+  if (raw === null) return null
+  const value = Number(raw)
+  if (!POSITIVE_INT.test(raw) || !Number.isSafeInteger(value)) invalid(name, `must be an integer of at least 1, got "${raw}"`)
+  return value
+}
+
+/** Field names address JSON keys; dots nest (`author.name`). */
+export function checkFieldName(parameter: string, field: string): string {
+  if (field.split('.').some((key) => key === '' || key.includes('"'))) {
+    invalid(parameter, `names the field "${field}", which is not a usable field name (empty part or a double quote)`)
+  }
+  return field
+}
+
+export function parseListParams(query: URLSearchParams): ListParams {
+  const sortField = single(query, 'sort')
+  const order = single(query, 'order')
+  if (order !== null && order !== 'asc' && order !== 'desc') invalid('order', `must be "asc" or "desc", got "${order}"`)
+  if (sortField === '') invalid('sort', 'must name a field')
+
+  const page = positiveInt(query, 'page')
+  const limit = positiveInt(query, 'limit')
+
+  const byField = new Map<string, string[]>()
+  for (const [key, value] of query) {
+    if (CONTROL.has(key)) continue
+    const values = byField.get(key)
+    if (values) values.push(value)
+    else byField.set(checkFieldName(key, key), [value])
+  }
+  if (byField.size > MAX_FILTER_FIELDS) invalid([...byField.keys()][MAX_FILTER_FIELDS]!, `is one filter too many (at most ${MAX_FILTER_FIELDS} fields)`)
+
+  return {
+    filters: [...byField].map(([field, values]) => ({ field, values })),
+    sort: sortField === null ? null : { field: checkFieldName('sort', sortField), descending: order === 'desc' },
+    page: page ?? (limit !== null ? 1 : null),
+    limit: limit ?? (page !== null ? DEFAULT_LIMIT : null),
+  }
+}

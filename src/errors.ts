@@ -1,0 +1,72 @@
+/** Error codes as data: every code maps to exactly one HTTP status. */
+export const ERRORS = {
+  BAD_REQUEST: { status: 400 },
+  INVALID_JSON: { status: 400 },
+  INVALID_BODY: { status: 400 },
+  INVALID_QUERY: { status: 400 },
+  INVALID_ID: { status: 400 },
+  INVALID_PATH: { status: 400 },
+  INVALID_INPUT: { status: 400 },
+  UNAUTHORIZED: { status: 401 },
+  FORBIDDEN: { status: 403 },
+  NOT_FOUND: { status: 404 },
+  PROJECT_NOT_FOUND: { status: 404 },
+  ROUTE_NOT_MATCHED: { status: 404 },
+  METHOD_NOT_ALLOWED: { status: 405 },
+  CONFLICT: { status: 409 },
+  PAYLOAD_TOO_LARGE: { status: 413 },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  VALIDATION_FAILED: { status: 422 },
+  INTERNAL: { status: 500 },
+} as const satisfies Record<string, { status: number }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown }
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly details: unknown
+  /** Extra response headers the error implies (e.g. `Allow` on 405). */
+  readonly headers: Record<string, string> | undefined
+
+  constructor(code: ErrorCode, message: string, options: { details?: unknown; headers?: Record<string, string> } = {}) {
+    super(message)
+    this.name = 'AppError'
+    this.code = code
+    this.details = options.details
+    this.headers = options.headers
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError
+}
+
+/** Maps a bare HTTP status (from h3 or the runtime) to our closest code. */
+export function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 400: return 'BAD_REQUEST'
+    case 401: return 'UNAUTHORIZED'
+    case 403: return 'FORBIDDEN'
+    case 404: return 'ROUTE_NOT_MATCHED'
+    case 405: return 'METHOD_NOT_ALLOWED'
+    case 409: return 'CONFLICT'
+    case 413: return 'PAYLOAD_TOO_LARGE'
+    case 415: return 'UNSUPPORTED_MEDIA_TYPE'
+    case 422: return 'VALIDATION_FAILED'
+    default: return 'INTERNAL'
+  }
+}
+
+export function toErrorBody(error: AppError): ErrorBody {
+  const body: ErrorBody = { error: { code: error.code, message: error.message } }
+  if (error.details !== undefined) body.error.details = error.details
+  return body
+}

@@ -1,0 +1,49 @@
+/** Shapes shared by every layer; plain data, no behaviour. */
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+export type HttpMethod = (typeof HTTP_METHODS)[number]
+
+export const ENDPOINT_KINDS = ['resource', 'custom', 'openapi', 'graphql', 'grpc', 'soap'] as const
+export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
+
+/** What a resource endpoint does with the records; null for endpoints that answer a fixed body. */
+export const RESOURCE_ACTIONS = ['list', 'create', 'read', 'replace', 'delete', 'patch'] as const
+export type ResourceAction = (typeof RESOURCE_ACTIONS)[number]
+
+export interface Project {
+  id: number
+  name: string
+  slug: string
+  shareToken: string
+  isDefault: boolean
+  createdAt: string
+}
+
+export interface Resource {
+  id: number
+  projectId: number
+  /** Where its records live; shared by `/api/posts` and `/api/users/:userId/posts`. */
+  collectionId: number
+  path: string
+  createdAt: string
+}
+
+export interface Endpoint {
+  id: number
+  projectId: number
+  resourceId: number | null
+  method: HttpMethod
+  path: string
+  kind: EndpointKind
+  action: ResourceAction | null
+  status: number
+  headers: Record<string, string>
+  delayMs: number
+  /** JSON text answered by a custom endpoint; null means the default for its kind. */
+  body: string | null
+  createdAt: string
+}
+
+export interface Clock {
+  now(): Date
+}

@@ -1,0 +1,35 @@
+import { H3 } from 'h3'
+import type { Catalog } from '../domain/catalog.ts'
+import type { Store } from '../domain/context.ts'
+import type { MockEvents } from '../events.ts'
+import { DEFAULT_BODY_LIMIT } from './body.ts'
+import { preflightResponse } from './cors.ts'
+import { createMockHandler } from './mock.ts'
+import { errorResponse, jsonResponse } from './respond.ts'
+
+export interface AppDeps {
+  store: Store
+  catalog: Catalog
+  events: MockEvents
+  bodyLimit?: number
+  debug?: boolean
+}
+
+/** The HTTP surface: health, then the mock routes; errors render in `onError` and `errorResponse`. */
+export function createApp(deps: AppDeps): H3 {
+  const debug = deps.debug ?? false
+  const app = new H3({
+    silent: true,
+    onError: (error) => errorResponse(error, { debug }),
+  })
+  app.use((event, next) => (event.req.method === 'OPTIONS' ? preflightResponse(event.req) : next()))
+  app.get('/api/health', () => jsonResponse(200, { status: 'ok' }))
+  app.all('/**', createMockHandler({
+    store: deps.store,
+    catalog: deps.catalog,
+    events: deps.events,
+    bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    debug,
+  }))
+  return app
+}

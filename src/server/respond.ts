@@ -1,0 +1,50 @@
+import { STATUS_CODES } from 'node:http'
+import { AppError, codeForStatus, toErrorBody } from '../errors.ts'
+import { CORS_HEADERS } from './cors.ts'
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const NO_BODY = new Set([204, 205, 304])
+
+export function textResponse(status: number, body: string | null, headers: Record<string, string> = {}): Response {
+  const sent = NO_BODY.has(status) ? null : body
+  return new Response(sent, {
+    status,
+    statusText: STATUS_CODES[status] ?? '',
+    headers: {
+      ...CORS_HEADERS,
+      'Content-Type': JSON_TYPE,
+      ...(sent === null ? {} : { 'Content-Length': String(Buffer.byteLength(sent)) }),
+      ...headers,
+    },
+  })
+}
+
+export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
+  return textResponse(status, JSON.stringify(value), headers)
+}
+
+/** Anything thrown, as our AppError: h3's own errors keep their status, the rest become INTERNAL. */
+export function toAppError(error: unknown): AppError {
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current && !seen.has(current)) {
+    seen.add(current)
+    if (current instanceof AppError) return current
+    const cause = (current as { cause?: unknown }).cause
+    if (cause === undefined) break
+    current = cause
+  }
+  const status = (error as { status?: unknown })?.status
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = (error as Error).message || 'bad request'
+    return new AppError(codeForStatus(status), message)
+  }
+  return new AppError('INTERNAL', 'internal error')
+}
+
+/** The one place an error becomes the contract's JSON error body. */
+export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
+  const appError = toAppError(error)
+  if (appError.code === 'INTERNAL' && options.debug) console.error(error)
+  return jsonResponse(appError.status, toErrorBody(appError), appError.headers ?? {})
+}

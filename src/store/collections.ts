@@ -1,0 +1,25 @@
+import type { Db } from './db.ts'
+
+export type CollectionRepo = ReturnType<typeof createCollectionRepo>
+
+/** Named record collections of a project, with the counter behind generated ids. */
+export function createCollectionRepo(db: Db) {
+  const byName = db.prepare<[number, string], number>('SELECT id FROM collections WHERE project_id = ? AND name = ?').pluck()
+  const insert = db.prepare<[number, string]>('INSERT INTO collections (project_id, name) VALUES (?, ?)')
+  const nextId = db.prepare<[number], number>('SELECT next_id FROM collections WHERE id = ?').pluck()
+  const setNextId = db.prepare<[number, number]>('UPDATE collections SET next_id = ? WHERE id = ?')
+  const raiseNextId = db.prepare<[number, number, number]>('UPDATE collections SET next_id = ? WHERE id = ? AND next_id <= ?')
+
+  return {
+    /** The collection's id, created on first use. */
+    ensure(projectId: number, name: string): number {
+      const existing = byName.get(projectId, name) as number | undefined
+      return existing ?? Number(insert.run(projectId, name).lastInsertRowid)
+    },
+    /** Callers run these inside a transaction. */
+    peekNextId: (id: number): number => (nextId.get(id) as number | undefined) ?? 1,
+    setNextId: (id: number, value: number): void => void setNextId.run(value, id),
+    /** Keeps the counter above an integer id a client chose, so generated ids never collide with it. */
+    raiseNextIdPast: (id: number, taken: number): void => void raiseNextId.run(taken + 1, id, taken),
+  }
+}

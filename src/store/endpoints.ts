@@ -1,0 +1,83 @@
+import type { Db } from './db.ts'
+import type { Endpoint, EndpointKind, HttpMethod, ResourceAction } from '../model.ts'
+
+interface EndpointRow {
+  id: number
+  project_id: number
+  resource_id: number | null
+  method: string
+  path: string
+  kind: string
+  action: string | null
+  status: number
+  headers: string
+  delay_ms: number
+  body: string | null
+  created_at: string
+}
+
+function toEndpoint(row: EndpointRow): Endpoint {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    resourceId: row.resource_id,
+    method: row.method as HttpMethod,
+    path: row.path,
+    kind: row.kind as EndpointKind,
+    action: row.action as ResourceAction | null,
+    status: row.status,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    delayMs: row.delay_ms,
+    body: row.body,
+    createdAt: row.created_at,
+  }
+}
+
+export interface NewEndpoint {
+  projectId: number
+  resourceId: number | null
+  method: HttpMethod
+  path: string
+  kind: EndpointKind
+  action: ResourceAction | null
+  status: number
+  headers?: Record<string, string>
+  delayMs?: number
+  body?: string | null
+  createdAt: string
+}
+
+export type EndpointRepo = ReturnType<typeof createEndpointRepo>
+
+export function createEndpointRepo(db: Db) {
+  const all = db.prepare<[], EndpointRow>('SELECT * FROM endpoints ORDER BY project_id, path, id')
+  const byProject = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE project_id = ? ORDER BY path, id')
+  const byId = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE id = ?')
+  const byRoute = db.prepare<[number, string, string], EndpointRow>(
+    'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
+  )
+  const insert = db.prepare(
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, body, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @body, @createdAt)`,
+  )
+  const remove = db.prepare<[number]>('DELETE FROM endpoints WHERE id = ?')
+
+  return {
+    listAll: (): Endpoint[] => all.all().map(toEndpoint),
+    listByProject: (projectId: number): Endpoint[] => byProject.all(projectId).map(toEndpoint),
+    byRoute: (projectId: number, method: string, path: string): Endpoint | undefined => {
+      const row = byRoute.get(projectId, method, path)
+      return row && toEndpoint(row)
+    },
+    insert(endpoint: NewEndpoint): Endpoint {
+      const info = insert.run({
+        ...endpoint,
+        headers: JSON.stringify(endpoint.headers ?? {}),
+        delayMs: endpoint.delayMs ?? 0,
+        body: endpoint.body ?? null,
+      })
+      return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
+    },
+    remove: (id: number): void => void remove.run(id),
+  }
+}

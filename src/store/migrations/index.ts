@@ -1,0 +1,31 @@
+import type { Database } from 'better-sqlite3'
+import { AppError } from '../../errors.ts'
+import { up as init } from './0010-init.ts'
+
+export interface Migration {
+  version: number
+  up: (db: Database) => void
+}
+
+/** Ordered, numbered in steps of 10; the database's `user_version` records the last one applied. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 10, up: init },
+]
+
+export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
+
+export function migrate(db: Database, target = LATEST_VERSION): void {
+  const current = db.pragma('user_version', { simple: true }) as number
+  if (current > LATEST_VERSION) {
+    throw new AppError('INVALID_INPUT', `database schema version ${current} is newer than this mockapi understands (${LATEST_VERSION}); upgrade mockapi`)
+  }
+  const pending = MIGRATIONS.filter((m) => m.version > current && m.version <= target)
+  if (pending.length === 0) return
+  // One transaction for the whole step: a crash mid-way leaves the old schema intact.
+  db.transaction(() => {
+    for (const migration of pending) {
+      migration.up(db)
+      db.pragma(`user_version = ${migration.version}`)
+    }
+  }).immediate()
+}

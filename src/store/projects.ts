@@ -1,0 +1,62 @@
+import type { Db } from './db.ts'
+import type { Project } from '../model.ts'
+
+interface ProjectRow {
+  id: number
+  name: string
+  slug: string
+  share_token: string
+  is_default: number
+  created_at: string
+}
+
+function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    shareToken: row.share_token,
+    isDefault: row.is_default === 1,
+    createdAt: row.created_at,
+  }
+}
+
+export type ProjectRepo = ReturnType<typeof createProjectRepo>
+
+export function createProjectRepo(db: Db) {
+  const all = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY id')
+  const byId = db.prepare<[number], ProjectRow>('SELECT * FROM projects WHERE id = ?')
+  const bySlug = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE slug = ?')
+  const byToken = db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE share_token = ?')
+  const insert = db.prepare<[string, string, string, number, string]>(
+    'INSERT INTO projects (name, slug, share_token, is_default, created_at) VALUES (?, ?, ?, ?, ?)',
+  )
+  const remove = db.prepare<[number]>('DELETE FROM projects WHERE id = ?')
+  const promoteOldest = db.prepare(
+    'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
+  )
+
+  return {
+    list: (): Project[] => all.all().map(toProject),
+    byId: (id: number): Project | undefined => {
+      const row = byId.get(id)
+      return row && toProject(row)
+    },
+    bySlug: (slug: string): Project | undefined => {
+      const row = bySlug.get(slug)
+      return row && toProject(row)
+    },
+    byShareToken: (token: string): Project | undefined => {
+      const row = byToken.get(token)
+      return row && toProject(row)
+    },
+    insert(project: { name: string; slug: string; shareToken: string; isDefault: boolean; createdAt: string }): Project {
+      const info = insert.run(project.name, project.slug, project.shareToken, project.isDefault ? 1 : 0, project.createdAt)
+      return toProject(byId.get(Number(info.lastInsertRowid))!)
+    },
+    remove(id: number): void {
+      remove.run(id)
+      promoteOldest.run()
+    },
+  }
+}

@@ -1,0 +1,21 @@
+import type { Db } from './db.ts'
+import { createCollectionRepo } from './collections.ts'
+import { createEndpointRepo } from './endpoints.ts'
+import { createMetaRepo } from './meta.ts'
+import { createProjectRepo } from './projects.ts'
+import { createRecordRepo } from './records.ts'
+import { createResourceRepo } from './resources.ts'
+
+export type Repos = ReturnType<typeof createRepos>
+
+/** Every repository over one connection; statements are prepared here, once. */
+export function createRepos(db: Db) {
+  return {
+    projects: createProjectRepo(db),
+    resources: createResourceRepo(db),
+    collections: createCollectionRepo(db),
+    endpoints: createEndpointRepo(db),
+    records: createRecordRepo(db),
+    meta: createMetaRepo(db),
+  }
+}
