@@ -5,10 +5,11 @@ import { addEndpoint } from './endpoints.ts'
 import { createProject } from './projects.ts'
 import { insertRecord } from './records.ts'
 import { createResource } from './resources.ts'
+import { writeTransaction } from './transaction.ts'
 
 /** Adds a project file's resources, records and endpoints to a project, all or nothing. */
 export function addProjectFile(store: Store, project: Project, file: ProjectFile): { warnings: string[] } {
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     const warnings: string[] = []
     for (const spec of file.resources) {
       const { resource, warnings: pathWarnings } = createResource(store, { project: project.slug, path: spec.path })
@@ -28,14 +29,14 @@ export function addProjectFile(store: Store, project: Project, file: ProjectFile
       warnings.push(...pathWarnings)
     }
     return { warnings }
-  }).immediate()
+  })
 }
 
 /** A new project filled from a project file, in one transaction. */
 export function createProjectFromFile(store: Store, input: { name?: string | undefined; slug?: string | undefined }, file: ProjectFile): Project {
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     const project = createProject(store, { name: input.name ?? file.name, slug: input.slug })
     addProjectFile(store, project, file)
     return project
-  }).immediate()
+  })
 }

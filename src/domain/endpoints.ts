@@ -3,6 +3,7 @@ import { HTTP_METHODS, type Endpoint, type HttpMethod, type ResourceAction } fro
 import type { Store } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
 import { selectProject } from './projects.ts'
+import { writeTransaction } from './transaction.ts'
 
 export const MAX_DELAY_MS = 120_000
 
@@ -73,7 +74,7 @@ export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: 
   const status = input.status === undefined ? undefined : checkStatus(input.status)
   const delayMs = checkDelay(input.delayMs ?? 0)
   const body = input.body === undefined ? null : checkJsonBody(input.body)
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     const project = selectProject(store, input.project)
     const existing = findEndpoint(store, project.id, method, path)
     if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
@@ -98,18 +99,18 @@ export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: 
       createdAt: store.clock.now().toISOString(),
     })
     return { endpoint, warnings }
-  }).immediate()
+  })
 }
 
 export function removeEndpoint(store: Store, input: { project?: string | undefined; method: string; path: string }): Endpoint {
   const method = parseMethod(input.method)
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     const project = selectProject(store, input.project)
     const endpoint = findEndpoint(store, project.id, method, input.path.replace(/\/+$/, '') || '/')
     if (!endpoint) throw new AppError('NOT_FOUND', `no endpoint ${method} ${input.path} in project "${project.slug}"`)
     store.repos.endpoints.remove(endpoint.id)
     return endpoint
-  }).immediate()
+  })
 }
 
 export function listEndpoints(store: Store, projectSlug?: string): Endpoint[] {

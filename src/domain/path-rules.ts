@@ -15,6 +15,9 @@ const VERBS = new Set([
   'find', 'edit', 'insert', 'save', 'read', 'destroy', 'modify', 'retrieve', 'show', 'make', 'del', 'upsert',
 ])
 
+// Verbs that are also nouns: alone in a segment (`/api/post`) they read as a singular noun.
+const NOUNS_TOO = new Set(['post', 'patch', 'set', 'update', 'show', 'find', 'edit', 'save', 'insert', 'make'])
+
 // Plurals that do not end in "s", and nouns used as plurals as they are.
 const IRREGULAR_PLURALS = new Set([
   'people', 'children', 'men', 'women', 'mice', 'geese', 'feet', 'teeth', 'data', 'metadata', 'media', 'criteria',
@@ -104,7 +107,7 @@ export function checkEndpointPath(path: string): PathCheck {
 /** Refuses verbs and bad case; returns whether the segment reads as a plural noun. */
 function checkLiteral(segment: string, options: { plural: boolean }): boolean {
   const words = wordsOf(segment)
-  const verb = words.find((word) => VERBS.has(word))
+  const verb = words.find((word) => VERBS.has(word) && !(words.length === 1 && NOUNS_TOO.has(word)))
   if (verb) refuse('no-verbs', `segment "${segment}" contains the verb "${verb}"; the HTTP method says what happens`)
   if (!SEGMENT.test(segment)) refuse('lowercase-hyphens', `segment "${segment}" must be lowercase letters and digits separated by hyphens, e.g. "blog-posts"`)
   const plural = isPlural(words.at(-1) ?? '')

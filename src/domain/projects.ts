@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
 import type { Store } from './context.ts'
+import { writeTransaction } from './transaction.ts'
 
 export const RESERVED_SLUGS = new Set(['projects', 'webhooks', 'health', 'auth', 'admin', '_mockapi'])
 const SLUG = /^[a-z0-9-]{1,63}$/
@@ -31,7 +32,7 @@ export function createProject(store: Store, input: { name: string; slug?: string
   const name = input.name.trim()
   if (!name) throw new AppError('INVALID_INPUT', 'project name must not be empty')
   const slug = checkSlug(input.slug ?? slugify(name))
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     if (store.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
     const isDefault = store.repos.projects.list().length === 0
     return store.repos.projects.insert({
@@ -41,7 +42,7 @@ export function createProject(store: Store, input: { name: string; slug?: string
       isDefault,
       createdAt: store.clock.now().toISOString(),
     })
-  }).immediate()
+  })
 }
 
 export function requireProjectBySlug(store: Store, slug: string): Project {
@@ -51,11 +52,11 @@ export function requireProjectBySlug(store: Store, slug: string): Project {
 }
 
 export function deleteProject(store: Store, slug: string): Project {
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     const project = requireProjectBySlug(store, slug)
     store.repos.projects.remove(project.id)
     return project
-  }).immediate()
+  })
 }
 
 /** The project named by `--project`, else the only one, else the default (first created). */

@@ -4,6 +4,7 @@ import type { FieldFilter } from '../store/records.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
 import type { Store } from './context.ts'
+import { writeTransaction } from './transaction.ts'
 
 export const MAX_ID_LENGTH = 1024
 const INTEGER_ID = /^[1-9][0-9]{0,14}$/
@@ -41,6 +42,8 @@ export function normalizeId(value: unknown): string {
   const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value
   if (typeof id !== 'string' || id === '') throw new AppError('INVALID_ID', 'id must be a non-empty string or a number')
   if (id.length > MAX_ID_LENGTH) throw new AppError('INVALID_ID', `id must be at most ${MAX_ID_LENGTH} characters`)
+  // URLs resolve these as dot-segments, so no client could ever address such a record.
+  if (id === '.' || id === '..') throw new AppError('INVALID_ID', `id "${id}" cannot be used in a URL path`)
   return id
 }
 
@@ -97,7 +100,7 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
     }
     case 'create': {
       const body = requireObject(request.body)
-      const created = store.db.transaction(() => insertRecord(store, request.collectionId, body, request.parents)).immediate()
+      const created = writeTransaction(store.db, () => insertRecord(store, request.collectionId, body, request.parents))
       return { status: request.status, headers: json, body: created }
     }
     case 'read': {
@@ -109,22 +112,22 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
     case 'patch': {
       const id = request.id!
       const body = requireObject(request.body)
-      const updated = store.db.transaction(() => {
+      const updated = writeTransaction(store.db, () => {
         const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
         const fields = request.action === 'patch' ? { ...(JSON.parse(current) as JsonObject), ...body } : body
         const next = toRecordJson(id, fields, request.parents)
         records.replace(request.collectionId, id, next)
         return next
-      }).immediate()
+      })
       return { status: request.status, headers: json, body: updated }
     }
     case 'delete': {
       const id = request.id!
-      const removed = store.db.transaction(() => {
+      const removed = writeTransaction(store.db, () => {
         const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
         records.remove(request.collectionId, id)
         return current
-      }).immediate()
+      })
       return { status: request.status, headers: json, body: removed }
     }
   }

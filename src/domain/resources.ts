@@ -4,6 +4,7 @@ import type { Store } from './context.ts'
 import { findEndpoint } from './endpoints.ts'
 import { checkResourcePath } from './path-rules.ts'
 import { selectProject } from './projects.ts'
+import { writeTransaction } from './transaction.ts'
 
 /** The five endpoints every resource gets (contract §5). */
 const RESOURCE_ENDPOINTS: { method: HttpMethod; onItem: boolean; action: ResourceAction; status: number }[] = [
@@ -22,7 +23,7 @@ export interface CreatedResource {
 
 export function createResource(store: Store, input: { project?: string | undefined; path: string }): CreatedResource {
   const { path, warnings } = checkResourcePath(input.path)
-  return store.db.transaction(() => {
+  return writeTransaction(store.db, () => {
     const project = selectProject(store, input.project)
     if (store.repos.resources.byPath(project.id, path)) {
       throw new AppError('CONFLICT', `resource ${path} already exists in project "${project.slug}"`)
@@ -47,7 +48,7 @@ export function createResource(store: Store, input: { project?: string | undefin
         createdAt,
       }))
     return { resource, endpoints, warnings }
-  }).immediate()
+  })
 }
 
 /** The last resource name of a path: `/api/users/:userId/posts` keeps its records in "posts". */

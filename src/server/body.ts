@@ -1,26 +1,66 @@
-import { assertBodySize, type H3Event } from 'h3'
+import type { H3Event } from 'h3'
+import type { IncomingMessage } from 'node:http'
 import { AppError } from '../errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-export function isJsonContentType(contentType: string | null): boolean {
+export function isJsonContentType(contentType: string | null | undefined): boolean {
   if (!contentType) return false
   const mime = contentType.split(';', 1)[0]!.trim().toLowerCase()
   return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'))
 }
 
-/** The raw request body, refused past `limit` bytes whether or not Content-Length was sent. */
-export async function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> {
-  try {
-    assertBodySize(event, limit)
-    return new Uint8Array(await event.req.arrayBuffer())
-  } catch (error) {
-    const status = (error as { status?: number }).status ?? (error as { cause?: { status?: number } }).cause?.status
-    if (status === 413) throw new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`)
-    throw error
+function tooLarge(limit: number): AppError {
+  // The rest of the body is still on the wire: this connection cannot carry another request.
+  return new AppError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${limit} bytes`, { headers: { Connection: 'close' } })
+}
+
+/** Straight from Node's stream: several times cheaper than the web-stream Request body. */
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  const declared = Number(req.headers['content-length'])
+  if (declared > limit) return Promise.reject(tooLarge(limit))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        req.off('data', onData)
+        req.pause()
+        reject(tooLarge(limit))
+        return
+      }
+      chunks.push(chunk)
+    }
+    req.on('data', onData)
+    req.once('end', () => resolve(Buffer.concat(chunks, size)))
+    req.once('error', reject)
+    req.once('close', () => {
+      if (!req.complete) reject(new AppError('BAD_REQUEST', 'the client closed the connection before the body was complete'))
+    })
+  })
+}
+
+async function readWebBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'))
+  if (declared > limit) throw tooLarge(limit)
+  if (!request.body) return new Uint8Array(0)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk)
   }
+  return Buffer.concat(chunks, size)
+}
+
+/** The raw request body, refused past `limit` bytes whether or not Content-Length was sent. */
+export function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> {
+  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+  return node ? readNodeBody(node, limit) : readWebBody(event.req, limit)
 }
 
 export function parseJson(bytes: Uint8Array): unknown {

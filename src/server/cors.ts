@@ -1,3 +1,5 @@
+import { FastResponse } from 'srvx'
+
 /** CORS is open: mocks are called from front ends served on other ports. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
@@ -8,7 +10,7 @@ const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 
 export function preflightResponse(request: Request): Response {
   const requestedHeaders = request.headers.get('access-control-request-headers')
-  return new Response(null, {
+  return new FastResponse(null, {
     status: 204,
     headers: {
       ...CORS_HEADERS,

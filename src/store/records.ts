@@ -88,12 +88,14 @@ export function createRecordRepo(db: Db) {
   const replace = db.prepare<[string, number, string]>('UPDATE records SET data = ? WHERE collection_id = ? AND id = ?')
   const remove = db.prepare<[number, string]>('DELETE FROM records WHERE collection_id = ? AND id = ?')
   const removeAll = db.prepare<[number]>('DELETE FROM records WHERE collection_id = ?')
-  const countAll = db.prepare<[number], number>('SELECT count(*) FROM records WHERE collection_id = ?').pluck()
+  const countAll = db.prepare<[number], number>('SELECT record_count FROM collections WHERE id = ?').pluck()
 
   return {
     page(collectionId: number, query: RecordQuery): RecordPage {
       const where = filterParams(query.filters)
-      const total = countStatement(query.filters.length).get(collectionId, ...where) as number
+      const total = (query.filters.length === 0
+        ? countAll.get(collectionId)
+        : countStatement(query.filters.length).get(collectionId, ...where)) as number
       const sortParams = query.sort ? [toJsonPath(query.sort.field), toJsonPath(query.sort.field)] : []
       const rows = pageStatement(query.filters.length, query.sort)
         .all(collectionId, ...where, ...sortParams, query.limit ?? -1, query.offset) as string[]
@@ -108,6 +110,6 @@ export function createRecordRepo(db: Db) {
     replace: (collectionId: number, id: string, json: string): void => void replace.run(json, collectionId, id),
     remove: (collectionId: number, id: string): void => void remove.run(collectionId, id),
     removeAll: (collectionId: number): void => void removeAll.run(collectionId),
-    count: (collectionId: number): number => countAll.get(collectionId) as number,
+    count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
   }
 }

@@ -9,6 +9,7 @@ import { listTemplates, loadTemplate, type ProjectFile } from '../../templates/l
 import { dbPathOf, withRuntime, type CliContext } from '../context.ts'
 import { printWarnings, success } from '../output.ts'
 import { collect } from '../parse.ts'
+import { writeTransaction } from '../../domain/transaction.ts'
 
 interface InitOptions {
   name?: string
@@ -60,11 +61,11 @@ export function registerInit(program: Command, ctx: CliContext): void {
       }
       const template = answers.template ? loadTemplate(answers.template) : EMPTY
       await withRuntime(command, ctx, ({ store }) => {
-        const { project, warnings } = store.db.transaction(() => {
+        const { project, warnings } = writeTransaction(store.db, () => {
           const created = createProjectFromFile(store, { name: answers.name, slug: answers.slug }, template)
           const pathWarnings = answers.resources.flatMap((path) => createResource(store, { project: created.slug, path }).warnings)
           return { project: created, warnings: pathWarnings }
-        }).immediate()
+        })
         printWarnings(ctx.io, warnings)
         const resources = store.repos.resources.listByProject(project.id)
         ctx.io.out(success(`created project ${project.name} (slug ${project.slug}) in ${dbPathOf(command, ctx)}`))

@@ -20,8 +20,9 @@ export function up(db: Database): void {
     CREATE TABLE collections (
       id          INTEGER PRIMARY KEY,
       project_id  INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-      name        TEXT NOT NULL,
-      next_id     INTEGER NOT NULL DEFAULT 1,
+      name         TEXT NOT NULL,
+      next_id      INTEGER NOT NULL DEFAULT 1,
+      record_count INTEGER NOT NULL DEFAULT 0,
       UNIQUE (project_id, name)
     );
 
@@ -59,5 +60,13 @@ export function up(db: Database): void {
       UNIQUE (collection_id, id)
     );
     CREATE INDEX records_by_collection ON records(collection_id, seq);
+
+    -- An unfiltered list reads its X-Total-Count here instead of counting every row.
+    CREATE TRIGGER records_counted_in AFTER INSERT ON records BEGIN
+      UPDATE collections SET record_count = record_count + 1 WHERE id = NEW.collection_id;
+    END;
+    CREATE TRIGGER records_counted_out AFTER DELETE ON records BEGIN
+      UPDATE collections SET record_count = record_count - 1 WHERE id = OLD.collection_id;
+    END;
   `)
 }

@@ -1,0 +1,121 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { openRuntime, type Runtime } from '../src/runtime.ts'
+import { startServer, type RunningServer } from '../src/server/start.ts'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+export const BIN = join(ROOT, 'bin', 'mockapi.js')
+
+const cleanups: (() => void | Promise<void>)[] = []
+
+/** Runs registered cleanups; call from afterEach/afterAll. */
+export async function cleanup(): Promise<void> {
+  while (cleanups.length) await cleanups.pop()!()
+}
+
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mockapi-test-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export function tempDb(): string {
+  return join(tempDir(), 'mockapi.db')
+}
+
+/** A second connection to the same file, to arrange data through the real domain code. */
+export function openStore(dbPath: string): Runtime {
+  const runtime = openRuntime(dbPath)
+  cleanups.push(() => runtime.close())
+  return runtime
+}
+
+export async function serve(dbPath: string, options: { ownPathsProject?: string } = {}): Promise<RunningServer> {
+  const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
+  cleanups.push(() => server.close())
+  return server
+}
+
+export interface Sent {
+  status: number
+  headers: Headers
+  text: string
+  json: any
+}
+
+/** fetch with a JSON body when `body` is not a string, and the answer read whole. */
+export async function send(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Sent> {
+  const headers: Record<string, string> = { ...init.headers }
+  let body: string | undefined
+  if (typeof init.body === 'string') body = init.body
+  else if (init.body !== undefined) {
+    body = JSON.stringify(init.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body })
+  const text = await response.text()
+  let json: unknown
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
+}
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real CLI (`bin/mockapi.js`) as a child process. */
+export function cli(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, FORCE_COLOR: '0', ...options.env },
+    input: options.input ?? '',
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** Starts `mockapi serve` as a child process and waits for its whole banner. */
+export async function spawnServe(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ url: string; child: ChildProcessWithoutNullStreams; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, FORCE_COLOR: '0', ...options.env },
+  })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000)
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      // The banner ends with the Ctrl-C hint; wait for all of it.
+      if (match && output.includes('Ctrl-C to stop')) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    child.stdout.on('data', check)
+    child.on('exit', () => {
+      clearTimeout(timer)
+      reject(new Error(`serve exited early:\n${output}`))
+    })
+  })
+  return { url, child, output: () => output }
+}
+
+export function exited(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+}

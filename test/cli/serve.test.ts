@@ -1,0 +1,90 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { cleanup, cli, exited, send, spawnServe, tempDir } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+describe('mockapi serve (child process)', () => {
+  it('creates the default database and demo project on first run and answers from SQLite', async () => {
+    const cwd = tempDir()
+    const { url, child, output } = await spawnServe(['serve', '--port', '0'], { cwd })
+    expect(existsSync(join(cwd, '.mockapi', 'mockapi.db'))).toBe(true)
+    expect(output()).toContain('demo project')
+    expect(output()).toContain(`${url}/api/demo/`)
+
+    const page = await send(`${url}/api/demo/posts?sort=title&order=desc&page=1&limit=5`)
+    expect(page.status).toBe(200)
+    expect(page.json).toHaveLength(5)
+    expect(page.headers.get('x-total-count')).toBe('8')
+    const titles = page.json.map((p: { title: string }) => p.title)
+    expect(titles).toEqual([...titles].sort().reverse())
+    // The default project is also served at its endpoints' own paths.
+    expect((await send(`${url}/api/posts/1`)).json.id).toBe('1')
+    expect((await send(`${url}/api/users/1/posts`)).json.every((p: { userId: string }) => p.userId === '1')).toBe(true)
+    expect(output()).toMatch(/GET\s+\/api\/posts\/1 200/)
+
+    child.kill('SIGTERM')
+    const { code } = await exited(child)
+    expect(code).toBe(0)
+    expect(output()).toContain('SIGTERM: shutting down')
+  })
+
+  it('picks up endpoint changes made by the CLI while serving', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 'live.db')
+    expect(cli(['--db', db, 'init', '--yes', '--slug', 'live', '--resource', '/api/posts'], { cwd }).code).toBe(0)
+    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const base = `${url}/api/live`
+    await send(`${base}/posts`, { method: 'POST', body: { title: 'a', tags: ['x'] } })
+
+    expect(cli(['--db', db, 'add-endpoint', 'GET', '/api/stats', '--body', '{"posts":1}', '--status', '203'], { cwd }).code).toBe(0)
+    const stats = await send(`${base}/stats`)
+    expect(stats.status).toBe(203)
+    expect(stats.json).toEqual({ posts: 1 })
+    expect((await send(`${url}/api/stats`)).status).toBe(203)
+
+    expect(cli(['--db', db, 'add-endpoint', 'PATCH', '/api/posts/:id'], { cwd }).code).toBe(0)
+    const patched = await send(`${base}/posts/1`, { method: 'PATCH', body: { views: 3 } })
+    expect(patched.status).toBe(200)
+    expect(patched.json).toEqual({ id: '1', title: 'a', tags: ['x'], views: 3 })
+
+    expect(cli(['--db', db, 'remove-endpoint', 'DELETE', '/api/posts/:id'], { cwd }).code).toBe(0)
+    const removed = await send(`${base}/posts/1`, { method: 'DELETE' })
+    expect(removed.status).toBe(405)
+    expect(removed.headers.get('allow')).toBe('GET, PATCH, PUT')
+    expect((await send(`${base}/posts/1`)).status).toBe(200)
+
+    child.kill('SIGINT')
+    expect((await exited(child)).code).toBe(0)
+  })
+
+  it('refuses a port that is taken when it was asked for explicitly', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const cwd = tempDir()
+      const result = cli(['serve', '--port', String(port)], { cwd })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`port ${port} is in use`)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('serves another project at its own paths with --project', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 'two.db')
+    cli(['--db', db, 'init', '--yes', '--slug', 'first', '--resource', '/api/cats'], { cwd })
+    cli(['--db', db, 'project', 'create', 'Second', '--slug', 'second'], { cwd })
+    cli(['--db', db, 'add-resource', '/api/dogs', '--project', 'second'], { cwd })
+    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--project', 'second'], { cwd })
+    expect((await send(`${url}/api/dogs`)).status).toBe(200)
+    expect((await send(`${url}/api/cats`)).status).toBe(404)
+    expect((await send(`${url}/api/first/cats`)).status).toBe(200)
+    child.kill('SIGTERM')
+    await exited(child)
+  })
+})
