@@ -53,6 +53,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.err(chalk.red(`✖ ${error.message}`))
       return 1
     }
+    // Ctrl-C at an @inquirer prompt.
+    if ((error as Error)?.name === 'ExitPromptError') {
+      io.err(chalk.red('✖ cancelled'))
+      return 1
+    }
     const debug = argv.includes('--debug')
     io.err(chalk.red(`✖ unexpected error: ${(error as Error)?.message ?? String(error)}`))
     if (debug) io.err(String((error as Error)?.stack ?? error))
