@@ -1,4 +1,5 @@
 import { isAbsolute, join } from 'node:path'
+import { parseDurationList } from './domain/durations.ts'
 
 /** The only reader of process.env: flags beat environment beats defaults. */
 export interface Environment {
@@ -18,4 +19,10 @@ export function resolveDbPath(flag: string | undefined, environment: Environment
 
 export function currentEnvironment(): Environment {
   return { cwd: process.cwd(), env: process.env }
+}
+
+/** `serve --webhook-retry-delays` beats `MOCKAPI_WEBHOOK_RETRY_DELAYS`; undefined means the default. */
+export function resolveRetryDelays(flag: string | undefined, environment: Environment): number[] | undefined {
+  const chosen = flag ?? environment.env.MOCKAPI_WEBHOOK_RETRY_DELAYS
+  return chosen ? parseDurationList(chosen, 'webhook retry delays') : undefined
 }

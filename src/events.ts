@@ -1,19 +1,38 @@
 import { EventEmitter } from 'node:events'
 
-/** One answered mock request, as later issues turn it into `mock.request` / `mock.error`. */
+/** One answered mock request; the outbox turns it into `mock.request` / `mock.error` events. */
 export interface RequestServed {
   projectId: number | null
   endpointId: number | null
   method: string
   path: string
-  query: Record<string, string | string[]>
+  /** Read only when an event is recorded; most requests never pay for turning it into JSON. */
+  query: URLSearchParams
   status: number
   durationMs: number
+  /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
+  fromDelivery: boolean
+}
+
+export interface DeliveryAttempted {
+  deliveryId: number
+  subscriptionId: number
+  eventType: string
+  attempt: number
+  statusCode: number | null
+  succeeded: boolean
+  error: string | null
+  durationMs: number
+  /** What happens next: another attempt at a time, done, or given up. */
+  outcome: 'succeeded' | 'retrying' | 'failed'
 }
 
 interface EventMap {
   'request.served': [RequestServed]
+  'delivery.attempted': [DeliveryAttempted]
+  /** This process changed subscriptions; caches built from them rebuild. */
+  'subscriptions.changed': []
 }
 
-/** Typed server events; the core emits them, the CLI and later the webhook outbox listen. */
+/** Typed server events: the core emits them; the CLI logs them and the outbox records them. */
 export class MockEvents extends EventEmitter<EventMap> {}

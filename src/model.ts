@@ -47,3 +47,31 @@ export interface Endpoint {
 export interface Clock {
   now(): Date
 }
+
+export const EVENT_TYPES = ['mock.request', 'mock.error'] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+
+export interface Subscription {
+  id: number
+  projectId: number
+  name: string
+  targetUrl: string
+  events: EventType[]
+  enabled: boolean
+  secret: string
+  createdAt: string
+}
+
+export interface Attempt {
+  id: number
+  deliveryId: number
+  subscriptionId: number
+  eventId: string
+  eventType: string
+  attempt: number
+  statusCode: number | null
+  succeeded: boolean
+  error: string | null
+  durationMs: number
+  timestamp: string
+}

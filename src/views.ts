@@ -1,4 +1,4 @@
-import type { Endpoint, Project } from './model.ts'
+import type { Attempt, Endpoint, Project, Subscription } from './model.ts'
 
 /** The public JSON shapes of contract §3, shared by `--json` output and the HTTP API. */
 export function projectView(project: Project) {
@@ -25,5 +25,32 @@ export function endpointView(endpoint: Endpoint) {
     headers: endpoint.headers,
     body: endpoint.body === null ? null : (JSON.parse(endpoint.body) as unknown),
     createdAt: endpoint.createdAt,
+  }
+}
+
+export function subscriptionView(subscription: Subscription) {
+  return {
+    id: subscription.id,
+    projectId: subscription.projectId,
+    name: subscription.name,
+    targetUrl: subscription.targetUrl,
+    events: subscription.events,
+    enabled: subscription.enabled,
+    secret: subscription.secret,
+    createdAt: subscription.createdAt,
+  }
+}
+
+export function attemptView(attempt: Attempt) {
+  return {
+    id: attempt.id,
+    eventId: attempt.eventId,
+    eventType: attempt.eventType,
+    attempt: attempt.attempt,
+    statusCode: attempt.statusCode,
+    succeeded: attempt.succeeded,
+    error: attempt.error,
+    durationMs: attempt.durationMs,
+    timestamp: attempt.timestamp,
   }
 }

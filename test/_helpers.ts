@@ -33,7 +33,7 @@ export function openStore(dbPath: string): Runtime {
   return runtime
 }
 
-export async function serve(dbPath: string, options: { ownPathsProject?: string } = {}): Promise<RunningServer> {
+export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
   cleanups.push(() => server.close())
   return server
@@ -118,4 +118,52 @@ export async function spawnServe(args: string[], options: { cwd?: string; env?: 
 export function exited(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+}
+
+export interface Received {
+  headers: Record<string, string | string[] | undefined>
+  body: string
+  at: number
+}
+
+export interface Receiver {
+  url: string
+  requests: Received[]
+  close(): Promise<void>
+}
+
+/** A real local webhook receiver on port 0; `answer` picks the status for the n-th request (1-based). */
+export async function startReceiver(answer: (n: number, request: Received) => number | 'hang' | { status: number; headers: Record<string, string> } = () => 200): Promise<Receiver> {
+  const { createServer } = await import('node:http')
+  const requests: Received[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }
+      requests.push(received)
+      const decision = answer(requests.length, received)
+      if (decision === 'hang') return
+      const { status, headers } = typeof decision === 'number' ? { status: decision, headers: {} } : decision
+      res.writeHead(status, headers).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const close = () => new Promise<void>((resolve) => {
+    server.closeAllConnections()
+    server.close(() => resolve())
+  })
+  cleanups.push(close)
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, requests, close }
+}
+
+/** Polls `check` until it returns a truthy value or the time is up. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
 }

@@ -12,6 +12,9 @@ import { registerEndpoints } from './commands/endpoints.ts'
 import { registerRemoveEndpoint } from './commands/remove-endpoint.ts'
 import { registerTemplates } from './commands/templates.ts'
 import { registerServe } from './commands/serve.ts'
+import { registerToken } from './commands/token.ts'
+import { registerInbox } from './commands/inbox.ts'
+import { registerWebhooks } from './commands/webhooks.ts'
 
 export function createProgram(ctx: CliContext): Command {
   const program = new Command('mockapi')
@@ -28,7 +31,8 @@ export function createProgram(ctx: CliContext): Command {
     })
   for (const register of [
     registerInit, registerProjects, registerProject, registerAddResource, registerAddEndpoint,
-    registerEndpoints, registerRemoveEndpoint, registerTemplates, registerServe,
+    registerEndpoints, registerRemoveEndpoint, registerTemplates, registerToken, registerInbox, registerWebhooks,
+    registerServe,
   ]) register(program, ctx)
   // Subcommands inherit the error handling and output of the program.
   for (const command of program.commands) inherit(command, program)

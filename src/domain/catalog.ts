@@ -2,6 +2,7 @@ import type { Endpoint, Project, Resource } from '../model.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Store } from './context.ts'
 import { parentFields } from './resources.ts'
+import { createVersionedCache } from './versioned-cache.ts'
 
 export interface RoutedEndpoint {
   endpoint: Endpoint
@@ -66,23 +67,9 @@ export interface Catalog {
   invalidate(): void
 }
 
-/**
- * The routing table, built from the store once and rebuilt when it may be stale: after
- * `invalidate()`, or when another process (the CLI beside `serve`) committed to the file.
- */
+/** The routing table, rebuilt only when endpoints may have changed. */
 export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined } = {}): Catalog {
-  const dataVersion = store.db.prepare('PRAGMA data_version').pluck()
-  let snapshot: Snapshot | null = null
-  let seenVersion = -1
-
-  const current = (): Snapshot => {
-    const version = dataVersion.get() as number
-    if (!snapshot || version !== seenVersion) {
-      snapshot = build(store, options.ownPathsSlug)
-      seenVersion = version
-    }
-    return snapshot
-  }
+  const snapshots = createVersionedCache(store.db, () => build(store, options.ownPathsSlug))
 
   const matchOwnPaths = (s: Snapshot, method: string, segments: readonly string[]): Resolution | null => {
     if (!s.ownPaths) return null
@@ -94,7 +81,7 @@ export function createCatalog(store: Store, options: { ownPathsSlug?: string | u
 
   return {
     resolve(method, segments) {
-      const s = current()
+      const s = snapshots.get()
       const slugged = segments[0] === 'api' && segments[1] !== undefined ? s.bySlug.get(segments[1]) : undefined
       if (slugged) {
         const match = slugged.router.match(method, segments.slice(2))
@@ -104,8 +91,6 @@ export function createCatalog(store: Store, options: { ownPathsSlug?: string | u
       }
       return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
     },
-    invalidate() {
-      snapshot = null
-    },
+    invalidate: snapshots.invalidate,
   }
 }

@@ -40,6 +40,13 @@ export function checkFieldName(parameter: string, field: string): string {
   return field
 }
 
+/** `page`/`limit` alone (the inbox and other management lists). */
+export function parsePaging(query: URLSearchParams): { limit: number | null; offset: number } {
+  const page = positiveInt(query, 'page')
+  const limit = positiveInt(query, 'limit') ?? (page !== null ? DEFAULT_LIMIT : null)
+  return { limit, offset: limit !== null && page !== null ? (page - 1) * limit : 0 }
+}
+
 export function parseListParams(query: URLSearchParams): ListParams {
   const sortField = single(query, 'sort')
   const order = single(query, 'order')

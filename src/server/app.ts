@@ -4,6 +4,8 @@ import type { Store } from '../domain/context.ts'
 import type { MockEvents } from '../events.ts'
 import { DEFAULT_BODY_LIMIT } from './body.ts'
 import { preflightResponse } from './cors.ts'
+import { mountAdmin } from './admin.ts'
+import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
 import { errorResponse, jsonResponse } from './respond.ts'
 
@@ -15,7 +17,7 @@ export interface AppDeps {
   debug?: boolean
 }
 
-/** The HTTP surface: health, then the mock routes; errors render in `onError` and `errorResponse`. */
+/** The HTTP surface: health, inbox, management API, then the mock routes; errors render in one place. */
 export function createApp(deps: AppDeps): H3 {
   const debug = deps.debug ?? false
   const app = new H3({
@@ -23,13 +25,10 @@ export function createApp(deps: AppDeps): H3 {
     onError: (error) => errorResponse(error, { debug }),
   })
   app.use((event, next) => (event.req.method === 'OPTIONS' ? preflightResponse(event.req) : next()))
+  const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
   app.get('/api/health', () => jsonResponse(200, { status: 'ok' }))
-  app.all('/**', createMockHandler({
-    store: deps.store,
-    catalog: deps.catalog,
-    events: deps.events,
-    bodyLimit: deps.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    debug,
-  }))
+  mountInbox(app, { store: deps.store, bodyLimit })
+  mountAdmin(app, { store: deps.store, events: deps.events, bodyLimit })
+  app.all('/**', createMockHandler({ store: deps.store, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))
   return app
 }

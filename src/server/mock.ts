@@ -7,6 +7,7 @@ import { runRecordAction } from '../domain/records.ts'
 import type { MockEvents } from '../events.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
 import { errorResponse, textResponse } from './respond.ts'
+import { DELIVERY_HEADER } from '../queue/worker.ts'
 
 export interface MockDeps {
   store: Store
@@ -22,15 +23,6 @@ function decodeSegments(pathname: string): string[] {
   } catch {
     throw new AppError('BAD_REQUEST', `path "${pathname}" has a malformed percent-encoding`)
   }
-}
-
-function queryObject(query: URLSearchParams): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = {}
-  for (const key of new Set(query.keys())) {
-    const values = query.getAll(key)
-    result[key] = values.length === 1 ? values[0]! : values
-  }
-  return result
 }
 
 const WRITES = new Set(['create', 'replace', 'patch'])
@@ -84,9 +76,10 @@ export function createMockHandler(deps: MockDeps) {
         endpointId: resolution.kind === 'found' ? resolution.route.endpoint.id : null,
         method: event.req.method,
         path: event.url.pathname,
-        query: queryObject(event.url.searchParams),
+        query: event.url.searchParams,
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
+        fromDelivery: event.req.headers.has(DELIVERY_HEADER),
       })
     }
     return response

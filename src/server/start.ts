@@ -2,6 +2,8 @@ import { createCatalog } from '../domain/catalog.ts'
 import { ensureDemoProject } from '../domain/demo.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import type { MockEvents } from '../events.ts'
+import { createOutbox } from '../queue/outbox.ts'
+import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
 import { createApp } from './app.ts'
 import { listenApp } from './listen.ts'
@@ -15,6 +17,10 @@ export interface StartOptions {
   debug?: boolean
   /** Create the demo project when the database has none (what `mockapi serve` does). */
   demo?: boolean
+  /** Delays between delivery attempts (default 5s,30s,2m,10m,30m). */
+  retryDelaysMs?: number[] | undefined
+  /** Per-attempt timeout (default 10 s). */
+  deliveryTimeoutMs?: number | undefined
 }
 
 export interface RunningServer {
@@ -26,26 +32,38 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-/** Opens the database, prepares the demo if asked, and listens; `close()` releases both. */
+/**
+ * Opens the database, prepares the demo if asked, starts the delivery worker and listens.
+ * `close()` stops taking requests, records what is buffered, lets deliveries in flight finish
+ * (or puts them back unattempted), then closes the database.
+ */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const runtime = openRuntime(options.dbPath)
+  const { store, events } = runtime
   try {
-    const createdDemo = options.demo === false ? false : ensureDemoProject(runtime.store) !== null
-    const own = options.ownPathsProject
-      ? requireProjectBySlug(runtime.store, options.ownPathsProject)
-      : defaultProject(runtime.store)
-    const catalog = createCatalog(runtime.store, { ownPathsSlug: own?.slug })
-    const app = createApp({ store: runtime.store, catalog, events: runtime.events, debug: options.debug ?? false })
+    const createdDemo = options.demo === false ? false : ensureDemoProject(store) !== null
+    const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : defaultProject(store)
+    const catalog = createCatalog(store, { ownPathsSlug: own?.slug })
+    const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })
+    const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
+    const app = createApp({ store, catalog, events, debug: options.debug ?? false })
     const listening = await listenApp(app, { port: options.port, host: options.host })
+    worker.start()
+    let closing: Promise<void> | null = null
     return {
       url: listening.url,
       port: listening.port,
-      events: runtime.events,
+      events,
       createdDemo,
-      projects: runtime.store.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),
-      async close() {
-        await listening.close()
-        runtime.close()
+      projects: store.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),
+      close() {
+        closing ??= (async () => {
+          await listening.close()
+          outbox.close()
+          await worker.stop()
+          runtime.close()
+        })()
+        return closing
       },
     }
   } catch (error) {

@@ -1,6 +1,9 @@
 import type { Db } from './db.ts'
 import { createCollectionRepo } from './collections.ts'
+import { createDeliveryRepo } from './deliveries.ts'
 import { createEndpointRepo } from './endpoints.ts'
+import { createInboxRepo } from './inbox.ts'
+import { createSubscriptionRepo } from './subscriptions.ts'
 import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
@@ -17,5 +20,8 @@ export function createRepos(db: Db) {
     endpoints: createEndpointRepo(db),
     records: createRecordRepo(db),
     meta: createMetaRepo(db),
+    inbox: createInboxRepo(db),
+    subscriptions: createSubscriptionRepo(db),
+    deliveries: createDeliveryRepo(db),
   }
 }

@@ -1,8 +1,9 @@
 import chalk from 'chalk'
 import type { Command } from 'commander'
-import { DEFAULT_HOST, DEFAULT_PORT } from '../../config.ts'
+import { DEFAULT_HOST, DEFAULT_PORT, resolveRetryDelays } from '../../config.ts'
+import { parseDuration } from '../../domain/durations.ts'
 import { AppError } from '../../errors.ts'
-import type { RequestServed } from '../../events.ts'
+import type { DeliveryAttempted, RequestServed } from '../../events.ts'
 import { dbPathOf, globalOptions, type CliContext } from '../context.ts'
 import { parseInteger } from '../parse.ts'
 
@@ -11,6 +12,8 @@ interface ServeOptions {
   host: string
   project?: string
   quiet?: boolean
+  webhookRetryDelays?: string
+  webhookTimeout?: string
 }
 
 function statusColor(status: number): (text: string) => string {
@@ -26,7 +29,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', parseInteger, DEFAULT_PORT)
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
-    .option('--quiet', 'do not log each request')
+    .option('--webhook-retry-delays <list>', 'delays between delivery attempts (env MOCKAPI_WEBHOOK_RETRY_DELAYS; default 5s,30s,2m,10m,30m)')
+    .option('--webhook-timeout <duration>', 'time a receiver has to answer one delivery (default 10s)')
+    .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
       const dbPath = dbPathOf(command, ctx)
@@ -36,6 +41,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
         host: options.host,
         ownPathsProject: options.project,
         debug: globalOptions(command).debug ?? false,
+        retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
+        deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
       })
       const portWasChosen = command.getOptionValueSource('port') === 'cli'
       if (portWasChosen && options.port !== 0 && server.port !== options.port) {
@@ -56,6 +63,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
       if (!options.quiet) {
         server.events.on('request.served', (served: RequestServed) => {
           ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}`)
+        })
+        server.events.on('delivery.attempted', (a: DeliveryAttempted) => {
+          const result = a.succeeded ? chalk.green(String(a.statusCode)) : chalk.red(a.error ?? 'failed')
+          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${chalk.magenta('webhook')} #${a.subscriptionId} ${a.eventType} attempt ${a.attempt} ${result} ${chalk.dim(`${a.durationMs}ms → ${a.outcome}`)}`)
         })
       }
       await new Promise<void>((resolve) => {

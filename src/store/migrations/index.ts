@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import { AppError } from '../../errors.ts'
 import { up as init } from './0010-init.ts'
+import { up as webhooks } from './0020-webhooks.ts'
 
 export interface Migration {
   version: number
@@ -10,6 +11,7 @@ export interface Migration {
 /** Ordered, numbered in steps of 10; the database's `user_version` records the last one applied. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 10, up: init },
+  { version: 20, up: webhooks },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

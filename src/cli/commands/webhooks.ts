@@ -1,0 +1,108 @@
+import chalk from 'chalk'
+import type { Command } from 'commander'
+import { selectProject } from '../../domain/projects.ts'
+import {
+  DELIVERY_LOG_LIMIT, createSubscription, deleteSubscription, recentAttempts, redeliver, requireSubscription, updateSubscription,
+} from '../../domain/subscriptions.ts'
+import { AppError } from '../../errors.ts'
+import { EVENT_TYPES } from '../../model.ts'
+import { attemptView, subscriptionView } from '../../views.ts'
+import { withRuntime, type CliContext } from '../context.ts'
+import { printJson, printTable, success } from '../output.ts'
+import { parseInteger } from '../parse.ts'
+
+export function registerWebhooks(program: Command, ctx: CliContext): void {
+  const webhooks = program.command('webhooks').description('manage webhook subscriptions and read the delivery log')
+
+  webhooks
+    .command('list')
+    .description('list subscriptions')
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'machine-readable JSON on stdout (includes secrets)')
+    .action((options: { project?: string; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const subscriptions = store.repos.subscriptions.listByProject(selectProject(store, options.project).id)
+        if (options.json) return printJson(ctx.io, subscriptions.map(subscriptionView))
+        printTable(ctx.io, ['ID', 'NAME', 'ON', 'EVENTS', 'TARGET'],
+          subscriptions.map((s) => [s.id, s.name, s.enabled ? 'on' : 'off', s.events.join(','), s.targetUrl]),
+          'no subscriptions yet: mockapi webhooks add <url>')
+      }))
+
+  webhooks
+    .command('add <targetUrl>')
+    .description('subscribe a URL to mock.request and/or mock.error events')
+    .option('--name <name>', 'a label (default: the target host)')
+    .option('--events <list>', `comma-separated: ${EVENT_TYPES.join(', ')}`, EVENT_TYPES.join(','))
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'print the subscription as JSON')
+    .action((targetUrl: string, options: { name?: string; events: string; project?: string; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const project = selectProject(store, options.project)
+        let host = targetUrl
+        try {
+          host = new URL(targetUrl).host
+        } catch {
+          // The domain check refuses the URL with its own message.
+        }
+        const created = createSubscription(store, project, {
+          name: options.name ?? host,
+          targetUrl,
+          events: options.events.split(',').map((e) => e.trim()).filter(Boolean),
+        })
+        if (options.json) return printJson(ctx.io, subscriptionView(created))
+        ctx.io.out(success(`subscription ${created.id} (${created.name}) → ${created.targetUrl} for ${created.events.join(', ')}`))
+        ctx.io.out(`  secret ${created.secret}`)
+      }))
+
+  webhooks
+    .command('toggle <id>')
+    .description('turn a subscription on or off (off cancels its pending retries)')
+    .option('--on', 'turn on')
+    .option('--off', 'turn off')
+    .action((id: string, options: { on?: boolean; off?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        if (options.on && options.off) throw new AppError('INVALID_INPUT', 'choose --on or --off, not both')
+        const subscription = requireSubscription(store, id)
+        const enabled = options.on ? true : options.off ? false : !subscription.enabled
+        const updated = updateSubscription(store, subscription, { enabled })
+        ctx.io.out(success(`subscription ${updated.id} is ${updated.enabled ? 'on' : 'off'}`))
+      }))
+
+  webhooks
+    .command('remove <id>')
+    .description('delete a subscription with its delivery log')
+    .action((id: string, _options: unknown, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const subscription = requireSubscription(store, id)
+        deleteSubscription(store, subscription)
+        ctx.io.out(success(`removed subscription ${subscription.id} (${subscription.name})`))
+      }))
+
+  webhooks
+    .command('deliveries [id]')
+    .description('delivery attempts, newest first: of one subscription, or of every subscription of the project')
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--limit <n>', `how many per subscription (default ${DELIVERY_LOG_LIMIT})`, parseInteger, DELIVERY_LOG_LIMIT)
+    .option('--json', 'machine-readable JSON on stdout')
+    .action((id: string | undefined, options: { project?: string; limit: number; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const subscriptions = id ? [requireSubscription(store, id)] : store.repos.subscriptions.listByProject(selectProject(store, options.project).id)
+        const attempts = subscriptions
+          .flatMap((s) => recentAttempts(store, s.id, Math.max(1, options.limit)).map((a) => ({ subscriptionId: s.id, ...attemptView(a) })))
+          .sort((a, b) => b.id - a.id)
+        if (options.json) return printJson(ctx.io, attempts)
+        printTable(ctx.io, ['ID', 'SUB', 'EVENT', 'TYPE', 'ATTEMPT', 'STATUS', 'RESULT', 'MS', 'TIME'],
+          attempts.map((a) => [a.id, a.subscriptionId, a.eventId, a.eventType, a.attempt, a.statusCode ?? '-',
+            a.succeeded ? chalk.green('ok') : chalk.red(a.error ?? 'failed'), a.durationMs, a.timestamp]),
+          'no delivery attempts yet')
+      }))
+
+  webhooks
+    .command('redeliver <deliveryId>')
+    .description('queue the event of a logged delivery once more (a running serve sends it within a second)')
+    .action((deliveryId: string, _options: unknown, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const { attempt } = redeliver(store, deliveryId)
+        ctx.io.out(success(`queued ${attempt.eventType} ${attempt.eventId} again for subscription ${attempt.subscriptionId}`))
+      }))
+}

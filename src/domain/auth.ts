@@ -1,0 +1,69 @@
+import { SignJWT, errors, jwtVerify } from 'jose'
+import { AppError } from '../errors.ts'
+import type { Project } from '../model.ts'
+import type { Store } from './context.ts'
+
+export interface TokenClaims {
+  sub: string
+  /** When set, the token works for this project only. */
+  projectId?: number
+}
+
+const ALGORITHM = 'HS256'
+
+function signingKey(store: Store): Uint8Array {
+  const secret = store.repos.meta.get('jwt_secret')
+  if (!secret) throw new AppError('INTERNAL', 'this database has no signing secret')
+  return Buffer.from(secret, 'hex')
+}
+
+export async function mintToken(store: Store, options: { projectId?: number; expiresInMs: number; subject?: string }): Promise<string> {
+  const claims = options.projectId === undefined ? {} : { projectId: options.projectId }
+  const nowSeconds = Math.floor(store.clock.now().getTime() / 1000)
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(options.subject ?? 'mockapi-cli')
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(nowSeconds + Math.ceil(options.expiresInMs / 1000))
+    .sign(signingKey(store))
+}
+
+function reason(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'the token has expired'
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'the token is not signed with HS256'
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not match this database'
+  if (error instanceof errors.JWTClaimValidationFailed) return `the token claim "${error.claim}" is not valid (${error.reason})`
+  return 'the token is malformed'
+}
+
+/** Checks an `Authorization: Bearer …` header against this database's secret. */
+export async function verifyBearer(store: Store, header: string | null): Promise<TokenClaims> {
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null
+  if (!match) throw new AppError('UNAUTHORIZED', 'an "Authorization: Bearer <token>" header is required; get a token with "mockapi token"')
+  try {
+    const { payload } = await jwtVerify(match[1]!, signingKey(store), {
+      algorithms: [ALGORITHM],
+      requiredClaims: ['exp', 'iat', 'sub'],
+      currentDate: store.clock.now(),
+    })
+    const projectId = payload.projectId
+    if (projectId !== undefined && (typeof projectId !== 'number' || !Number.isInteger(projectId))) {
+      throw new AppError('UNAUTHORIZED', 'the token claim "projectId" must be an integer')
+    }
+    return { sub: payload.sub!, ...(projectId === undefined ? {} : { projectId }) }
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw new AppError('UNAUTHORIZED', reason(error))
+  }
+}
+
+/** The project a verified token may act on: unknown id → 404, another project's token → 403. */
+export function authorizeProject(store: Store, claims: TokenClaims, projectIdParam: string): Project {
+  const id = /^[1-9][0-9]{0,15}$/.test(projectIdParam) ? Number(projectIdParam) : NaN
+  const project = Number.isSafeInteger(id) ? store.repos.projects.byId(id) : undefined
+  if (!project) throw new AppError('PROJECT_NOT_FOUND', `no project with id "${projectIdParam}"`)
+  if (claims.projectId !== undefined && claims.projectId !== project.id) {
+    throw new AppError('FORBIDDEN', `this token is limited to project ${claims.projectId}`)
+  }
+  return project
+}

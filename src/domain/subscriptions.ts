@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto'
+import { AppError } from '../errors.ts'
+import { EVENT_TYPES, type Attempt, type EventType, type Project, type Subscription } from '../model.ts'
+import type { Store } from './context.ts'
+import { writeTransaction } from './transaction.ts'
+
+export const DELIVERY_LOG_LIMIT = 50
+
+function invalidField(field: string, message: string): never {
+  throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
+}
+
+function checkName(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') invalidField('name', 'must be a non-empty string')
+  if (value.length > 200) invalidField('name', 'must be at most 200 characters')
+  return value.trim()
+}
+
+export function checkTargetUrl(value: unknown): string {
+  if (typeof value !== 'string') invalidField('targetUrl', 'must be an absolute http(s) URL')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    invalidField('targetUrl', `must be an absolute http(s) URL, got "${value}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') invalidField('targetUrl', `must use http or https, not ${url.protocol.slice(0, -1)}`)
+  if (url.username || url.password) invalidField('targetUrl', 'must not carry credentials; use the signature to authenticate deliveries')
+  return url.href
+}
+
+function checkEvents(value: unknown): EventType[] {
+  if (!Array.isArray(value) || value.length === 0) invalidField('events', `must be a non-empty list of ${EVENT_TYPES.join(', ')}`)
+  for (const event of value) {
+    if (!(EVENT_TYPES as readonly unknown[]).includes(event)) invalidField('events', `has "${String(event)}"; allowed: ${EVENT_TYPES.join(', ')}`)
+  }
+  return [...new Set(value as EventType[])]
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+export function createSubscription(store: Store, project: Project, input: unknown): Subscription {
+  if (!isObject(input)) throw new AppError('INVALID_BODY', 'request body must be a JSON object with name, targetUrl and events')
+  const fields = { name: checkName(input.name), targetUrl: checkTargetUrl(input.targetUrl), events: checkEvents(input.events) }
+  return store.repos.subscriptions.insert({
+    projectId: project.id,
+    ...fields,
+    secret: `whsec_${randomBytes(24).toString('base64')}`,
+    createdAt: store.clock.now().toISOString(),
+  })
+}
+
+export function requireSubscription(store: Store, id: string | number, project?: Project): Subscription {
+  const numeric = typeof id === 'number' ? id : /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : NaN
+  const subscription = Number.isSafeInteger(numeric) ? store.repos.subscriptions.byId(numeric) : undefined
+  if (!subscription || (project && subscription.projectId !== project.id)) {
+    throw new AppError('NOT_FOUND', `no webhook subscription with id "${id}"${project ? ` in project ${project.id}` : ''}`)
+  }
+  return subscription
+}
+
+/** Applies `{enabled, name, targetUrl, events}`; turning one off cancels its pending retries. */
+export function updateSubscription(store: Store, subscription: Subscription, input: unknown): Subscription {
+  if (!isObject(input)) throw new AppError('INVALID_BODY', 'request body must be a JSON object')
+  const known = ['enabled', 'name', 'targetUrl', 'events'].filter((key) => key in input)
+  if (known.length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: send enabled, name, targetUrl or events')
+  if ('enabled' in input && typeof input.enabled !== 'boolean') invalidField('enabled', 'must be true or false')
+  const next: Subscription = {
+    ...subscription,
+    ...('enabled' in input ? { enabled: input.enabled as boolean } : {}),
+    ...('name' in input ? { name: checkName(input.name) } : {}),
+    ...('targetUrl' in input ? { targetUrl: checkTargetUrl(input.targetUrl) } : {}),
+    ...('events' in input ? { events: checkEvents(input.events) } : {}),
+  }
+  return writeTransaction(store.db, () => {
+    if (!next.enabled) store.repos.deliveries.cancelPending(subscription.id)
+    return store.repos.subscriptions.update(next)
+  })
+}
+
+export function deleteSubscription(store: Store, subscription: Subscription): void {
+  store.repos.subscriptions.remove(subscription.id)
+}
+
+export function recentAttempts(store: Store, subscriptionId: number, limit = DELIVERY_LOG_LIMIT): Attempt[] {
+  return store.repos.deliveries.recentAttempts(subscriptionId, Math.min(limit, 1000))
+}
+
+/** Queues the event of a logged attempt once more, for the same subscription. */
+export function redeliver(store: Store, attemptId: string): { deliveryId: number; attempt: Attempt } {
+  const id = /^[1-9][0-9]{0,15}$/.test(attemptId) ? Number(attemptId) : NaN
+  const attempt = Number.isSafeInteger(id) ? store.repos.deliveries.attemptById(id) : undefined
+  if (!attempt) throw new AppError('NOT_FOUND', `no delivery with id "${attemptId}" (ids are listed by "mockapi webhooks deliveries")`)
+  const subscription = requireSubscription(store, attempt.subscriptionId)
+  if (!subscription.enabled) throw new AppError('CONFLICT', `subscription ${subscription.id} is off; turn it on first`)
+  const now = store.clock.now()
+  const deliveryId = store.repos.deliveries.insertDelivery(attempt.eventId, subscription.id, now.getTime(), now.toISOString())
+  return { deliveryId, attempt }
+}

@@ -1,0 +1,32 @@
+import { getRequestIP, getRouterParam, type H3 } from 'h3'
+import { AppError } from '../errors.ts'
+import type { Store } from '../domain/context.ts'
+import { projectForInbox, receivePayload } from '../domain/inbox.ts'
+import { isJsonContentType, parseJson, readRawBody } from './body.ts'
+import { jsonResponse } from './respond.ts'
+
+const decoder = new TextDecoder()
+
+/** `POST /api/webhooks/inbox/{token}`: public; stores any JSON value exactly as sent. */
+export function mountInbox(app: H3, deps: { store: Store; bodyLimit: number }): void {
+  app.all('/api/webhooks/inbox/:token', async (event) => {
+    if (event.req.method !== 'POST') {
+      throw new AppError('METHOD_NOT_ALLOWED', 'the inbox takes POST only', { headers: { Allow: 'POST' } })
+    }
+    const project = projectForInbox(deps.store, getRouterParam(event, 'token') ?? '')
+    if (!isJsonContentType(event.req.headers.get('content-type'))) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the inbox takes JSON only (Content-Type: application/json)')
+    }
+    const bytes = await readRawBody(event, deps.bodyLimit)
+    parseJson(bytes)
+    const received = receivePayload(deps.store, project, {
+      method: event.req.method,
+      headers: Object.fromEntries(event.req.headers),
+      // Decoding again after the strict check drops a leading BOM, so the stored text is plain JSON.
+      body: decoder.decode(bytes),
+      sizeBytes: bytes.byteLength,
+      sourceIp: getRequestIP(event) ?? null,
+    })
+    return jsonResponse(201, received)
+  })
+}
