@@ -17,6 +17,7 @@ const { openRuntime } = await import(join(ROOT, 'dist/runtime.js'))
 const { createProject } = await import(join(ROOT, 'dist/domain/projects.js'))
 const { createResource } = await import(join(ROOT, 'dist/domain/resources.js'))
 const { insertRecord } = await import(join(ROOT, 'dist/domain/records.js'))
+const { createSubscription } = await import(join(ROOT, 'dist/domain/subscriptions.js'))
 
 function seed(dbPath) {
   const runtime = openRuntime(dbPath)
@@ -36,6 +37,49 @@ function seed(dbPath) {
   fill('/api/items', 1_000)
   fill('/api/pages', 10_000)
   runtime.close()
+}
+
+/** Subscribes a second project (same data shape) to a receiver, so its requests raise events. */
+function subscribe(dbPath, targetUrl) {
+  const runtime = openRuntime(dbPath)
+  const { store } = runtime
+  const project = createProject(store, { name: 'Hooked', slug: 'hooked' })
+  const { resource } = createResource(store, { project: 'hooked', path: '/api/items' })
+  store.db.transaction(() => {
+    for (let i = 1; i <= 1_000; i += 1) insertRecord(store, resource.collectionId, { title: `Item number ${i}`, status: 'active' })
+  })()
+  createSubscription(store, project, { name: 'bench', targetUrl, events: ['mock.request'] })
+  runtime.close()
+}
+
+function startReceiver() {
+  let received = 0
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      received += 1
+      res.writeHead(200).end()
+    })
+  })
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    received: () => received,
+    stop: () => server.close(),
+  })))
+}
+
+/** Deliveries per second the worker sustains, read from the attempts log while it drains a backlog. */
+async function deliveryRate(dbPath, seconds) {
+  const runtime = openRuntime(dbPath)
+  const count = runtime.store.db.prepare('SELECT count(*) FROM attempts WHERE succeeded = 1').pluck()
+  const backlog = runtime.store.db.prepare("SELECT count(*) FROM deliveries WHERE state IN ('pending', 'sending')").pluck()
+  const before = count.get()
+  const started = Date.now()
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+  const rate = Math.round((count.get() - before) / ((Date.now() - started) / 1000))
+  const left = backlog.get()
+  runtime.close()
+  return { rate, left }
 }
 
 function startMockapi(dbPath) {
@@ -70,6 +114,8 @@ const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-'))
 const dbPath = join(dir, 'bench.db')
 try {
   seed(dbPath)
+  const receiver = await startReceiver()
+  subscribe(dbPath, receiver.url)
   const bare = await startBare()
   const baseline = await measure(`${bare.url}/`)
   bare.stop()
@@ -79,13 +125,17 @@ try {
     ['GET one item of 1,000', await measure(`${mock.url}/api/bench/items/500`)],
     ['GET page 3 of 20 from 10,000', await measure(`${mock.url}/api/bench/pages?page=3&limit=20`)],
     ['POST create', await measure(`${mock.url}/api/bench/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"new","status":"active"}' })],
+    ['GET item, 1 subscription active', await measure(`${mock.url}/api/hooked/items/500`)],
   ]
+  const delivery = await deliveryRate(dbPath, 5)
   mock.stop()
+  receiver.stop()
   console.log(`\nmockapi bench — ${CONNECTIONS} connections, ${DURATION_S}s per scenario, ${new Date().toISOString()}\n`)
   console.log(`${'scenario'.padEnd(32)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs bare'.padStart(8)}`)
   for (const [name, r] of scenarios) {
     console.log(`${name.padEnd(32)} ${String(r.rps).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(8)}`)
   }
+  console.log(`\nwebhook deliveries sustained by the worker to a local receiver: ${delivery.rate}/s (backlog left after the window: ${delivery.left})`)
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -158,12 +158,17 @@ export async function startReceiver(answer: (n: number, request: Received) => nu
 }
 
 /** Polls `check` until it returns a truthy value or the time is up. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, what = 'condition'): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
-    if (value) return value
+    if (value) return value as Exclude<T, null | undefined | false | 0 | ''>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+}
+
+/** Changes made through another connection reach a running server's caches within 50 ms. */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 60))
 }

@@ -67,7 +67,7 @@ describe('POST /api/webhooks/inbox/{token}', () => {
   ])('refuses %s and stores nothing', async (_name, body, contentType, status, code) => {
     const before = (await inbox()).text
     const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {}
-    const response = await fetch(`${url}/api/webhooks/inbox/${project.shareToken}`, { method: 'POST', body: body as BodyInit, headers })
+    const response = await fetch(`${url}/api/webhooks/inbox/${project.shareToken}`, { method: 'POST', body: body as Blob, headers })
     expect(response.status).toBe(status)
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code)
     expect((await inbox()).text).toBe(before)

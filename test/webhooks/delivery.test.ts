@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Webhook } from 'standardwebhooks'
+import { mintToken } from '../../src/domain/auth.ts'
+import { createProject } from '../../src/domain/projects.ts'
+import { createResource } from '../../src/domain/resources.ts'
+import { cleanup, openStore, send, serve, settle, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+
+const RETRY = [60, 60]
+
+let url: string
+let headers: Record<string, string>
+let projectSeq = 0
+let dbPath: string
+
+beforeAll(async () => {
+  dbPath = tempDb()
+  const { store } = openStore(dbPath)
+  headers = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 600_000 })}` }
+  url = (await serve(dbPath, { retryDelaysMs: RETRY, deliveryTimeoutMs: 300 })).url
+})
+afterAll(cleanup)
+
+/** A fresh project with one resource, so each test reads only its own deliveries. */
+async function newProject(): Promise<{ id: number; slug: string }> {
+  const { store } = openStore(dbPath)
+  projectSeq += 1
+  const project = createProject(store, { name: `P${projectSeq}`, slug: `p${projectSeq}` })
+  createResource(store, { project: project.slug, path: '/api/items' })
+  await settle()
+  return project
+}
+
+async function subscribe(projectId: number, targetUrl: string, events = ['mock.request', 'mock.error']) {
+  const response = await send(`${url}/api/projects/${projectId}/webhooks`, { method: 'POST', body: { name: 't', targetUrl, events }, headers })
+  expect(response.status).toBe(201)
+  return response.json as { id: number; secret: string }
+}
+
+async function attempts(projectId: number) {
+  const list = await send(`${url}/api/projects/${projectId}/webhooks?deliveries=true`, { headers })
+  return list.json[0].deliveries as { id: number; eventId: string; eventType: string; attempt: number; statusCode: number | null; succeeded: boolean; error: string | null; durationMs: number }[]
+}
+
+describe('webhook deliveries to real local receivers', () => {
+  it('delivers mock.request and mock.error with Standard Webhooks signatures a receiver verifies', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver()
+    const subscription = await subscribe(project.id, receiver.url)
+    await send(`${url}/api/${project.slug}/items?tag=a&tag=b`)
+    await send(`${url}/api/${project.slug}/items/404`)
+    await waitFor(() => receiver.requests.length >= 3, 5000, 'three deliveries')
+    const verifier = new Webhook(subscription.secret)
+    const envelopes = receiver.requests.map((request) => {
+      expect(request.headers['content-type']).toBe('application/json')
+      expect(request.headers['webhook-id']).toMatch(/^msg_/)
+      expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30)
+      return verifier.verify(request.body, request.headers as Record<string, string>) as { type: string; timestamp: string; data: Record<string, unknown> }
+    })
+    const byType = envelopes.map((e) => `${e.type} ${e.data.status}`).sort()
+    expect(byType).toEqual(['mock.error 404', 'mock.request 200', 'mock.request 404'])
+    const listed = envelopes.find((e) => e.data.status === 200)!
+    expect(listed.data).toMatchObject({ projectId: project.id, method: 'GET', path: `/api/${project.slug}/items`, query: { tag: ['a', 'b'] }, status: 200 })
+    expect(typeof listed.data.endpointId).toBe('number')
+    expect(typeof listed.data.durationMs).toBe('number')
+    expect(Date.parse(listed.timestamp)).not.toBeNaN()
+    const log = await waitFor(async () => ((await attempts(project.id)).length === 3 ? attempts(project.id) : null))
+    expect(log.every((a) => a.succeeded && a.statusCode === 200 && a.attempt === 1 && a.error === null)).toBe(true)
+  })
+
+  it('retries a receiver that fails twice: three attempts, the last succeeded, the same webhook-id', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver((n) => (n <= 2 ? 500 : 200))
+    await subscribe(project.id, receiver.url, ['mock.request'])
+    await send(`${url}/api/${project.slug}/items`)
+    await waitFor(() => receiver.requests.length >= 3, 5000, 'three attempts')
+    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1)
+    expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1)
+    const log = await waitFor(async () => {
+      const list = await attempts(project.id)
+      return list.length === 3 ? list : null
+    })
+    expect(log.map((a) => [a.attempt, a.statusCode, a.succeeded])).toEqual([[3, 200, true], [2, 500, false], [1, 500, false]])
+    expect(log[2]!.error).toBe('HTTP 500')
+  })
+
+  it('gives up on a receiver that always fails after the configured attempts', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver(() => 503)
+    await subscribe(project.id, receiver.url, ['mock.request'])
+    await send(`${url}/api/${project.slug}/items`)
+    const log = await waitFor(async () => {
+      const list = await attempts(project.id)
+      return list.length === RETRY.length + 1 ? list : null
+    })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.requests).toHaveLength(RETRY.length + 1)
+    expect(log.every((a) => !a.succeeded)).toBe(true)
+    const { store } = openStore(dbPath)
+    expect(store.db.prepare('SELECT state FROM deliveries WHERE id = (SELECT delivery_id FROM attempts WHERE id = ?)').pluck().get(log[0]!.id)).toBe('failed')
+  })
+
+  it('logs a timeout for a receiver that hangs', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver(() => 'hang')
+    await subscribe(project.id, receiver.url, ['mock.request'])
+    await send(`${url}/api/${project.slug}/items`)
+    const log = await waitFor(async () => {
+      const list = await attempts(project.id)
+      return list.length >= 1 ? list : null
+    })
+    expect(log[0]!.statusCode).toBeNull()
+    expect(log[0]!.error).toBe('timed out after 300 ms')
+    expect(log[0]!.durationMs).toBeGreaterThanOrEqual(250)
+    await receiver.close()
+  })
+
+  it('logs a connection error, a redirect that is not followed, and turns the subscription off on 410', async () => {
+    const project = await newProject()
+    let mode = 'redirect'
+    const receiver = await startReceiver(() => (mode === 'redirect' ? { status: 302, headers: { location: 'http://127.0.0.1:9/' } } : 410))
+    const subscription = await subscribe(project.id, receiver.url, ['mock.request'])
+    await send(`${url}/api/${project.slug}/items`)
+    const redirected = await waitFor(async () => (await attempts(project.id))[0])
+    expect(redirected.statusCode).toBe(302)
+    expect(redirected.error).toContain('redirects are not followed')
+    mode = 'gone'
+    const gone = await waitFor(async () => ((await attempts(project.id)).find((a) => a.statusCode === 410)))
+    expect(gone.error).toContain('turned off')
+    const after = await send(`${url}/api/projects/${project.id}/webhooks/${subscription.id}`, { headers })
+    expect(after.json.enabled).toBe(false)
+
+    const closed = await newProject()
+    const down = await startReceiver()
+    await down.close()
+    await subscribe(closed.id, down.url, ['mock.request'])
+    await send(`${url}/api/${closed.slug}/items`)
+    const refused = await waitFor(async () => (await attempts(closed.id))[0])
+    expect(refused.statusCode).toBeNull()
+    expect(refused.error).toMatch(/ECONNREFUSED/)
+  })
+
+  it('turning a subscription off cancels its retries and queues nothing; on again delivers new events', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver(() => 500)
+    const subscription = await subscribe(project.id, receiver.url, ['mock.request'])
+    await send(`${url}/api/${project.slug}/items`)
+    await waitFor(() => receiver.requests.length >= 1)
+    await send(`${url}/api/projects/${project.id}/webhooks/${subscription.id}`, { method: 'PATCH', body: { enabled: false }, headers })
+    const seen = receiver.requests.length
+    await send(`${url}/api/${project.slug}/items`)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(receiver.requests.length).toBe(seen)
+    const { store } = openStore(dbPath)
+    const states = store.db.prepare('SELECT state FROM deliveries WHERE subscription_id = ?').pluck().all(subscription.id)
+    expect(states).toContain('canceled')
+    expect(states).not.toContain('pending')
+
+    await send(`${url}/api/projects/${project.id}/webhooks/${subscription.id}`, { method: 'PATCH', body: { enabled: true }, headers })
+    await send(`${url}/api/${project.slug}/items?again=1`)
+    await waitFor(() => receiver.requests.some((r) => r.body.includes('"again":"1"')), 5000, 'delivery after turning on')
+  })
+
+  it('does not turn its own deliveries into events when a subscription targets a mock endpoint', async () => {
+    const project = await newProject()
+    await subscribe(project.id, `${url}/api/${project.slug}/items`, ['mock.request', 'mock.error'])
+    await send(`${url}/api/${project.slug}/items/1`)
+    // The request (404) raises two events; their deliveries POST to the mock itself (201) and stop there.
+    const log = await waitFor(async () => {
+      const list = await attempts(project.id)
+      return list.length >= 2 ? list : null
+    })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(await attempts(project.id)).toHaveLength(2)
+    expect(log.every((a) => a.statusCode === 201)).toBe(true)
+    const items = await send(`${url}/api/${project.slug}/items`)
+    expect(items.json).toHaveLength(2)
+  })
+})
