@@ -65,8 +65,11 @@ export function codeForStatus(status: number): ErrorCode {
   }
 }
 
+/** The contract's error shape; mock endpoints also use it for the errors they are told to simulate. */
+export function errorBody(code: string, message: string, details?: unknown): { error: { code: string; message: string; details?: unknown } } {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } }
+}
+
 export function toErrorBody(error: AppError): ErrorBody {
-  const body: ErrorBody = { error: { code: error.code, message: error.message } }
-  if (error.details !== undefined) body.error.details = error.details
-  return body
+  return errorBody(error.code, error.message, error.details) as ErrorBody
 }

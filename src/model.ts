@@ -16,6 +16,9 @@ export interface Project {
   slug: string
   shareToken: string
   isDefault: boolean
+  description: string
+  /** Default seed for generated data; null: fresh values every time. */
+  seedValue: number | null
   createdAt: string
 }
 
@@ -25,6 +28,13 @@ export interface Resource {
   /** Where its records live; shared by `/api/posts` and `/api/users/:userId/posts`. */
   collectionId: number
   path: string
+  /** Field name → generator (`person.fullName`, `int`, …). */
+  fields: Record<string, string>
+  /** How many generated records seeding adds. */
+  seedCount: number
+  seedValue: number | null
+  /** Records given literally (project file, template), seeded before the generated ones. */
+  seedRecords: Record<string, unknown>[]
   createdAt: string
 }
 
@@ -39,8 +49,13 @@ export interface Endpoint {
   status: number
   headers: Record<string, string>
   delayMs: number
-  /** JSON text answered by a custom endpoint; null means the default for its kind. */
+  /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
+  /** JSON Schema text the request body must satisfy; null: no check. */
+  schema: string | null
+  /** Percentage (0–100) of requests answered with `errorStatus`. */
+  errorRate: number
+  errorStatus: number
   createdAt: string
 }
 

@@ -1,42 +1,185 @@
-import type { Project } from '../model.ts'
-import type { ProjectFile } from '../templates/loader.ts'
+import type { FakerFactory } from '../engine/generators.ts'
+import { AppError } from '../errors.ts'
+import type { Endpoint, Project, Resource } from '../model.ts'
+import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Store } from './context.ts'
-import { addEndpoint } from './endpoints.ts'
-import { createProject } from './projects.ts'
-import { insertRecord } from './records.ts'
-import { createResource } from './resources.ts'
+import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
+import { addEndpoint, routeShape } from './endpoints.ts'
+import { checkResourcePath } from './path-rules.ts'
+import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
+import { checkSlug, createProject, slugify } from './projects.ts'
+import { createResource, standardEndpoints } from './resources.ts'
+import { checkSeed, reseedCollection } from './seeding.ts'
+import { checkTargetUrl, createSubscription, deleteSubscription, updateSubscription } from './subscriptions.ts'
 import { writeTransaction } from './transaction.ts'
 
-/** Adds a project file's resources, records and endpoints to a project, all or nothing. */
-export function addProjectFile(store: Store, project: Project, file: ProjectFile): { warnings: string[] } {
-  return writeTransaction(store.db, () => {
-    const warnings: string[] = []
-    for (const spec of file.resources) {
-      const { resource, warnings: pathWarnings } = createResource(store, { project: project.slug, path: spec.path })
-      warnings.push(...pathWarnings)
-      for (const record of spec.records) insertRecord(store, resource.collectionId, record)
-    }
-    for (const spec of file.endpoints) {
-      const { warnings: pathWarnings } = addEndpoint(store, {
-        project: project.slug,
-        method: spec.method,
-        path: spec.path,
-        status: spec.status,
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        delayMs: spec.delay,
-        headers: spec.headers,
-      })
-      warnings.push(...pathWarnings)
-    }
-    return { warnings }
-  })
+export interface ApplyOptions {
+  /** The project to fill when the file names no slug. */
+  project?: string | undefined
+  /** Remove what the file does not have (apply); templates only add. */
+  prune: boolean
 }
 
-/** A new project filled from a project file, in one transaction. */
-export function createProjectFromFile(store: Store, input: { name?: string | undefined; slug?: string | undefined }, file: ProjectFile): Project {
+export interface ApplyResult {
+  project: Project
+  /** One line per change; empty when the project already matched the file. */
+  changes: string[]
+  warnings: string[]
+}
+
+/** JSON with sorted keys: equal values give equal text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item)
+}
+
+const key = (method: string, path: string) => `${method} ${routeShape(path)}`
+
+function seedOf(spec: ResourceSpec) {
+  return { fields: spec.fields, seedCount: spec.count, seedValue: spec.seed, seedRecords: spec.records }
+}
+
+function sameSeed(resource: Resource, spec: ResourceSpec): boolean {
+  return canonical({ f: resource.fields, c: resource.seedCount, v: resource.seedValue, r: resource.seedRecords })
+    === canonical({ f: spec.fields, c: spec.count, v: spec.seed, r: spec.records })
+}
+
+function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, makeFaker: FakerFactory): EndpointSettings {
+  if (!spec) return base
+  return mergeSettings(base, {
+    status: spec.status,
+    headers: spec.headers,
+    delayMs: spec.delay,
+    body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+    schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
+    errorRate: spec.errorRate,
+    errorStatus: spec.errorStatus,
+  }, makeFaker)
+}
+
+function resolveProject(store: Store, file: ProjectFile, options: ApplyOptions, changes: string[]): Project {
+  const slug = checkSlug(file.slug ?? options.project ?? slugify(file.name))
+  const existing = store.repos.projects.bySlug(slug)
+  if (!existing) {
+    const created = createProject(store, { name: file.name, slug })
+    store.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
+    changes.push(`+ project ${slug}`)
+    return store.repos.projects.byId(created.id)!
+  }
+  // A template fills a project without renaming it.
+  if (options.prune && (existing.name !== file.name || existing.description !== file.description || existing.seedValue !== file.seed)) {
+    store.repos.projects.updateInfo(existing.id, { name: file.name, description: file.description, seedValue: file.seed })
+    changes.push(`~ project ${slug}`)
+  }
+  return store.repos.projects.byId(existing.id)!
+}
+
+/**
+ * Makes the project match the file, in one transaction: applying the same file twice changes
+ * nothing, and an edited file changes only what was edited. A resource whose seed changed is
+ * seeded again (its collection's records replaced).
+ */
+export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: FakerFactory, options: ApplyOptions): ApplyResult {
   return writeTransaction(store.db, () => {
-    const project = createProject(store, { name: input.name ?? file.name, slug: input.slug })
-    addProjectFile(store, project, file)
-    return project
+    const changes: string[] = []
+    const warnings: string[] = []
+    const project = resolveProject(store, file, options, changes)
+    const { resources, endpoints, collections } = store.repos
+
+    // Resources.
+    const wanted = new Map(file.resources.map((spec) => [checkResourcePath(spec.path).path, spec]))
+    const reseed = new Set<number>()
+    for (const resource of resources.listByProject(project.id)) {
+      if (wanted.has(resource.path) || !options.prune) continue
+      resources.remove(resource.id)
+      collections.removeIfUnused(resource.collectionId)
+      changes.push(`- resource ${resource.path}`)
+    }
+    for (const [path, spec] of wanted) {
+      let resource = resources.byPath(project.id, path)
+      if (!resource) {
+        const created = createResource(store, { project: project.slug, path })
+        warnings.push(...created.warnings)
+        resource = created.resource
+        changes.push(`+ resource ${path}`)
+      }
+      if (!sameSeed(resource, spec)) {
+        resources.setSeed(resource.id, checkSeed(seedOf(spec), makeFaker))
+        reseed.add(resource.collectionId)
+        changes.push(`~ seed ${path}`)
+      } else if (spec.count > 0 && spec.seed === null && resource.seedValue === null && changes.includes(`~ project ${project.slug}`)) {
+        reseed.add(resource.collectionId)
+      }
+    }
+    for (const collectionId of reseed) reseedCollection(store, collectionId, makeFaker)
+
+    // Endpoints: each resource's five (less `without`), then the file's entries over them.
+    const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
+    const current = new Map(endpoints.listByProject(project.id).map((e) => [key(e.method, e.path), e]))
+    for (const [path, spec] of wanted) {
+      const without = new Set(spec.without.map((entry) => {
+        const [method, ...rest] = entry.split(' ')
+        return key(method!, rest.join(' '))
+      }))
+      for (const standard of standardEndpoints(path)) {
+        const k = key(standard.method, standard.path)
+        if (!without.has(k)) desired.set(k, { method: standard.method, path: standard.path })
+      }
+    }
+    for (const spec of file.endpoints) {
+      const k = key(spec.method, spec.path)
+      desired.set(k, { method: spec.method, path: desired.get(k)?.path ?? spec.path, spec })
+    }
+    for (const [k, endpoint] of current) {
+      if (desired.has(k) || !options.prune) continue
+      endpoints.remove(endpoint.id)
+      changes.push(`- endpoint ${endpoint.method} ${endpoint.path}`)
+    }
+    for (const [k, want] of desired) {
+      let endpoint = current.get(k)
+      if (!endpoint) {
+        const { endpoint: added, warnings: pathWarnings } = addEndpoint(store, {
+          project: project.slug,
+          method: want.method,
+          path: want.path,
+          body: want.spec?.body === undefined ? undefined : JSON.stringify(want.spec.body),
+        })
+        warnings.push(...pathWarnings)
+        endpoint = added
+        changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)
+      }
+      const settings = settingsOf(want.spec, defaultSettings(endpoint), makeFaker)
+      if (canonical(settings) !== canonical(currentSettings(endpoint))) {
+        endpoints.configure(endpoint.id, settings)
+        if (current.has(k)) changes.push(`~ endpoint ${endpoint.method} ${endpoint.path}`)
+      }
+    }
+
+    // Subscriptions, matched by name; secrets are never in the file and are kept.
+    const subscriptions = new Map(store.repos.subscriptions.listByProject(project.id).map((s) => [s.name, s]))
+    const names = new Set<string>()
+    for (const spec of file.webhooks) {
+      if (names.has(spec.name)) throw new AppError('INVALID_INPUT', `webhook name "${spec.name}" appears twice in the file`)
+      names.add(spec.name)
+      const existing = subscriptions.get(spec.name)
+      if (!existing) {
+        const created = createSubscription(store, project, spec)
+        if (!spec.enabled) updateSubscription(store, created, { enabled: false })
+        changes.push(`+ webhook ${spec.name}`)
+      } else if (canonical([existing.targetUrl, existing.events, existing.enabled]) !== canonical([checkTargetUrl(spec.targetUrl), spec.events, spec.enabled])) {
+        updateSubscription(store, existing, { targetUrl: spec.targetUrl, events: spec.events, enabled: spec.enabled })
+        changes.push(`~ webhook ${spec.name}`)
+      }
+    }
+    if (options.prune) {
+      for (const [name, subscription] of subscriptions) {
+        if (names.has(name)) continue
+        deleteSubscription(store, subscription)
+        changes.push(`- webhook ${name}`)
+      }
+    }
+    return { project, changes, warnings }
   })
 }

@@ -15,6 +15,11 @@ const RESOURCE_ENDPOINTS: { method: HttpMethod; onItem: boolean; action: Resourc
   { method: 'DELETE', onItem: true, action: 'delete', status: 200 },
 ]
 
+/** The five endpoints of a resource path, as method and path. */
+export function standardEndpoints(path: string): { method: HttpMethod; path: string; action: ResourceAction }[] {
+  return RESOURCE_ENDPOINTS.map((spec) => ({ method: spec.method, path: spec.onItem ? `${path}/:id` : path, action: spec.action }))
+}
+
 export interface CreatedResource {
   resource: Resource
   endpoints: Endpoint[]

@@ -1,12 +1,17 @@
 import type { H3Event } from 'h3'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { AppError } from '../errors.ts'
+import { AppError, errorBody } from '../errors.ts'
 import type { Catalog, Resolution } from '../domain/catalog.ts'
 import type { Store } from '../domain/context.ts'
 import { runRecordAction } from '../domain/records.ts'
+import { loadFaker } from '../engine/generators.ts'
+import { parsePrefer } from '../engine/prefer.ts'
+import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
+import { schemaProblems } from '../engine/validate.ts'
 import type { MockEvents } from '../events.ts'
+import type { Endpoint } from '../model.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
-import { errorResponse, textResponse } from './respond.ts'
+import { errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 
 export interface MockDeps {
@@ -15,6 +20,8 @@ export interface MockDeps {
   events: MockEvents
   bodyLimit: number
   debug: boolean
+  /** Draws the error-rate dice; injectable for tests. */
+  random?: () => number
 }
 
 function decodeSegments(pathname: string): string[] {
@@ -26,7 +33,40 @@ function decodeSegments(pathname: string): string[] {
 }
 
 const WRITES = new Set(['create', 'replace', 'patch'])
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 
+// One unseeded faker for response templates, made on first use.
+let templateFaker: Promise<import('@faker-js/faker').Faker> | null = null
+
+function simulatedError(status: number, reason: string): Response {
+  return jsonResponse(status, errorBody('SIMULATED_ERROR', `simulated ${status} (${reason})`))
+}
+
+/** A body that must be JSON for record writes; elsewhere parsed when it is JSON, else ignored. */
+async function requestBody(event: H3Event, endpoint: Endpoint, bodyLimit: number): Promise<unknown> {
+  if (endpoint.body === null && endpoint.action && WRITES.has(endpoint.action)) return readJsonBody(event, bodyLimit)
+  if (!WITH_BODY.has(event.req.method)) return undefined
+  if (endpoint.schema !== null) return readJsonBody(event, bodyLimit)
+  // A fixed answer still refuses a malformed JSON body, so client bugs show up against the mock.
+  const bytes = await readRawBody(event, bodyLimit)
+  return bytes.byteLength > 0 && isJsonContentType(event.req.headers.get('content-type')) ? parseJson(bytes) : undefined
+}
+
+async function renderFixedBody(event: H3Event, endpoint: Endpoint, params: Record<string, string>, body: unknown): Promise<string> {
+  const text = endpoint.body!
+  if (!hasPlaceholders(text)) return text
+  if (usesFaker(text)) templateFaker ??= loadFaker().then((make) => make())
+  return renderTemplate(text, {
+    params,
+    query: Object.fromEntries(event.url.searchParams),
+    body,
+    headers: Object.fromEntries(event.req.headers),
+    faker: usesFaker(text) ? await templateFaker : null,
+    now: new Date(),
+  })
+}
+
+/** match → delay → simulated errors → validate → answer (fixed body or records). */
 async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): Promise<Response> {
   if (resolution.kind === 'not-found') {
     throw new AppError('ROUTE_NOT_MATCHED', `no mock endpoint matches ${event.req.method} ${event.url.pathname}`)
@@ -37,9 +77,23 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
     })
   }
   const { endpoint, collectionId, parentFields } = resolution.route
-  if (endpoint.delayMs > 0) await sleep(endpoint.delayMs)
+  const prefer = parsePrefer(event.req.headers.get('prefer'))
+  const delayMs = prefer.delayMs ?? endpoint.delayMs
+  if (delayMs > 0) await sleep(delayMs)
+  if (prefer.code !== undefined && prefer.code >= 400) return simulatedError(prefer.code, 'Prefer: code')
+  if (endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate) {
+    return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
+  }
+  const body = await requestBody(event, endpoint, deps.bodyLimit)
+  if (endpoint.schema !== null && WITH_BODY.has(event.req.method)) {
+    const problems = schemaProblems(endpoint.schema, body)
+    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
+  }
+  const status = prefer.code ?? endpoint.status
+  if (endpoint.body !== null) {
+    return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
+  }
   if (endpoint.action && collectionId !== null) {
-    const body = WRITES.has(endpoint.action) ? await readJsonBody(event, deps.bodyLimit) : undefined
     const result = runRecordAction(deps.store, {
       action: endpoint.action,
       collectionId,
@@ -48,14 +102,11 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
       query: event.url.searchParams,
       body,
       url: event.url,
-      status: endpoint.status,
+      status,
     })
     return textResponse(result.status, result.body, { ...result.headers, ...endpoint.headers })
   }
-  // A fixed answer still refuses a malformed JSON body, so client bugs show up against the mock.
-  const bytes = await readRawBody(event, deps.bodyLimit)
-  if (bytes.byteLength > 0 && isJsonContentType(event.req.headers.get('content-type'))) parseJson(bytes)
-  return textResponse(endpoint.status, endpoint.body ?? '{}', endpoint.headers)
+  return textResponse(status, '{}', endpoint.headers)
 }
 
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */

@@ -4,6 +4,7 @@ import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import type { MockEvents } from '../events.ts'
 import { createOutbox } from '../queue/outbox.ts'
 import { createWorker } from '../queue/worker.ts'
+import { loadFaker } from '../engine/generators.ts'
 import { openRuntime } from '../runtime.ts'
 import { createApp } from './app.ts'
 import { listenApp } from './listen.ts'
@@ -41,7 +42,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const runtime = openRuntime(options.dbPath)
   const { store, events } = runtime
   try {
-    const createdDemo = options.demo === false ? false : ensureDemoProject(store) !== null
+    const needsDemo = options.demo !== false && store.repos.projects.list().length === 0
+    const createdDemo = needsDemo && ensureDemoProject(store, await loadFaker()) !== null
     const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : defaultProject(store)
     const catalog = createCatalog(store, { ownPathsSlug: own?.slug })
     const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })

@@ -13,6 +13,9 @@ interface EndpointRow {
   headers: string
   delay_ms: number
   body: string | null
+  schema: string | null
+  error_rate: number
+  error_status: number
   created_at: string
 }
 
@@ -29,6 +32,9 @@ function toEndpoint(row: EndpointRow): Endpoint {
     headers: JSON.parse(row.headers) as Record<string, string>,
     delayMs: row.delay_ms,
     body: row.body,
+    schema: row.schema,
+    errorRate: row.error_rate,
+    errorStatus: row.error_status,
     createdAt: row.created_at,
   }
 }
@@ -44,8 +50,14 @@ export interface NewEndpoint {
   headers?: Record<string, string>
   delayMs?: number
   body?: string | null
+  schema?: string | null
+  errorRate?: number
+  errorStatus?: number
   createdAt: string
 }
+
+/** Everything about an endpoint that can be configured after it exists. */
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -57,8 +69,12 @@ export function createEndpointRepo(db: Db) {
     'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, body, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @body, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, body, schema, error_rate, error_status, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @body, @schema, @errorRate, @errorStatus, @createdAt)`,
+  )
+  const configure = db.prepare(
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, body = @body, schema = @schema,
+       error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
   const remove = db.prepare<[number]>('DELETE FROM endpoints WHERE id = ?')
 
@@ -75,8 +91,15 @@ export function createEndpointRepo(db: Db) {
         headers: JSON.stringify(endpoint.headers ?? {}),
         delayMs: endpoint.delayMs ?? 0,
         body: endpoint.body ?? null,
+        schema: endpoint.schema ?? null,
+        errorRate: endpoint.errorRate ?? 0,
+        errorStatus: endpoint.errorStatus ?? 500,
       })
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
+    },
+    configure(id: number, settings: EndpointSettings): Endpoint {
+      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers) })
+      return toEndpoint(byId.get(id)!)
     },
     remove: (id: number): void => void remove.run(id),
   }

@@ -7,6 +7,8 @@ interface ProjectRow {
   slug: string
   share_token: string
   is_default: number
+  description: string
+  seed_value: number | null
   created_at: string
 }
 
@@ -17,6 +19,8 @@ function toProject(row: ProjectRow): Project {
     slug: row.slug,
     shareToken: row.share_token,
     isDefault: row.is_default === 1,
+    description: row.description,
+    seedValue: row.seed_value,
     createdAt: row.created_at,
   }
 }
@@ -32,6 +36,7 @@ export function createProjectRepo(db: Db) {
     'INSERT INTO projects (name, slug, share_token, is_default, created_at) VALUES (?, ?, ?, ?, ?)',
   )
   const remove = db.prepare<[number]>('DELETE FROM projects WHERE id = ?')
+  const updateInfo = db.prepare<[string, string, number | null, number]>('UPDATE projects SET name = ?, description = ?, seed_value = ? WHERE id = ?')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
   )
@@ -53,6 +58,9 @@ export function createProjectRepo(db: Db) {
     insert(project: { name: string; slug: string; shareToken: string; isDefault: boolean; createdAt: string }): Project {
       const info = insert.run(project.name, project.slug, project.shareToken, project.isDefault ? 1 : 0, project.createdAt)
       return toProject(byId.get(Number(info.lastInsertRowid))!)
+    },
+    updateInfo(id: number, info: { name: string; description: string; seedValue: number | null }): void {
+      updateInfo.run(info.name, info.description, info.seedValue, id)
     },
     remove(id: number): void {
       remove.run(id)

@@ -88,6 +88,7 @@ export function createRecordRepo(db: Db) {
   const replace = db.prepare<[string, number, string]>('UPDATE records SET data = ? WHERE collection_id = ? AND id = ?')
   const remove = db.prepare<[number, string]>('DELETE FROM records WHERE collection_id = ? AND id = ?')
   const removeAll = db.prepare<[number]>('DELETE FROM records WHERE collection_id = ?')
+  const allJson = db.prepare<[number], string>('SELECT data FROM records WHERE collection_id = ? ORDER BY seq').pluck()
   const countAll = db.prepare<[number], number>('SELECT record_count FROM collections WHERE id = ?').pluck()
 
   return {
@@ -110,6 +111,7 @@ export function createRecordRepo(db: Db) {
     replace: (collectionId: number, id: string, json: string): void => void replace.run(json, collectionId, id),
     remove: (collectionId: number, id: string): void => void remove.run(collectionId, id),
     removeAll: (collectionId: number): void => void removeAll.run(collectionId),
+    allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
     count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
   }
 }

@@ -1,15 +1,17 @@
 import type { Command } from 'commander'
 import { basename } from 'node:path'
-import { createProjectFromFile } from '../../domain/apply.ts'
+import { applyProjectFile } from '../../domain/apply.ts'
+import type { ProjectFile } from '../../domain/project-file.ts'
+import { writeTransaction } from '../../domain/transaction.ts'
+import { loadFaker } from '../../engine/generators.ts'
 import { checkResourcePath } from '../../domain/path-rules.ts'
 import { checkSlug, slugify } from '../../domain/projects.ts'
 import { createResource } from '../../domain/resources.ts'
 import { AppError } from '../../errors.ts'
-import { listTemplates, loadTemplate, type ProjectFile } from '../../templates/loader.ts'
+import { listTemplates, loadTemplate } from '../../templates/loader.ts'
 import { dbPathOf, withRuntime, type CliContext } from '../context.ts'
 import { printWarnings, success } from '../output.ts'
 import { collect } from '../parse.ts'
-import { writeTransaction } from '../../domain/transaction.ts'
 
 interface InitOptions {
   name?: string
@@ -19,7 +21,7 @@ interface InitOptions {
   yes?: boolean
 }
 
-const EMPTY: ProjectFile = { name: '', description: '', resources: [], endpoints: [] }
+const EMPTY: ProjectFile = { name: '', slug: null, description: '', seed: null, resources: [], endpoints: [], webhooks: [] }
 
 /** A validator for prompts: true, or the refusal's message. */
 function validity(check: (value: string) => unknown): (value: string) => string | true {
@@ -60,11 +62,14 @@ export function registerInit(program: Command, ctx: CliContext): void {
         })
       }
       const template = answers.template ? loadTemplate(answers.template) : EMPTY
+      const makeFaker = await loadFaker()
       await withRuntime(command, ctx, ({ store }) => {
+        const slug = checkSlug(answers.slug ?? slugify(answers.name))
+        if (store.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
         const { project, warnings } = writeTransaction(store.db, () => {
-          const created = createProjectFromFile(store, { name: answers.name, slug: answers.slug }, template)
-          const pathWarnings = answers.resources.flatMap((path) => createResource(store, { project: created.slug, path }).warnings)
-          return { project: created, warnings: pathWarnings }
+          const applied = applyProjectFile(store, { ...template, name: answers.name, slug }, makeFaker, { prune: true })
+          const pathWarnings = answers.resources.flatMap((path) => createResource(store, { project: slug, path }).warnings)
+          return { project: applied.project, warnings: [...applied.warnings, ...pathWarnings] }
         })
         printWarnings(ctx.io, warnings)
         const resources = store.repos.resources.listByProject(project.id)

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import { addProjectFile } from '../../domain/apply.ts'
+import { applyProjectFile } from '../../domain/apply.ts'
+import { loadFaker } from '../../engine/generators.ts'
 import { selectProject } from '../../domain/projects.ts'
 import { listTemplates, loadTemplate } from '../../templates/loader.ts'
 import { withRuntime, type CliContext } from '../context.ts'
@@ -21,11 +22,12 @@ export function registerTemplates(program: Command, ctx: CliContext): void {
     .description("add a template's resources, records and endpoints to a project")
     .option('--project <slug>', 'project (default: the only or the default one)')
     .action((name: string, options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
+      withRuntime(command, ctx, async ({ store }) => {
         const template = loadTemplate(name)
+        const makeFaker = await loadFaker()
         const project = selectProject(store, options.project)
-        const { warnings } = addProjectFile(store, project, template)
+        const { changes, warnings } = applyProjectFile(store, { ...template, slug: project.slug }, makeFaker, { prune: false })
         printWarnings(ctx.io, warnings)
-        ctx.io.out(success(`applied template ${name} to project ${project.slug}: ${template.resources.length} resources, ${template.endpoints.length} endpoints`))
+        ctx.io.out(success(`applied template ${name} to project ${project.slug}: ${changes.length} changes`))
       }))
 }

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3'
 import { AppError } from '../../errors.ts'
 import { up as init } from './0010-init.ts'
 import { up as webhooks } from './0020-webhooks.ts'
+import { up as endpointConfig } from './0030-endpoint-config.ts'
 
 export interface Migration {
   version: number
@@ -12,6 +13,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 10, up: init },
   { version: 20, up: webhooks },
+  { version: 30, up: endpointConfig },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

@@ -1,0 +1,74 @@
+import { stringify } from 'yaml'
+import type { Endpoint, Project } from '../model.ts'
+import type { Store } from './context.ts'
+import { currentSettings, defaultSettings } from './endpoint-config.ts'
+import { routeShape } from './endpoints.ts'
+import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
+import { standardEndpoints } from './resources.ts'
+
+/** Only the settings that differ from the endpoint's defaults, in the file's names. */
+function endpointSpec(endpoint: Endpoint): EndpointSpec {
+  const settings = currentSettings(endpoint)
+  const defaults = defaultSettings(endpoint)
+  const spec: EndpointSpec = { method: endpoint.method, path: endpoint.path }
+  if (settings.status !== defaults.status) spec.status = settings.status
+  if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
+  if (settings.delayMs !== 0) spec.delay = settings.delayMs
+  if (settings.body !== null) spec.body = JSON.parse(settings.body) as unknown
+  if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
+  if (settings.errorRate !== 0) spec.errorRate = settings.errorRate
+  if (settings.errorStatus !== defaults.errorStatus) spec.errorStatus = settings.errorStatus
+  return spec
+}
+
+/** The project as a project file: what `apply` needs to build the same API elsewhere (no secrets). */
+export function exportProject(store: Store, project: Project): ProjectFile {
+  const endpoints = store.repos.endpoints.listByProject(project.id)
+  const byShape = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
+  const standard = new Set<string>()
+  const resources = store.repos.resources.listByProject(project.id).map((resource): ResourceSpec => {
+    const without: string[] = []
+    for (const { method, path } of standardEndpoints(resource.path)) {
+      const key = `${method} ${routeShape(path)}`
+      if (byShape.has(key)) standard.add(key)
+      else without.push(`${method} ${path}`)
+    }
+    return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without }
+  })
+  const endpointSpecs = endpoints
+    .map((endpoint) => ({ endpoint, spec: endpointSpec(endpoint) }))
+    // A standard resource endpoint with default settings is implied by its resource.
+    .filter(({ endpoint, spec }) => !standard.has(`${endpoint.method} ${routeShape(endpoint.path)}`) || Object.keys(spec).length > 2)
+    .map(({ spec }) => spec)
+  return {
+    name: project.name,
+    slug: project.slug,
+    description: project.description,
+    seed: project.seedValue,
+    resources,
+    endpoints: endpointSpecs,
+    webhooks: store.repos.subscriptions.listByProject(project.id).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
+  }
+}
+
+/** YAML with empty parts left out, so files stay short and diffs small. */
+export function toYaml(file: ProjectFile): string {
+  const resources = file.resources.map((r) => ({
+    path: r.path,
+    ...(Object.keys(r.fields).length ? { fields: r.fields } : {}),
+    ...(r.count ? { count: r.count } : {}),
+    ...(r.seed !== null ? { seed: r.seed } : {}),
+    ...(r.records.length ? { records: r.records } : {}),
+    ...(r.without.length ? { without: r.without } : {}),
+  }))
+  const document = {
+    name: file.name,
+    ...(file.slug ? { slug: file.slug } : {}),
+    ...(file.description ? { description: file.description } : {}),
+    ...(file.seed !== null ? { seed: file.seed } : {}),
+    resources,
+    endpoints: file.endpoints,
+    ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),
+  }
+  return `# mockapi project file: mockapi apply <this file>\n${stringify(document, { lineWidth: 0 })}`
+}

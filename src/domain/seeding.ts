@@ -1,0 +1,75 @@
+import { AppError } from '../errors.ts'
+import type { Resource } from '../model.ts'
+import type { ResourceSeed } from '../store/resources.ts'
+import { checkFields, generateRecord, type FakerFactory } from '../engine/generators.ts'
+import type { Store } from './context.ts'
+import { insertRecord } from './records.ts'
+import { writeTransaction } from './transaction.ts'
+
+export const MAX_SEED_COUNT = 100_000
+
+export function checkSeed(seed: ResourceSeed, makeFaker: FakerFactory): ResourceSeed {
+  if (!Number.isInteger(seed.seedCount) || seed.seedCount < 0 || seed.seedCount > MAX_SEED_COUNT) {
+    throw new AppError('INVALID_INPUT', `seed count ${seed.seedCount} must be a whole number from 0 to ${MAX_SEED_COUNT}`)
+  }
+  if (seed.seedValue !== null && !Number.isSafeInteger(seed.seedValue)) {
+    throw new AppError('INVALID_INPUT', `seed value ${seed.seedValue} must be an integer`)
+  }
+  if (seed.seedCount > 0 && Object.keys(seed.fields).length === 0) {
+    throw new AppError('INVALID_INPUT', 'generated records need field generators (--fields "title:lorem.sentence,…")')
+  }
+  checkFields(seed.fields, makeFaker())
+  return seed
+}
+
+/**
+ * Empties a collection and seeds it again from its resources: their literal records, then their
+ * generated ones (reproducible when a seed value is set). The result becomes the reset snapshot.
+ */
+export function reseedCollection(store: Store, collectionId: number, makeFaker: FakerFactory): number {
+  return writeTransaction(store.db, () => {
+    const { records, collections, projects } = store.repos
+    records.removeAll(collectionId)
+    collections.setNextId(collectionId, 1)
+    for (const resource of store.repos.resources.listByCollection(collectionId)) {
+      for (const record of resource.seedRecords) insertRecord(store, collectionId, record)
+      if (resource.seedCount > 0) {
+        const faker = makeFaker(resource.seedValue ?? projects.byId(resource.projectId)?.seedValue ?? null)
+        for (let i = 0; i < resource.seedCount; i += 1) insertRecord(store, collectionId, generateRecord(resource.fields, faker))
+      }
+    }
+    const seeded = records.allJson(collectionId)
+    collections.setSnapshot(collectionId, seeded)
+    return seeded.length
+  })
+}
+
+/** Sets a resource's seed (fields, count, value, literal records) and reseeds its collection. */
+export function seedResource(store: Store, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory): number {
+  checkSeed(seed, makeFaker)
+  return writeTransaction(store.db, () => {
+    store.repos.resources.setSeed(resource.id, seed)
+    return reseedCollection(store, resource.collectionId, makeFaker)
+  })
+}
+
+/** Puts every collection of the project back to its seeded records. */
+export function resetProject(store: Store, projectId: number): { collections: number; records: number } {
+  return writeTransaction(store.db, () => {
+    const { collections, records } = store.repos
+    let restored = 0
+    const ids = collections.listIds(projectId)
+    for (const collectionId of ids) {
+      records.removeAll(collectionId)
+      let nextId = 1
+      for (const json of collections.snapshot(collectionId)) {
+        const id = String((JSON.parse(json) as { id: unknown }).id)
+        records.insert(collectionId, id, json)
+        if (/^[1-9][0-9]{0,14}$/.test(id)) nextId = Math.max(nextId, Number(id) + 1)
+        restored += 1
+      }
+      collections.setNextId(collectionId, nextId)
+    }
+    return { collections: ids.length, records: restored }
+  })
+}

@@ -1,0 +1,40 @@
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { AppError } from '../errors.ts'
+
+type AddFormats = (ajv: Ajv) => Ajv
+// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats
+
+const ajv = new Ajv({ allErrors: true, strict: false })
+addFormats(ajv)
+const compiled = new Map<string, ValidateFunction>()
+
+export interface SchemaProblem {
+  path: string
+  message: string
+}
+
+/** Compiles once per schema text; an invalid schema is refused with ajv's reason. */
+export function compileSchema(schemaText: string): ValidateFunction {
+  let validate = compiled.get(schemaText)
+  if (!validate) {
+    try {
+      validate = ajv.compile(JSON.parse(schemaText) as object)
+    } catch (error) {
+      throw new AppError('INVALID_INPUT', `request schema is not a valid JSON Schema: ${(error as Error).message}`)
+    }
+    compiled.set(schemaText, validate)
+  }
+  return validate
+}
+
+/** Every way `value` breaks the schema, as `{path, message}` (path is a JSON Pointer, "/" for the root). */
+export function schemaProblems(schemaText: string, value: unknown): SchemaProblem[] {
+  const validate = compileSchema(schemaText)
+  if (validate(value)) return []
+  return (validate.errors ?? []).map((error) => {
+    const missing = error.keyword === 'required' ? `/${String((error.params as { missingProperty: string }).missingProperty)}` : ''
+    return { path: `${error.instancePath}${missing}` || '/', message: error.message ?? 'is invalid' }
+  })
+}
