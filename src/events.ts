@@ -30,8 +30,8 @@ export interface DeliveryAttempted {
 interface EventMap {
   'request.served': [RequestServed]
   'delivery.attempted': [DeliveryAttempted]
-  /** This process changed subscriptions; caches built from them rebuild. */
-  'subscriptions.changed': []
+  /** This process changed projects, endpoints or subscriptions; caches built from them rebuild. */
+  'config.changed': []
 }
 
 /** Typed server events: the core emits them; the CLI logs them and the outbox records them. */

@@ -24,6 +24,9 @@ export function endpointView(endpoint: Endpoint) {
     delayMs: endpoint.delayMs,
     headers: endpoint.headers,
     body: endpoint.body === null ? null : (JSON.parse(endpoint.body) as unknown),
+    schema: endpoint.schema === null ? null : (JSON.parse(endpoint.schema) as unknown),
+    errorRate: endpoint.errorRate,
+    errorStatus: endpoint.errorStatus,
     createdAt: endpoint.createdAt,
   }
 }

@@ -12,6 +12,8 @@ import { registerEndpoints } from './commands/endpoints.ts'
 import { registerRemoveEndpoint } from './commands/remove-endpoint.ts'
 import { registerTemplates } from './commands/templates.ts'
 import { registerServe } from './commands/serve.ts'
+import { registerEndpoint } from './commands/endpoint.ts'
+import { registerConfigAsCode } from './commands/config-as-code.ts'
 import { registerToken } from './commands/token.ts'
 import { registerInbox } from './commands/inbox.ts'
 import { registerWebhooks } from './commands/webhooks.ts'
@@ -31,7 +33,7 @@ export function createProgram(ctx: CliContext): Command {
     })
   for (const register of [
     registerInit, registerProjects, registerProject, registerAddResource, registerAddEndpoint,
-    registerEndpoints, registerRemoveEndpoint, registerTemplates, registerToken, registerInbox, registerWebhooks,
+    registerEndpoints, registerEndpoint, registerRemoveEndpoint, registerTemplates, registerConfigAsCode, registerToken, registerInbox, registerWebhooks,
     registerServe,
   ]) register(program, ctx)
   // Subcommands inherit the error handling and output of the program.

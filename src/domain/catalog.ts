@@ -1,3 +1,4 @@
+import type { MockEvents } from '../events.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Store } from './context.ts'
@@ -68,8 +69,9 @@ export interface Catalog {
 }
 
 /** The routing table, rebuilt only when endpoints may have changed. */
-export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined } = {}): Catalog {
+export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined; events?: MockEvents } = {}): Catalog {
   const snapshots = createVersionedCache(store.db, () => build(store, options.ownPathsSlug))
+  options.events?.on('config.changed', snapshots.invalidate)
 
   const matchOwnPaths = (s: Snapshot, method: string, segments: readonly string[]): Resolution | null => {
     if (!s.ownPaths) return null

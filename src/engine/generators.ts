@@ -37,8 +37,24 @@ export function toJsonValue(value: unknown): unknown {
   return value instanceof Date ? value.toISOString() : value
 }
 
-/** `person.fullName`, `number.int`, `uuid`, … → a function drawing one value; unknown names are refused. */
-export function resolveGenerator(name: string, faker: Faker, args?: unknown): () => unknown {
+/** `number.int({"min":1,"max":9})` → name and parsed JSON argument. */
+export function parseGeneratorCall(text: string): { name: string; args: unknown } {
+  const open = text.indexOf('(')
+  if (open < 0) return { name: text.trim(), args: undefined }
+  if (!text.trimEnd().endsWith(')')) throw new AppError('INVALID_INPUT', `generator "${text}" must end with ")"`)
+  const argText = text.slice(open + 1, text.lastIndexOf(')')).trim()
+  try {
+    return { name: text.slice(0, open).trim(), args: argText ? (JSON.parse(argText) as unknown) : undefined }
+  } catch {
+    throw new AppError('INVALID_INPUT', `generator "${text}": the argument must be JSON, e.g. {"min":1,"max":9}`)
+  }
+}
+
+/** `person.fullName`, `number.int({"max":9})`, `uuid`, … → a function drawing one value; unknown names are refused. */
+export function resolveGenerator(call: string, faker: Faker, givenArgs?: unknown): () => unknown {
+  const parsed = parseGeneratorCall(call)
+  const name = parsed.name
+  const args = givenArgs ?? parsed.args
   const plain = PLAIN[name]
   if (plain && args === undefined) return () => plain(faker)
   const [moduleName, methodName, ...rest] = name.split('.')
@@ -47,8 +63,8 @@ export function resolveGenerator(name: string, faker: Faker, args?: unknown): ()
   if (typeof method !== 'function' || methodName!.startsWith('_')) {
     throw new AppError('INVALID_INPUT', `unknown generator "${name}": use a faker method such as person.fullName or number.int, or one of ${Object.keys(PLAIN).join(', ')}`)
   }
-  const call = method as (...a: unknown[]) => unknown
-  return () => toJsonValue(args === undefined ? call.call(module) : call.call(module, args))
+  const fn = method as (...a: unknown[]) => unknown
+  return () => toJsonValue(args === undefined ? fn.call(module) : fn.call(module, args))
 }
 
 /** `"title:lorem.sentence,views:int"` → `{title: 'lorem.sentence', views: 'int'}`. */

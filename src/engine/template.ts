@@ -41,17 +41,6 @@ function dig(value: unknown, path: string[]): unknown {
   return current ?? null
 }
 
-function splitCall(expression: string): { name: string; args: unknown } {
-  const open = expression.indexOf('(')
-  if (open < 0) return { name: expression, args: undefined }
-  const argText = expression.slice(open + 1, -1).trim()
-  try {
-    return { name: expression.slice(0, open), args: argText ? (JSON.parse(argText) as unknown) : undefined }
-  } catch {
-    throw new AppError('INVALID_INPUT', `template {{${expression}}}: the argument must be JSON, e.g. {"min":1,"max":9}`)
-  }
-}
-
 function evaluate(expression: string, context: TemplateContext): unknown {
   const [root, ...path] = expression.split('(')[0]!.split('.')
   switch (root) {
@@ -63,25 +52,26 @@ function evaluate(expression: string, context: TemplateContext): unknown {
     case 'query': return dig(context.query, path)
     case 'headers': return dig(context.headers, path.map((p) => p.toLowerCase()))
     case 'body': return dig(context.body, path)
-    case 'faker': {
-      if (!context.faker) return null
-      const { name, args } = splitCall(expression.slice('faker.'.length))
-      return resolveGenerator(name, context.faker, args)()
-    }
+    case 'faker':
+      return context.faker ? resolveGenerator(expression.slice('faker.'.length), context.faker)() : null
     default: return null
   }
 }
 
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  if (Array.isArray(value)) return value.flatMap(stringsOf)
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsOf)
+  return []
+}
+
 /** Refuses unknown placeholders when an endpoint is configured, not when it is called. */
-export function checkTemplate(text: string, faker: Faker): void {
-  for (const match of text.matchAll(PLACEHOLDER)) {
+export function checkTemplate(jsonText: string, faker: Faker): void {
+  for (const match of stringsOf(JSON.parse(jsonText)).flatMap((text) => [...text.matchAll(PLACEHOLDER)])) {
     const expression = match[1]!
     const root = expression.split(/[.(]/)[0]!
     if (!ROOTS.includes(root)) throw new AppError('INVALID_INPUT', `template {{${expression}}}: unknown name "${root}" (use ${ROOTS.join(', ')})`)
-    if (root === 'faker') {
-      const { name, args } = splitCall(expression.slice('faker.'.length))
-      resolveGenerator(name, faker, args)
-    }
+    if (root === 'faker') resolveGenerator(expression.slice('faker.'.length), faker)
   }
 }
 

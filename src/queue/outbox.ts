@@ -84,12 +84,12 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
   const onChanged = () => subscriptions.invalidate()
 
   events.on('request.served', onServed)
-  events.on('subscriptions.changed', onChanged)
+  events.on('config.changed', onChanged)
   return {
     flush,
     close() {
       events.off('request.served', onServed)
-      events.off('subscriptions.changed', onChanged)
+      events.off('config.changed', onChanged)
       flush()
     },
   }

@@ -137,7 +137,7 @@ export function createWorker(options: WorkerOptions): Worker {
         if (subscription) store.repos.subscriptions.update({ ...subscription, enabled: false })
         deliveries.cancelPending(job.subscriptionId)
         deliveries.markFailed(job.id, now())
-        events.emit('subscriptions.changed')
+        events.emit('config.changed')
         return 'failed'
       }
       const delay = retryDelays[job.attempt - 1]

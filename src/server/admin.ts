@@ -6,6 +6,7 @@ import {
   createSubscription, deleteSubscription, recentAttempts, requireSubscription, updateSubscription,
 } from '../domain/subscriptions.ts'
 import { parsePaging } from '../engine/list-query.ts'
+import { resetProject } from '../domain/seeding.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
 import { attemptView, subscriptionView } from '../views.ts'
@@ -47,6 +48,12 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     notAllowed(event, ['DELETE', 'GET'])
   })
 
+  app.all('/api/projects/:projectId/reset', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'POST') notAllowed(event, ['POST'])
+    return jsonResponse(200, resetProject(store, project.id))
+  })
+
   app.all('/api/projects/:projectId/webhooks', async (event) => {
     const project = await authorized(event)
     if (event.req.method === 'GET') {
@@ -58,7 +65,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     }
     if (event.req.method === 'POST') {
       const created = createSubscription(store, project, await readJsonBody(event, deps.bodyLimit))
-      deps.events.emit('subscriptions.changed')
+      deps.events.emit('config.changed')
       return jsonResponse(201, subscriptionView(created))
     }
     notAllowed(event, ['GET', 'POST'])
@@ -70,12 +77,12 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     if (event.req.method === 'GET') return jsonResponse(200, subscriptionView(subscription))
     if (event.req.method === 'PATCH') {
       const updated = updateSubscription(store, subscription, await readJsonBody(event, deps.bodyLimit))
-      deps.events.emit('subscriptions.changed')
+      deps.events.emit('config.changed')
       return jsonResponse(200, subscriptionView(updated))
     }
     if (event.req.method === 'DELETE') {
       deleteSubscription(store, subscription)
-      deps.events.emit('subscriptions.changed')
+      deps.events.emit('config.changed')
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'GET', 'PATCH'])

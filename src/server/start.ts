@@ -1,13 +1,20 @@
+import { readFileSync } from 'node:fs'
+import { applyProjectFile, type ApplyResult } from '../domain/apply.ts'
 import { createCatalog } from '../domain/catalog.ts'
 import { ensureDemoProject } from '../domain/demo.ts'
+import { parseProjectFile, type ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
+import { resetProject } from '../domain/seeding.ts'
+import { loadFaker } from '../engine/generators.ts'
+import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
+import type { Project } from '../model.ts'
 import { createOutbox } from '../queue/outbox.ts'
 import { createWorker } from '../queue/worker.ts'
-import { loadFaker } from '../engine/generators.ts'
 import { openRuntime } from '../runtime.ts'
 import { createApp } from './app.ts'
 import { listenApp } from './listen.ts'
+import { watchFile } from './watch.ts'
 
 export interface StartOptions {
   dbPath: string
@@ -22,6 +29,11 @@ export interface StartOptions {
   retryDelaysMs?: number[] | undefined
   /** Per-attempt timeout (default 10 s). */
   deliveryTimeoutMs?: number | undefined
+  /** A project file (or its content) applied before serving. */
+  config?: { path: string } | { file: ProjectFile } | undefined
+  /** Apply `config.path` again whenever it changes; results go to `onWatch`. */
+  watch?: boolean
+  onWatch?: (result: { ok: true; result: ApplyResult } | { ok: false; error: Error }) => void
 }
 
 export interface RunningServer {
@@ -30,36 +42,87 @@ export interface RunningServer {
   events: MockEvents
   createdDemo: boolean
   projects: { slug: string; servedAtOwnPaths: boolean }[]
+  /** The project a config file created or updated, if any. */
+  configured: Project | null
+  /** Every project's records back to their seeded state. */
+  reset(): { collections: number; records: number }
+  /** A project by slug; without one, the configured or default project. */
+  project(slug?: string): Project
   close(): Promise<void>
 }
 
+function readConfig(path: string): ProjectFile {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  return parseProjectFile(text, path)
+}
+
 /**
- * Opens the database, prepares the demo if asked, starts the delivery worker and listens.
- * `close()` stops taking requests, records what is buffered, lets deliveries in flight finish
- * (or puts them back unattempted), then closes the database.
+ * Opens the database, applies a config file or prepares the demo, starts the delivery worker and
+ * listens. `close()` stops taking requests, records what is buffered, lets deliveries in flight
+ * finish (or puts them back unattempted), then closes the database.
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const runtime = openRuntime(options.dbPath)
   const { store, events } = runtime
+  let watcher: { close(): void } | null = null
   try {
+    const makeFaker = await loadFaker()
+    const config = options.config
+    const applyConfig = (file: ProjectFile) => applyProjectFile(store, file, makeFaker, { prune: true })
+    const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
     const needsDemo = options.demo !== false && store.repos.projects.list().length === 0
-    const createdDemo = needsDemo && ensureDemoProject(store, await loadFaker()) !== null
-    const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : defaultProject(store)
-    const catalog = createCatalog(store, { ownPathsSlug: own?.slug })
+    const createdDemo = needsDemo && ensureDemoProject(store, makeFaker) !== null
+    const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : (configured ?? defaultProject(store))
+    const catalog = createCatalog(store, { ownPathsSlug: own?.slug, events })
     const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })
     const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
     const app = createApp({ store, catalog, events, debug: options.debug ?? false })
     const listening = await listenApp(app, { port: options.port, host: options.host })
     worker.start()
+    if (options.watch && config && 'path' in config) {
+      watcher = watchFile(config.path, () => {
+        try {
+          const result = applyConfig(readConfig(config.path))
+          events.emit('config.changed')
+          options.onWatch?.({ ok: true, result })
+        } catch (error) {
+          // apply is one transaction: a broken edit leaves the last good state serving.
+          options.onWatch?.({ ok: false, error: error as Error })
+        }
+      })
+    }
     let closing: Promise<void> | null = null
     return {
       url: listening.url,
       port: listening.port,
       events,
       createdDemo,
+      configured,
       projects: store.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),
+      project(slug) {
+        if (slug) return requireProjectBySlug(store, slug)
+        const chosen = (configured && store.repos.projects.byId(configured.id)) ?? defaultProject(store)
+        if (!chosen) throw new AppError('PROJECT_NOT_FOUND', 'this server has no project')
+        return chosen
+      },
+      reset() {
+        let collections = 0
+        let records = 0
+        for (const project of store.repos.projects.list()) {
+          const result = resetProject(store, project.id)
+          collections += result.collections
+          records += result.records
+        }
+        return { collections, records }
+      },
       close() {
         closing ??= (async () => {
+          watcher?.close()
           await listening.close()
           outbox.close()
           await worker.stop()
@@ -69,6 +132,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       },
     }
   } catch (error) {
+    watcher?.close()
     runtime.close()
     throw error
   }

@@ -1,29 +1,48 @@
 import type { Command } from 'commander'
-import { AppError } from '../../errors.ts'
 import { createResource } from '../../domain/resources.ts'
 import { selectProject } from '../../domain/projects.ts'
+import { checkSeed, seedResource } from '../../domain/seeding.ts'
+import { writeTransaction } from '../../domain/transaction.ts'
+import { loadFaker, parseFieldSpec } from '../../engine/generators.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, printWarnings, success } from '../output.ts'
+import { parseInteger } from '../parse.ts'
+
+interface AddResourceOptions {
+  project?: string
+  fields?: string
+  seed?: number
+  seedValue?: number
+  json?: boolean
+}
 
 export function registerAddResource(program: Command, ctx: CliContext): void {
   program
     .command('add-resource <path>')
     .description('create a resource: list, create, read, replace and delete endpoints over its records')
     .option('--project <slug>', 'project (default: the only or the default one)')
-    .option('--fields <spec>', 'field generators, e.g. "title:string,views:int" (not available yet)')
-    .option('--seed <n>', 'seed N generated records (not available yet)')
+    .option('--fields <spec>', 'field generators: "title:lorem.sentence,views:number.int,author:person.fullName" (any faker method, or string, int, number, boolean, uuid, date)')
+    .option('--seed <n>', 'seed N generated records', parseInteger)
+    .option('--seed-value <n>', 'make generation reproducible (the same records every time)', parseInteger)
     .option('--json', 'print the created endpoints as JSON')
-    .action((path: string, options: { project?: string; fields?: string; seed?: string; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        if (options.fields !== undefined || options.seed !== undefined) {
-          throw new AppError('INVALID_INPUT', '--fields and --seed are not available in this version yet; add records with POST for now')
-        }
+    .action((path: string, options: AddResourceOptions, command: Command) =>
+      withRuntime(command, ctx, async ({ store }) => {
+        const makeFaker = await loadFaker()
+        const seed = checkSeed({
+          fields: options.fields ? parseFieldSpec(options.fields) : {},
+          seedCount: options.seed ?? 0,
+          seedValue: options.seedValue ?? null,
+          seedRecords: [],
+        }, makeFaker)
         const project = selectProject(store, options.project)
-        const { resource, endpoints, warnings } = createResource(store, { project: project.slug, path })
+        const { resource, endpoints, warnings, seeded } = writeTransaction(store.db, () => {
+          const created = createResource(store, { project: project.slug, path })
+          return { ...created, seeded: seedResource(store, created.resource, seed, makeFaker) }
+        })
         printWarnings(ctx.io, warnings)
         if (options.json) return printJson(ctx.io, endpoints.map(endpointView))
-        ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}`))
+        ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}${seed.seedCount ? ` with ${seeded} generated records` : ''}`))
         printTable(ctx.io, ['METHOD', 'PATH', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.status]))
       }))
 }

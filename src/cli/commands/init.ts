@@ -39,14 +39,15 @@ export function registerInit(program: Command, ctx: CliContext): void {
   program
     .command('init')
     .description('create the database (if needed) and a project, optionally from a template and with resources')
-    .option('--name <name>', 'project name (default: the folder name)')
+    .option('--name <name>', "project name (default: the template's, else the folder name)")
     .option('--slug <slug>', 'URL slug (default: from the name)')
     .option('--template <name>', 'start from a template (see "mockapi templates")')
     .option('--resource <path>', 'add a resource, repeatable', collect)
     .option('-y, --yes', 'ask nothing; take flags and defaults')
     .action(async (options: InitOptions, command: Command) => {
+      const templateName = options.template ? loadTemplate(options.template).name : undefined
       let answers = {
-        name: options.name ?? (basename(ctx.environment.cwd) || 'My API'),
+        name: options.name ?? templateName ?? (basename(ctx.environment.cwd) || 'My API'),
         slug: options.slug,
         template: options.template ?? null,
         resources: options.resource ?? [],
@@ -69,7 +70,8 @@ export function registerInit(program: Command, ctx: CliContext): void {
         const { project, warnings } = writeTransaction(store.db, () => {
           const applied = applyProjectFile(store, { ...template, name: answers.name, slug }, makeFaker, { prune: true })
           const pathWarnings = answers.resources.flatMap((path) => createResource(store, { project: slug, path }).warnings)
-          return { project: applied.project, warnings: [...applied.warnings, ...pathWarnings] }
+          // Templates are ours; only the paths typed here get their warnings shown.
+          return { project: applied.project, warnings: pathWarnings }
         })
         printWarnings(ctx.io, warnings)
         const resources = store.repos.resources.listByProject(project.id)

@@ -1,4 +1,5 @@
 import chalk from 'chalk'
+import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { DEFAULT_HOST, DEFAULT_PORT, resolveRetryDelays } from '../../config.ts'
 import { parseDuration } from '../../domain/durations.ts'
@@ -14,6 +15,7 @@ interface ServeOptions {
   quiet?: boolean
   webhookRetryDelays?: string
   webhookTimeout?: string
+  watch?: string
 }
 
 function statusColor(status: number): (text: string) => string {
@@ -31,6 +33,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
     .option('--webhook-retry-delays <list>', 'delays between delivery attempts (env MOCKAPI_WEBHOOK_RETRY_DELAYS; default 5s,30s,2m,10m,30m)')
     .option('--webhook-timeout <duration>', 'time a receiver has to answer one delivery (default 10s)')
+    .option('--watch <file>', 'apply this project file (mockapi export format) at start and whenever it changes')
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
@@ -43,6 +46,13 @@ export function registerServe(program: Command, ctx: CliContext): void {
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
+        ...(options.watch ? { config: { path: resolve(ctx.environment.cwd, options.watch) }, watch: true } : {}),
+        onWatch: (outcome) => {
+          const time = chalk.dim(new Date().toISOString().slice(11, 23))
+          if (!outcome.ok) return ctx.io.err(`${time} ${chalk.red(`✖ ${options.watch} not applied, still serving the last good version: ${outcome.error.message}`)}`)
+          const { changes } = outcome.result
+          ctx.io.out(`${time} ${chalk.green('✔')} applied ${options.watch}: ${changes.length ? changes.join(', ') : 'no changes'}`)
+        },
       })
       const portWasChosen = command.getOptionValueSource('port') === 'cli'
       if (portWasChosen && options.port !== 0 && server.port !== options.port) {
@@ -53,6 +63,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ctx.io.err(chalk.yellow(`! port ${options.port} is in use; using ${server.port}`))
       }
       if (server.createdDemo) ctx.io.out(chalk.dim(`created ${dbPath} with the demo project (blog template)`))
+      if (server.configured) ctx.io.out(chalk.dim(`applied ${options.watch} to project ${server.configured.slug}; watching it for changes`))
       ctx.io.out(`${chalk.bold('mockapi')} listening on ${chalk.cyan(server.url)}`)
       for (const project of server.projects) {
         const own = project.servedAtOwnPaths ? chalk.dim('  (default: also at its own paths)') : ''

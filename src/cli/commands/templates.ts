@@ -4,7 +4,7 @@ import { loadFaker } from '../../engine/generators.ts'
 import { selectProject } from '../../domain/projects.ts'
 import { listTemplates, loadTemplate } from '../../templates/loader.ts'
 import { withRuntime, type CliContext } from '../context.ts'
-import { printJson, printTable, printWarnings, success } from '../output.ts'
+import { printJson, printTable, success } from '../output.ts'
 
 export function registerTemplates(program: Command, ctx: CliContext): void {
   program
@@ -26,8 +26,7 @@ export function registerTemplates(program: Command, ctx: CliContext): void {
         const template = loadTemplate(name)
         const makeFaker = await loadFaker()
         const project = selectProject(store, options.project)
-        const { changes, warnings } = applyProjectFile(store, { ...template, slug: project.slug }, makeFaker, { prune: false })
-        printWarnings(ctx.io, warnings)
+        const { changes } = applyProjectFile(store, { ...template, slug: project.slug }, makeFaker, { prune: false })
         ctx.io.out(success(`applied template ${name} to project ${project.slug}: ${changes.length} changes`))
       }))
 }

@@ -98,6 +98,35 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
       }))
 
   webhooks
+    .command('send <url>')
+    .description('post a sample webhook payload (payment-style or user-style) to your own receiver')
+    .requiredOption('--event <name>', 'sample event, e.g. payment.succeeded, user.created')
+    .option('--sign <secret>', 'add X-Webhook-Signature: hex HMAC-SHA256 of "{timestamp}.{body}" with this secret')
+    .option('--show', 'print the payload sent')
+    .action(async (url: string, options: { event: string; sign?: string; show?: boolean }) => {
+      const { loadFaker } = await import('../../engine/generators.ts')
+      const { samplePayload, sampleHeaders } = await import('../../domain/samples.ts')
+      const { checkTargetUrl } = await import('../../domain/subscriptions.ts')
+      const target = checkTargetUrl(url)
+      const body = samplePayload(options.event, (await loadFaker())())
+      const headers = sampleHeaders(body, options.sign)
+      const started = performance.now()
+      let response: Response
+      try {
+        response = await fetch(target, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.timeout(10_000) })
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
+        throw new AppError('INVALID_INPUT', `could not deliver to ${target}: ${cause}`)
+      }
+      await response.body?.cancel().catch(() => {})
+      const ms = Math.round(performance.now() - started)
+      if (options.show) ctx.io.out(JSON.stringify(JSON.parse(body), null, 2))
+      const line = `${options.event} → ${target}: ${response.status} in ${ms} ms (X-Webhook-ID ${headers['x-webhook-id']})`
+      if (!response.ok) throw new AppError('INVALID_INPUT', line)
+      ctx.io.out(success(line))
+    })
+
+  webhooks
     .command('redeliver <deliveryId>')
     .description('queue the event of a logged delivery once more (a running serve sends it within a second)')
     .action((deliveryId: string, _options: unknown, command: Command) =>

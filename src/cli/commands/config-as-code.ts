@@ -1,0 +1,65 @@
+import type { Command } from 'commander'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { applyProjectFile } from '../../domain/apply.ts'
+import { exportProject, toYaml } from '../../domain/export.ts'
+import { parseProjectFile } from '../../domain/project-file.ts'
+import { selectProject } from '../../domain/projects.ts'
+import { resetProject } from '../../domain/seeding.ts'
+import { loadFaker } from '../../engine/generators.ts'
+import { AppError } from '../../errors.ts'
+import { withRuntime, type CliContext } from '../context.ts'
+import { printWarnings, success } from '../output.ts'
+
+export function readProjectFile(path: string): ReturnType<typeof parseProjectFile> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  return parseProjectFile(text, path)
+}
+
+export function registerConfigAsCode(program: Command, ctx: CliContext): void {
+  program
+    .command('export')
+    .description('write the project as YAML (resources, endpoints and settings, generators, subscriptions without secrets)')
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('-o, --output <file>', 'write to a file instead of stdout')
+    .action((options: { project?: string; output?: string }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const yaml = toYaml(exportProject(store, selectProject(store, options.project)))
+        if (options.output) {
+          writeFileSync(resolve(ctx.environment.cwd, options.output), yaml)
+          ctx.io.err(success(`wrote ${options.output}`))
+        } else {
+          ctx.io.out(yaml.trimEnd())
+        }
+      }))
+
+  program
+    .command('apply <file>')
+    .description('create or update the project to match a YAML file; idempotent, all or nothing')
+    .option('--project <slug>', 'project to fill when the file has no slug')
+    .action((file: string, options: { project?: string }, command: Command) =>
+      withRuntime(command, ctx, async ({ store }) => {
+        const parsed = readProjectFile(resolve(ctx.environment.cwd, file))
+        const result = applyProjectFile(store, parsed, await loadFaker(), { project: options.project, prune: true })
+        printWarnings(ctx.io, result.warnings)
+        if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
+        ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))
+        for (const change of result.changes) ctx.io.out(`  ${change}`)
+      }))
+
+  program
+    .command('reset')
+    .description("put the project's records back to their seeded state")
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .action((options: { project?: string }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const project = selectProject(store, options.project)
+        const { collections, records } = resetProject(store, project.id)
+        ctx.io.out(success(`reset ${project.slug}: ${records} records in ${collections} collections`))
+      }))
+}

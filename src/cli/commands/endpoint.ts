@@ -1,0 +1,86 @@
+import type { Command } from 'commander'
+import { configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
+import { loadFaker } from '../../engine/generators.ts'
+import { AppError } from '../../errors.ts'
+import { endpointView } from '../../views.ts'
+import { withRuntime, type CliContext } from '../context.ts'
+import { printJson, success } from '../output.ts'
+import { collect, parseHeaders, parseInteger, readJsonArgument } from '../parse.ts'
+
+interface SetOptions {
+  project?: string
+  status?: number
+  header?: string[]
+  clearHeaders?: boolean
+  delay?: number
+  body?: string
+  clearBody?: boolean
+  schema?: string
+  clearSchema?: boolean
+  errorRate?: string
+  errorStatus?: number
+  json?: boolean
+}
+
+function parseRate(value: string): number {
+  const rate = Number(value.replace(/%$/, ''))
+  if (!Number.isFinite(rate)) throw new AppError('INVALID_INPUT', `error rate "${value}" must be a percentage from 0 to 100`)
+  return rate
+}
+
+export function registerEndpoint(program: Command, ctx: CliContext): void {
+  const endpoint = program.command('endpoint').description('show or configure one endpoint')
+
+  endpoint
+    .command('show <method> <path>')
+    .description('every setting of one endpoint')
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'machine-readable JSON on stdout')
+    .action((method: string, path: string, options: { project?: string; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        const view = endpointView(requireEndpoint(store, { project: options.project, method, path }))
+        if (options.json) return printJson(ctx.io, view)
+        const line = (label: string, value: unknown) => ctx.io.out(`${label.padEnd(13)}${value}`)
+        line('endpoint', `${view.method} ${view.path}  (${view.kind}${view.action ? `: ${view.action}` : ''}, id ${view.id})`)
+        line('status', view.status)
+        line('delay', `${view.delayMs} ms`)
+        line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
+        line('error rate', `${view.errorRate} % → ${view.errorStatus}`)
+        line('schema', view.schema === null ? '(none)' : JSON.stringify(view.schema))
+        line('body', view.body === null ? (view.action ? '(the records)' : '{}') : JSON.stringify(view.body))
+      }))
+
+  endpoint
+    .command('set <method> <path>')
+    .description('change settings of one endpoint; the others of its resource stay as they are')
+    .option('--status <code>', 'success status', parseInteger)
+    .option('--header <name:value>', 'response header, repeatable (replaces the headers)', collect)
+    .option('--clear-headers', 'remove every response header')
+    .option('--delay <ms>', 'wait before answering', parseInteger)
+    .option('--body <json>', 'fixed response body or template ({{faker.person.fullName}}, {{params.id}}, …), or @file')
+    .option('--clear-body', 'answer the records (resource endpoints) or {} again')
+    .option('--schema <json>', 'JSON Schema the request body must match (422 otherwise), or @file')
+    .option('--clear-schema', 'stop validating the request body')
+    .option('--error-rate <percent>', 'share of requests (0–100) answered with --error-status')
+    .option('--error-status <code>', 'status of simulated errors (default 500)', parseInteger)
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'print the endpoint as JSON')
+    .action((method: string, path: string, options: SetOptions, command: Command) =>
+      withRuntime(command, ctx, async ({ store }) => {
+        const cwd = ctx.environment.cwd
+        const input: SettingsInput = {
+          status: options.status,
+          headers: options.clearHeaders ? {} : options.header ? parseHeaders(options.header) : undefined,
+          delayMs: options.delay,
+          body: options.clearBody ? null : options.body === undefined ? undefined : readJsonArgument(options.body, cwd),
+          schema: options.clearSchema ? null : options.schema === undefined ? undefined : readJsonArgument(options.schema, cwd),
+          errorRate: options.errorRate === undefined ? undefined : parseRate(options.errorRate),
+          errorStatus: options.errorStatus,
+        }
+        if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')
+        const target = requireEndpoint(store, { project: options.project, method, path })
+        const updated = configureEndpoint(store, target, input, await loadFaker())
+        if (options.json) return printJson(ctx.io, endpointView(updated))
+        ctx.io.out(success(`updated ${updated.method} ${updated.path}`))
+      }))
+}

@@ -1,0 +1,70 @@
+/**
+ * Use mockapi from a test suite:
+ *
+ *   const api = await startMockApi({ config: 'mockapi.yaml' })
+ *   await fetch(`${api.url}/api/shop/products`)
+ *   api.reset(); await api.close()
+ */
+import { stringify } from 'yaml'
+import { parseProjectFile, type ProjectFile } from './domain/project-file.ts'
+import { startServer } from './server/start.ts'
+
+export type { ProjectFile } from './domain/project-file.ts'
+
+export interface MockApiOptions {
+  /** SQLite file, or ":memory:" (the default) for a private, throw-away database. */
+  db?: string
+  /** A project file: its path, or the same content as an object. */
+  config?: string | Record<string, unknown>
+  /** 0 (the default) picks a free port. */
+  port?: number
+  host?: string
+  /** Delays between webhook delivery attempts, in ms (default 5 s, 30 s, 2 min, 10 min, 30 min). */
+  webhookRetryDelaysMs?: number[]
+}
+
+export interface MockApiProject {
+  id: number
+  slug: string
+  name: string
+  shareToken: string
+  /** Base URL of the project's endpoints: `${api.url}/api/${slug}`. */
+  url: string
+}
+
+export interface MockApi {
+  /** `http://127.0.0.1:<port>` */
+  url: string
+  port: number
+  /** A project by slug; without one, the project of the config file (or the default project). */
+  project(slug?: string): MockApiProject
+  /** Every project's records back to their seeded state. */
+  reset(): void
+  close(): Promise<void>
+}
+
+export async function startMockApi(options: MockApiOptions = {}): Promise<MockApi> {
+  const config = options.config === undefined
+    ? undefined
+    : typeof options.config === 'string'
+      ? { path: options.config }
+      : { file: parseProjectFile(stringify(options.config), 'config object') }
+  const server = await startServer({
+    dbPath: options.db ?? ':memory:',
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    demo: config === undefined,
+    config,
+    retryDelaysMs: options.webhookRetryDelaysMs,
+  })
+  return {
+    url: server.url,
+    port: server.port,
+    project(slug) {
+      const project = server.project(slug)
+      return { id: project.id, slug: project.slug, name: project.name, shareToken: project.shareToken, url: `${server.url}/api/${project.slug}` }
+    },
+    reset: () => void server.reset(),
+    close: () => server.close(),
+  }
+}
