@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, tempDir } from '../_helpers.ts'
+import { cleanup, cli, openStore, tempDir } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -110,11 +110,50 @@ describe('path rules', () => {
 })
 
 describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
-  it('refuses --fields and --seed clearly until generated data exists', () => {
+  it('seeds generated records from faker field generators', () => {
+    const { run, db } = setup()
+    run('project', 'create', 'P')
+    const added = run('add-resource', '/api/posts', '--fields', 'title:lorem.sentence,views:number.int,author:person.fullName,email:internet.email,publishedAt:date.recent,flag:boolean,ref:uuid', '--seed', '25')
+    expect(added.code, added.stderr).toBe(0)
+    expect(added.stdout).toContain('with 25 generated records')
+    const runtime = openStore(db)
+    const records = runtime.store.repos.records.allJson(1).map((json) => JSON.parse(json))
+    expect(records).toHaveLength(25)
+    expect(records.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)))
+    for (const record of records) {
+      expect(typeof record.title).toBe('string')
+      expect(Number.isInteger(record.views)).toBe(true)
+      expect(record.author).toMatch(/\S+ \S+/)
+      expect(record.email).toMatch(/@/)
+      expect(Date.parse(record.publishedAt)).not.toBeNaN()
+      expect(typeof record.flag).toBe('boolean')
+      expect(record.ref).toMatch(/^[0-9a-f-]{36}$/)
+    }
+    expect(new Set(records.map((r) => r.title)).size).toBeGreaterThan(20)
+  })
+
+  it('makes generation reproducible with --seed-value', () => {
+    const first = setup()
+    const second = setup()
+    for (const { run } of [first, second]) {
+      run('project', 'create', 'P')
+      expect(run('add-resource', '/api/people', '--fields', 'name:person.fullName,age:int', '--seed', '5', '--seed-value', '42').code).toBe(0)
+    }
+    const a = openStore(first.db).store.repos.records.allJson(1)
+    const b = openStore(second.db).store.repos.records.allJson(1)
+    expect(a).toHaveLength(5)
+    expect(a).toEqual(b)
+  })
+
+  it('refuses an unknown generator naming it, and a seed without fields, creating nothing', () => {
     const { run } = setup()
     run('project', 'create', 'P')
-    expectUserError(run('add-resource', '/api/posts', '--fields', 'title:string'), /--fields and --seed are not available/)
-    expectUserError(run('add-resource', '/api/posts', '--seed', '5'), /--fields and --seed are not available/)
+    expectUserError(run('add-resource', '/api/posts', '--fields', 'title:person.nope', '--seed', '3'), /unknown generator "person\.nope"/)
+    expectUserError(run('add-resource', '/api/posts', '--fields', 'title:constructor', '--seed', '3'), /unknown generator "constructor"/)
+    expectUserError(run('add-resource', '/api/posts', '--fields', 'title', '--seed', '3'), /must look like name:generator/)
+    expectUserError(run('add-resource', '/api/posts', '--seed', '3'), /need field generators/)
+    expectUserError(run('add-resource', '/api/posts', '--fields', 'id:uuid', '--seed', '3'), /"id" is given by mockapi/)
+    expect(JSON.parse(run('endpoints', '--json').stdout)).toEqual([])
   })
 
   it('refuses a resource twice, and an endpoint that exists', () => {
