@@ -84,6 +84,20 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
+/** `cli` without blocking this process, for commands that talk to a server running in the test. */
+export function cliAsync(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, FORCE_COLOR: '0', ...options.env },
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => (stdout += chunk))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  child.stdin.end()
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}
+
 /** Starts `mockapi serve` as a child process and waits for its whole banner. */
 export async function spawnServe(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ url: string; child: ChildProcessWithoutNullStreams; output: () => string }> {
   const child = spawn(process.execPath, [BIN, ...args], {

@@ -56,7 +56,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
   const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
   if (document.errors.length > 0) {
     const first = document.errors[0]!
-    const line = first.linePos?.[0].line
+    const line = lineCounter.linePos(first.pos[0]).line
     throw new AppError('INVALID_INPUT', `${source}${line ? `, line ${line}` : ''}: ${first.message.split('\n')[0]}`)
   }
   const fail = (path: Path, message: string): never => {

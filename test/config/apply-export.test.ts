@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { cleanup, cli, exited, openStore, send, spawnServe, tempDir } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+function workspace() {
+  const cwd = tempDir()
+  const db = join(cwd, 'a.db')
+  const run = (...args: string[]) => {
+    const result = cli(['--db', db, ...args], { cwd })
+    return result
+  }
+  const ok = (...args: string[]) => {
+    const result = run(...args)
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    return result.stdout
+  }
+  return { cwd, db, run, ok }
+}
+
+/** A project that uses every kind of setting the file format carries. */
+function buildRichProject(ok: (...args: string[]) => string, cwd: string) {
+  ok('init', '--yes', '--name', 'Rich', '--slug', 'rich')
+  ok('add-resource', '/api/products', '--fields', 'name:commerce.productName,price:number.float,active:boolean', '--seed', '12', '--seed-value', '5')
+  ok('add-resource', '/api/users')
+  ok('add-resource', '/api/users/:userId/orders')
+  ok('endpoint', 'set', 'GET', '/api/products', '--status', '203', '--header', 'X-Env: mock', '--delay', '5')
+  writeFileSync(join(cwd, 'schema.json'), JSON.stringify({ type: 'object', required: ['name'] }))
+  ok('endpoint', 'set', 'POST', '/api/products', '--schema', '@schema.json', '--error-rate', '10', '--error-status', '503')
+  ok('add-endpoint', 'PATCH', '/api/products/:id')
+  ok('add-endpoint', 'GET', '/api/stats', '--body', '{"visits":"{{faker.number.int}}","at":"{{now}}"}')
+  ok('remove-endpoint', 'DELETE', '/api/users/:id')
+  ok('webhooks', 'add', 'http://127.0.0.1:9999/hook', '--name', 'ci', '--events', 'mock.error')
+}
+
+let rich: ReturnType<typeof workspace>
+let richYaml: string
+
+beforeAll(() => {
+  rich = workspace()
+  buildRichProject(rich.ok, rich.cwd)
+  richYaml = rich.ok('export')
+})
+
+/** A new workspace holding a copy of the rich project's database. */
+function copyOfRich() {
+  const copy = workspace()
+  copyFileSync(rich.db, copy.db)
+  return copy
+}
+
+describe('export and apply', () => {
+  it('export → apply into a fresh database → export gives the same YAML', () => {
+    const first = rich
+    const exported = richYaml
+    expect(exported).toContain('name: Rich')
+    expect(exported).toContain('without:')
+    expect(exported).toContain('schema:')
+    expect(exported).not.toContain('whsec_')
+    writeFileSync(join(first.cwd, 'mockapi.yaml'), exported)
+
+    const second = workspace()
+    const applied = second.run('apply', join(first.cwd, 'mockapi.yaml'))
+    expect(applied.code, applied.stderr).toBe(0)
+    expect(applied.stdout).toContain('applied')
+    expect(second.ok('export')).toBe(exported)
+    // The generated records are the same too: the seed value makes them reproducible.
+    const products = (db: string) => openStore(db).store.repos.records.allJson(1)
+    expect(products(second.db)).toHaveLength(12)
+    expect(products(second.db)).toEqual(products(first.db))
+  })
+
+  it('applying the same file twice changes nothing; an edit changes only what was edited', async () => {
+    const { cwd, db, run, ok } = copyOfRich()
+    const file = join(cwd, 'mockapi.yaml')
+    ok('export', '-o', 'mockapi.yaml')
+    expect(ok('apply', 'mockapi.yaml')).toContain('already matches')
+
+    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const created = await send(`${url}/api/rich/users`, { method: 'POST', body: { name: 'kept' } })
+    const productsBefore = (await send(`${url}/api/rich/products`)).json
+    expect(productsBefore).toHaveLength(12)
+
+    expect(ok('apply', 'mockapi.yaml')).toContain('already matches')
+    expect((await send(`${url}/api/rich/users/${created.json.id}`)).json.name).toBe('kept')
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace('status: 203', 'status: 206'))
+    const edited = ok('apply', 'mockapi.yaml')
+    expect(edited).toContain('1 changes')
+    expect(edited).toContain('~ endpoint GET /api/products')
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    const after = await send(`${url}/api/rich/products`)
+    expect(after.status).toBe(206)
+    expect(after.json).toEqual(productsBefore)
+    expect((await send(`${url}/api/rich/users/${created.json.id}`)).json.name).toBe('kept')
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace('count: 12', 'count: 3'))
+    expect(ok('apply', 'mockapi.yaml')).toContain('~ seed /api/products')
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect((await send(`${url}/api/rich/products`)).json).toHaveLength(3)
+    expect((await send(`${url}/api/rich/users/${created.json.id}`)).status).toBe(200)
+    child.kill('SIGTERM')
+    await exited(child)
+    expect(run('apply', 'mockapi.yaml').stdout).toContain('already matches')
+  })
+
+  it.each([
+    ['a YAML syntax error', (y: string) => y.replace('name: Rich', 'name: [Rich'), /line \d+/],
+    ['a negative count', (y: string) => y.replace('count: 12', 'count: -1'), /line \d+: resources\[\d\]\.count must be a whole number/],
+    ['an unknown generator', (y: string) => y.replace('commerce.productName', 'commerce.nothing'), /unknown generator "commerce\.nothing"/],
+    ['a bad resource path', (y: string) => y.replace('- path: /api/users\n', '- path: /api/getUsers\n'), /no-verbs/],
+    ['a bad method', (y: string) => y.replace('method: PATCH', 'method: FETCH'), /line \d+: endpoints\[\d\]\.method must be one of/],
+    ['a bad webhook URL', (y: string) => y.replace('http://127.0.0.1:9999/hook', 'ftp://x'), /targetUrl/],
+    ['a template with an unknown name', (y: string) => y.replace('{{now}}', '{{later}}'), /unknown name "later"/],
+    ['duplicate keys', (y: string) => y.replace('name: Rich', 'name: Rich\nname: Again'), /line \d+/],
+  ])('refuses a file with %s, with the reason, and changes nothing', (_name, edit, reason) => {
+    const { cwd, ok, run } = copyOfRich()
+    const exported = richYaml
+    writeFileSync(join(cwd, 'mockapi.yaml'), edit(exported).replace('status: 203', 'status: 207'))
+    const result = run('apply', 'mockapi.yaml')
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toMatch(reason)
+    expect(ok('export')).toBe(exported)
+  })
+
+  it('refuses a file that cannot be read', () => {
+    const { run } = workspace()
+    expect(run('apply', 'missing.yaml').stderr).toMatch(/cannot read .*missing\.yaml: ENOENT/)
+  })
+})

@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { listTemplates } from '../../src/templates/loader.ts'
+import { cleanup, cli, exited, send, spawnServe, tempDir } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+describe('templates', () => {
+  it('lists at least blog, ecommerce, todo, crm and webhooks, each with a description', () => {
+    const listed = JSON.parse(cli(['templates', '--json']).stdout) as { name: string; description: string }[]
+    expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(['blog', 'ecommerce', 'todo', 'crm', 'webhooks']))
+    for (const template of listed) expect(template.description.length).toBeGreaterThan(10)
+  })
+
+  it.each(listTemplates().map((t) => t.name))('%s applies and every GET endpoint answers', async (name) => {
+    const cwd = tempDir()
+    const db = join(cwd, 't.db')
+    const init = cli(['--db', db, 'init', '--template', name, '--yes', '--slug', `t-${name}`], { cwd })
+    expect(init.code, init.stderr).toBe(0)
+    const endpoints = JSON.parse(cli(['--db', db, 'endpoints', '--json'], { cwd }).stdout) as { method: string; path: string }[]
+    expect(endpoints.length).toBeGreaterThan(0)
+    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    for (const endpoint of endpoints.filter((e) => e.method === 'GET')) {
+      let path = endpoint.path.replace(/^\/api/, '').replace(/:(?!id$)[^/]+/g, '1')
+      if (path.endsWith('/:id')) {
+        // An item that exists under this parent: the first of the list.
+        const list = await send(`${url}/api/t-${name}${path.slice(0, -4)}`)
+        path = path.replace(/:id$/, list.json[0]?.id ?? '1')
+      }
+      const response = await send(`${url}/api/t-${name}${path}`)
+      expect(response.status, `${endpoint.path}: ${response.text}`).toBe(200)
+      expect(response.json).toBeDefined()
+    }
+    child.kill('SIGTERM')
+    await exited(child)
+  })
+
+  it('ecommerce products and orders have realistic generated data', async () => {
+    const cwd = tempDir()
+    expect(cli(['init', '--template', 'ecommerce', '--yes'], { cwd }).code).toBe(0)
+    const { url, child } = await spawnServe(['serve', '--port', '0', '--quiet'], { cwd })
+    const products = (await send(`${url}/api/products?limit=5`)).json
+    expect(products).toHaveLength(5)
+    for (const product of products) {
+      expect(product).toMatchObject({ name: expect.any(String), price: expect.any(Number), sku: expect.stringMatching(/^[A-Z0-9]{10}$/) })
+    }
+    const orders = await send(`${url}/api/customers/3/orders`)
+    expect(orders.json.every((o: { customerId: string }) => o.customerId === '3')).toBe(true)
+    const invalid = await send(`${url}/api/orders`, { method: 'POST', body: { customerId: '1' } })
+    expect(invalid.status).toBe(422)
+    child.kill('SIGTERM')
+    await exited(child)
+  })
+
+  it('webhooks template answers every sample event in its shape, fresh on every call', async () => {
+    const cwd = tempDir()
+    expect(cli(['init', '--template', 'webhooks', '--yes', '--slug', 'hooks'], { cwd }).code).toBe(0)
+    const { url, child } = await spawnServe(['serve', '--port', '0', '--quiet'], { cwd })
+    const payment = ['payment.succeeded', 'payment.failed', 'payment.refunded', 'subscription.created', 'subscription.canceled']
+    for (const event of payment) {
+      const a = (await send(`${url}/api/hooks/webhook-events/${event.replace('.', '-')}`)).json
+      const b = (await send(`${url}/api/hooks/webhook-events/${event.replace('.', '-')}`)).json
+      expect(a).toMatchObject({ event, id: expect.stringMatching(/^evt_/), created: expect.any(Number), data: { object: { id: expect.any(String), amount: expect.any(Number), currency: expect.any(String), status: expect.any(String), customer: { id: expect.any(String), email: expect.stringMatching(/@/) } } } })
+      expect(a.id).not.toBe(b.id)
+    }
+    for (const event of ['user.created', 'user.updated', 'user.deleted', 'notification.sent']) {
+      const body = (await send(`${url}/api/hooks/webhook-events/${event.replace('.', '-')}`)).json
+      expect(body).toMatchObject({ event, timestamp: expect.any(String), webhook_id: expect.any(String), data: { id: expect.any(String), name: expect.any(String), email: expect.stringMatching(/@/), created_at: expect.any(String) } })
+    }
+    child.kill('SIGTERM')
+    await exited(child)
+  })
+})
