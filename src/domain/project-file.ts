@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, HTTP_METHODS, type EventType } from '../model.ts'
@@ -163,4 +164,14 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     endpoints,
     webhooks,
   }
+}
+
+export function readProjectFile(path: string): ProjectFile {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  return parseProjectFile(text, path)
 }

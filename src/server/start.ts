@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { applyProjectFile, type ApplyResult } from '../domain/apply.ts'
 import { createCatalog } from '../domain/catalog.ts'
 import { ensureDemoProject } from '../domain/demo.ts'
-import { parseProjectFile, type ProjectFile } from '../domain/project-file.ts'
+import { readProjectFile, type ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { resetProject } from '../domain/seeding.ts'
 import { loadFaker } from '../engine/generators.ts'
@@ -51,16 +50,6 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-function readConfig(path: string): ProjectFile {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
-  return parseProjectFile(text, path)
-}
-
 /**
  * Opens the database, applies a config file or prepares the demo, starts the delivery worker and
  * listens. `close()` stops taking requests, records what is buffered, lets deliveries in flight
@@ -74,7 +63,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const makeFaker = await loadFaker()
     const config = options.config
     const applyConfig = (file: ProjectFile) => applyProjectFile(store, file, makeFaker, { prune: true })
-    const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
+    const configured = config ? applyConfig('file' in config ? config.file : readProjectFile(config.path)).project : null
     const needsDemo = options.demo !== false && store.repos.projects.list().length === 0
     const createdDemo = needsDemo && ensureDemoProject(store, makeFaker) !== null
     const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : (configured ?? defaultProject(store))
@@ -87,7 +76,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     if (options.watch && config && 'path' in config) {
       watcher = watchFile(config.path, () => {
         try {
-          const result = applyConfig(readConfig(config.path))
+          const result = applyConfig(readProjectFile(config.path))
           events.emit('config.changed')
           options.onWatch?.({ ok: true, result })
         } catch (error) {

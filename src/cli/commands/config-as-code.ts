@@ -1,25 +1,14 @@
 import type { Command } from 'commander'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { applyProjectFile } from '../../domain/apply.ts'
 import { exportProject, toYaml } from '../../domain/export.ts'
-import { parseProjectFile } from '../../domain/project-file.ts'
+import { readProjectFile } from '../../domain/project-file.ts'
 import { selectProject } from '../../domain/projects.ts'
 import { resetProject } from '../../domain/seeding.ts'
 import { loadFaker } from '../../engine/generators.ts'
-import { AppError } from '../../errors.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printWarnings, success } from '../output.ts'
-
-export function readProjectFile(path: string): ReturnType<typeof parseProjectFile> {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
-  return parseProjectFile(text, path)
-}
 
 export function registerConfigAsCode(program: Command, ctx: CliContext): void {
   program
