@@ -3,22 +3,44 @@ import { Command, CommanderError } from 'commander'
 import { AppError } from '../errors.ts'
 import { defaultContext, type CliContext } from './context.ts'
 import { processIo, type Io } from './output.ts'
-import { registerInit } from './commands/init.ts'
-import { registerProjects } from './commands/projects.ts'
-import { registerProject } from './commands/project.ts'
-import { registerAddResource } from './commands/add-resource.ts'
-import { registerAddEndpoint } from './commands/add-endpoint.ts'
-import { registerEndpoints } from './commands/endpoints.ts'
-import { registerRemoveEndpoint } from './commands/remove-endpoint.ts'
-import { registerTemplates } from './commands/templates.ts'
-import { registerServe } from './commands/serve.ts'
-import { registerEndpoint } from './commands/endpoint.ts'
-import { registerConfigAsCode } from './commands/config-as-code.ts'
-import { registerToken } from './commands/token.ts'
-import { registerInbox } from './commands/inbox.ts'
-import { registerWebhooks } from './commands/webhooks.ts'
 
-export function createProgram(ctx: CliContext): Command {
+type Register = (program: Command, ctx: CliContext) => void
+
+/**
+ * Each command's module, loaded only when that command runs (or for --help): loading them all
+ * up front pulled yaml, ajv, jose and faker into every start and cost over 100 ms.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: () => import('./commands/init.ts').then((m) => m.registerInit),
+  projects: () => import('./commands/projects.ts').then((m) => m.registerProjects),
+  project: () => import('./commands/project.ts').then((m) => m.registerProject),
+  'add-resource': () => import('./commands/add-resource.ts').then((m) => m.registerAddResource),
+  'add-endpoint': () => import('./commands/add-endpoint.ts').then((m) => m.registerAddEndpoint),
+  endpoints: () => import('./commands/endpoints.ts').then((m) => m.registerEndpoints),
+  endpoint: () => import('./commands/endpoint.ts').then((m) => m.registerEndpoint),
+  'remove-endpoint': () => import('./commands/remove-endpoint.ts').then((m) => m.registerRemoveEndpoint),
+  templates: () => import('./commands/templates.ts').then((m) => m.registerTemplates),
+  'apply-template': () => import('./commands/templates.ts').then((m) => m.registerTemplates),
+  export: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),
+  apply: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),
+  reset: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),
+  token: () => import('./commands/token.ts').then((m) => m.registerToken),
+  inbox: () => import('./commands/inbox.ts').then((m) => m.registerInbox),
+  webhooks: () => import('./commands/webhooks.ts').then((m) => m.registerWebhooks),
+  serve: () => import('./commands/serve.ts').then((m) => m.registerServe),
+}
+
+/** The command named in argv, skipping global options (`--db <file>` takes a value). */
+function commandName(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!
+    if (arg === '--db') i += 1
+    else if (!arg.startsWith('-')) return arg
+  }
+  return undefined
+}
+
+export async function createProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const program = new Command('mockapi')
     .description('A local mock API server: REST resources from SQLite, a webhook inbox and webhook deliveries.')
     .version('0.1.0')
@@ -31,11 +53,10 @@ export function createProgram(ctx: CliContext): Command {
       writeErr: (text) => ctx.io.err(text.trimEnd()),
       outputError: (text, write) => write(chalk.red(text.trimEnd())),
     })
-  for (const register of [
-    registerInit, registerProjects, registerProject, registerAddResource, registerAddEndpoint,
-    registerEndpoints, registerEndpoint, registerRemoveEndpoint, registerTemplates, registerConfigAsCode, registerToken, registerInbox, registerWebhooks,
-    registerServe,
-  ]) register(program, ctx)
+  const named = commandName(argv)
+  const loaders = named && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : [...new Set(Object.values(COMMANDS))]
+  const registers = new Set(await Promise.all(loaders.map((load) => load())))
+  for (const register of registers) register(program, ctx)
   // Subcommands inherit the error handling and output of the program.
   for (const command of program.commands) inherit(command, program)
   return program
@@ -46,11 +67,11 @@ function inherit(command: Command, parent: Command): void {
   for (const sub of command.commands) inherit(sub, command)
 }
 
-/** Runs the CLI and returns the exit code: 0 success, 1 a user error (one red line), 1 anything else. */
+/** Runs the CLI and returns the exit code: 0 success, 1 a user error (one red line) or anything else. */
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const ctx = defaultContext(io)
-  const program = createProgram(ctx)
   try {
+    const program = await createProgram(ctx, argv)
     await program.parseAsync(argv, { from: 'user' })
     return 0
   } catch (error) {

@@ -1,4 +1,3 @@
-import { SignJWT, errors, jwtVerify } from 'jose'
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
 import type { Store } from './context.ts'
@@ -20,6 +19,7 @@ function signingKey(store: Store): Uint8Array {
 export async function mintToken(store: Store, options: { projectId?: number; expiresInMs: number; subject?: string }): Promise<string> {
   const claims = options.projectId === undefined ? {} : { projectId: options.projectId }
   const nowSeconds = Math.floor(store.clock.now().getTime() / 1000)
+  const { SignJWT } = await loadJose()
   return new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(options.subject ?? 'mockapi-cli')
@@ -28,7 +28,10 @@ export async function mintToken(store: Store, options: { projectId?: number; exp
     .sign(signingKey(store))
 }
 
-function reason(error: unknown): string {
+// jose loads on the first token: a server that is never asked for one does not pay for it.
+const loadJose = () => import('jose')
+
+function reason(error: unknown, errors: typeof import('jose').errors): string {
   if (error instanceof errors.JWTExpired) return 'the token has expired'
   if (error instanceof errors.JOSEAlgNotAllowed) return 'the token is not signed with HS256'
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature does not match this database'
@@ -40,6 +43,7 @@ function reason(error: unknown): string {
 export async function verifyBearer(store: Store, header: string | null): Promise<TokenClaims> {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null
   if (!match) throw new AppError('UNAUTHORIZED', 'an "Authorization: Bearer <token>" header is required; get a token with "mockapi token"')
+  const { jwtVerify, errors } = await loadJose()
   try {
     const { payload } = await jwtVerify(match[1]!, signingKey(store), {
       algorithms: [ALGORITHM],
@@ -53,7 +57,7 @@ export async function verifyBearer(store: Store, header: string | null): Promise
     return { sub: payload.sub!, ...(projectId === undefined ? {} : { projectId }) }
   } catch (error) {
     if (error instanceof AppError) throw error
-    throw new AppError('UNAUTHORIZED', reason(error))
+    throw new AppError('UNAUTHORIZED', reason(error, errors))
   }
 }
 

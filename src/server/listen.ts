@@ -1,6 +1,6 @@
 import { toNodeHandler, type H3 } from 'h3'
-import { listen } from 'listhen'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
+import { AppError } from '../errors.ts'
 
 export interface Listening {
   url: string
@@ -9,22 +9,15 @@ export interface Listening {
 }
 
 // Slow or stalled clients must not hold a connection open forever.
-const REQUEST_TIMEOUT_MS = 30_000
-const HEADERS_TIMEOUT_MS = 10_000
+export const DEFAULT_TIMEOUTS = { requestMs: 30_000, headersMs: 10_000 }
 /** How long `close()` lets in-flight requests finish before cutting their connections. */
 const DRAIN_MS = 3_000
 
 /**
- * listhen wraps the server with http-shutdown, whose 'finish' hook reads `req.socket` after Node
- * has cleared it for a request cut short (a body over the size limit), which throws and kills the
- * process. Its hook is removed; Node 20's own closeIdleConnections/closeAllConnections replace it.
+ * node:http directly, not listhen: listhen loads node-forge, consola and a QR renderer at import
+ * (115 ms of a 200 ms cold-start budget) for HTTPS, tunnels and QR codes mockapi does not use,
+ * and its http-shutdown hook crashed the process on a body cut short at the size limit.
  */
-function dropShutdownHook(server: Server, handler: unknown): void {
-  for (const listener of server.listeners('request')) {
-    if (listener !== handler) server.removeListener('request', listener as (...args: unknown[]) => void)
-  }
-}
-
 function closeGracefully(server: Server): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS)
@@ -37,29 +30,37 @@ function closeGracefully(server: Server): Promise<void> {
   })
 }
 
-export async function listenApp(app: H3, options: { port: number; host: string }): Promise<Listening> {
-  const handler = toNodeHandler(app)
-  const listener = await listen(handler, {
-    port: options.port,
-    hostname: options.host,
-    showURL: false,
-    open: false,
-    clipboard: false,
-    qr: false,
-    public: false,
-    autoClose: false,
-    isTest: true,
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening)
+      reject(error)
+    }
+    const onListening = () => {
+      server.off('error', onError)
+      resolve()
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    server.listen(port, host)
   })
-  const server = listener.server as Server
-  dropShutdownHook(server, handler)
-  server.requestTimeout = REQUEST_TIMEOUT_MS
-  server.headersTimeout = HEADERS_TIMEOUT_MS
+}
+
+export async function listenApp(app: H3, options: { port: number; host: string; fallbackPort?: boolean; timeouts?: Partial<typeof DEFAULT_TIMEOUTS> }): Promise<Listening> {
+  const server = createServer(toNodeHandler(app))
+  server.requestTimeout = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
+  server.headersTimeout = options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs
+  try {
+    await listenOn(server, options.port, options.host)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // The default port taken: take any free one (the caller says so); an explicit one is an error.
+    if (code === 'EADDRINUSE' && options.fallbackPort) await listenOn(server, 0, options.host)
+    else if (code === 'EADDRINUSE') throw new AppError('CONFLICT', `port ${options.port} is in use; pick another with --port`)
+    else throw new AppError('INVALID_INPUT', `cannot listen on ${options.host}:${options.port}: ${code ?? (error as Error).message}`)
+  }
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host
-  return {
-    url: `http://${shownHost}:${port}`,
-    port,
-    close: () => closeGracefully(server),
-  }
+  return { url: `http://${shownHost}:${port}`, port, close: () => closeGracefully(server) }
 }

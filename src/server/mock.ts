@@ -7,7 +7,6 @@ import { runRecordAction } from '../domain/records.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { parsePrefer } from '../engine/prefer.ts'
 import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
-import { schemaProblems } from '../engine/validate.ts'
 import type { MockEvents } from '../events.ts'
 import type { Endpoint } from '../model.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
@@ -86,6 +85,8 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
   }
   const body = await requestBody(event, endpoint, deps.bodyLimit)
   if (endpoint.schema !== null && WITH_BODY.has(event.req.method)) {
+    // ajv loads with the first endpoint that has a schema.
+    const { schemaProblems } = await import('../engine/validate.ts')
     const problems = schemaProblems(endpoint.schema, body)
     if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
   }

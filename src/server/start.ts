@@ -1,10 +1,8 @@
-import { applyProjectFile, type ApplyResult } from '../domain/apply.ts'
+import type { ApplyResult } from '../domain/apply.ts'
 import { createCatalog } from '../domain/catalog.ts'
-import { ensureDemoProject } from '../domain/demo.ts'
-import { readProjectFile, type ProjectFile } from '../domain/project-file.ts'
+import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { resetProject } from '../domain/seeding.ts'
-import { loadFaker } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
@@ -28,6 +26,10 @@ export interface StartOptions {
   retryDelaysMs?: number[] | undefined
   /** Per-attempt timeout (default 10 s). */
   deliveryTimeoutMs?: number | undefined
+  /** When `port` is taken, listen on a free one instead of failing (the default port of `serve`). */
+  fallbackPort?: boolean
+  /** Server timeouts (default 30 s per request, 10 s for headers). */
+  timeouts?: { requestMs?: number; headersMs?: number }
   /** A project file (or its content) applied before serving. */
   config?: { path: string } | { file: ProjectFile } | undefined
   /** Apply `config.path` again whenever it changes; results go to `onWatch`. */
@@ -60,23 +62,27 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { store, events } = runtime
   let watcher: { close(): void } | null = null
   try {
-    const makeFaker = await loadFaker()
     const config = options.config
-    const applyConfig = (file: ProjectFile) => applyProjectFile(store, file, makeFaker, { prune: true })
-    const configured = config ? applyConfig('file' in config ? config.file : readProjectFile(config.path)).project : null
-    const needsDemo = options.demo !== false && store.repos.projects.list().length === 0
-    const createdDemo = needsDemo && ensureDemoProject(store, makeFaker) !== null
+    const needsDemo = options.demo !== false && !config && store.repos.projects.list().length === 0
+    // yaml, faker and the apply code load only when a file or the demo needs them.
+    const setup = config || needsDemo
+      ? await Promise.all([import('../domain/apply.ts'), import('../domain/project-file.ts'), import('../domain/demo.ts'), import('../engine/generators.ts').then((m) => m.loadFaker())])
+      : null
+    const applyConfig = (file: ProjectFile): ApplyResult => setup![0].applyProjectFile(store, file, setup![3], { prune: true })
+    const readConfig = (path: string): ProjectFile => setup![1].readProjectFile(path)
+    const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
+    const createdDemo = needsDemo && setup![2].ensureDemoProject(store, setup![3]) !== null
     const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : (configured ?? defaultProject(store))
     const catalog = createCatalog(store, { ownPathsSlug: own?.slug, events })
     const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })
     const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
     const app = createApp({ store, catalog, events, debug: options.debug ?? false })
-    const listening = await listenApp(app, { port: options.port, host: options.host })
+    const listening = await listenApp(app, { port: options.port, host: options.host, fallbackPort: options.fallbackPort ?? false, timeouts: options.timeouts })
     worker.start()
     if (options.watch && config && 'path' in config) {
       watcher = watchFile(config.path, () => {
         try {
-          const result = applyConfig(readProjectFile(config.path))
+          const result = applyConfig(readConfig(config.path))
           events.emit('config.changed')
           options.onWatch?.({ ok: true, result })
         } catch (error) {

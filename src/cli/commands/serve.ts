@@ -46,6 +46,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
+        fallbackPort: command.getOptionValueSource('port') !== 'cli',
         ...(options.watch ? { config: { path: resolve(ctx.environment.cwd, options.watch) }, watch: true } : {}),
         onWatch: (outcome) => {
           const time = chalk.dim(new Date().toISOString().slice(11, 23))
@@ -54,11 +55,6 @@ export function registerServe(program: Command, ctx: CliContext): void {
           ctx.io.out(`${time} ${chalk.green('✔')} applied ${options.watch}: ${changes.length ? changes.join(', ') : 'no changes'}`)
         },
       })
-      const portWasChosen = command.getOptionValueSource('port') === 'cli'
-      if (portWasChosen && options.port !== 0 && server.port !== options.port) {
-        await server.close()
-        throw new AppError('CONFLICT', `port ${options.port} is in use; pick another with --port`)
-      }
       if (server.port !== options.port && options.port !== 0) {
         ctx.io.err(chalk.yellow(`! port ${options.port} is in use; using ${server.port}`))
       }
