@@ -3,6 +3,7 @@ import { createCatalog } from '../domain/catalog.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { resetProject } from '../domain/seeding.ts'
+import { DEFAULT_RETENTION, startRetention, type RetentionLimits } from '../domain/retention.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
@@ -30,6 +31,8 @@ export interface StartOptions {
   fallbackPort?: boolean
   /** Server timeouts (default 30 s per request, 10 s for headers). */
   timeouts?: { requestMs?: number; headersMs?: number }
+  /** How much of the inbox and delivery log to keep (default 1,000 each per project / subscription). */
+  retention?: Partial<RetentionLimits>
   /** A project file (or its content) applied before serving. */
   config?: { path: string } | { file: ProjectFile } | undefined
   /** Apply `config.path` again whenever it changes; results go to `onWatch`. */
@@ -79,6 +82,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const app = createApp({ store, catalog, events, debug: options.debug ?? false })
     const listening = await listenApp(app, { port: options.port, host: options.host, fallbackPort: options.fallbackPort ?? false, timeouts: options.timeouts })
     worker.start()
+    const retention = startRetention(store, { ...DEFAULT_RETENTION, ...options.retention })
     if (options.watch && config && 'path' in config) {
       watcher = watchFile(config.path, () => {
         try {
@@ -118,6 +122,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       close() {
         closing ??= (async () => {
           watcher?.close()
+          retention.stop()
           await listening.close()
           outbox.close()
           await worker.stop()

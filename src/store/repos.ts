@@ -8,6 +8,7 @@ import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
 import { createResourceRepo } from './resources.ts'
+import { createRetentionRepo } from './retention.ts'
 
 export type Repos = ReturnType<typeof createRepos>
 
@@ -23,5 +24,6 @@ export function createRepos(db: Db) {
     inbox: createInboxRepo(db),
     subscriptions: createSubscriptionRepo(db),
     deliveries: createDeliveryRepo(db),
+    retention: createRetentionRepo(db),
   }
 }

@@ -16,6 +16,13 @@ interface ServeOptions {
   webhookRetryDelays?: string
   webhookTimeout?: string
   watch?: string
+  keepInbox?: number
+  keepDeliveries?: number
+}
+
+function checkKeep(value: number, flag: string): number {
+  if (value < 1) throw new AppError('INVALID_INPUT', `${flag} must be at least 1`)
+  return value
 }
 
 function statusColor(status: number): (text: string) => string {
@@ -34,6 +41,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--webhook-retry-delays <list>', 'delays between delivery attempts (env MOCKAPI_WEBHOOK_RETRY_DELAYS; default 5s,30s,2m,10m,30m)')
     .option('--webhook-timeout <duration>', 'time a receiver has to answer one delivery (default 10s)')
     .option('--watch <file>', 'apply this project file (mockapi export format) at start and whenever it changes')
+    .option('--keep-inbox <n>', 'inbox payloads kept per project; older ones are pruned (default 1000)', parseInteger)
+    .option('--keep-deliveries <n>', 'finished deliveries (with their attempts) kept per subscription (default 1000)', parseInteger)
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
@@ -47,6 +56,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
         fallbackPort: command.getOptionValueSource('port') !== 'cli',
+        retention: {
+          ...(options.keepInbox === undefined ? {} : { inboxPerProject: checkKeep(options.keepInbox, '--keep-inbox') }),
+          ...(options.keepDeliveries === undefined ? {} : { deliveriesPerSubscription: checkKeep(options.keepDeliveries, '--keep-deliveries') }),
+        },
         ...(options.watch ? { config: { path: resolve(ctx.environment.cwd, options.watch) }, watch: true } : {}),
         onWatch: (outcome) => {
           const time = chalk.dim(new Date().toISOString().slice(11, 23))

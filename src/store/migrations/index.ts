@@ -3,6 +3,7 @@ import { AppError } from '../../errors.ts'
 import { up as init } from './0010-init.ts'
 import { up as webhooks } from './0020-webhooks.ts'
 import { up as endpointConfig } from './0030-endpoint-config.ts'
+import { up as retention } from './0040-retention.ts'
 
 export interface Migration {
   version: number
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, up: init },
   { version: 20, up: webhooks },
   { version: 30, up: endpointConfig },
+  { version: 40, up: retention },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
