@@ -31,10 +31,26 @@ export interface RecordResponse {
   body: string
 }
 
+/** Deeper records could not be written back out (JSON.stringify recurses); the inbox keeps any depth. */
+export const MAX_RECORD_DEPTH = 512
+
+/** Nesting depth without recursion, stopping as soon as it passes `limit`. */
+export function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!
+    if (current === null || typeof current !== 'object') continue
+    if (depth > limit) return true
+    for (const child of Object.values(current)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
 function requireObject(body: unknown): JsonObject {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new AppError('INVALID_BODY', 'request body must be a JSON object')
   }
+  if (deeperThan(body, MAX_RECORD_DEPTH)) throw new AppError('INVALID_BODY', `request body is nested deeper than ${MAX_RECORD_DEPTH} levels`)
   return body as JsonObject
 }
 

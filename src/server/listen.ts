@@ -47,9 +47,11 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
 }
 
 export async function listenApp(app: H3, options: { port: number; host: string; fallbackPort?: boolean; timeouts?: Partial<typeof DEFAULT_TIMEOUTS> }): Promise<Listening> {
-  const server = createServer(toNodeHandler(app))
+  const headersMs = options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs
+  // Node checks these timeouts only every 30 s by default, which would let a slow client stay ~40 s.
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersMs) }, toNodeHandler(app))
   server.requestTimeout = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
-  server.headersTimeout = options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs
+  server.headersTimeout = headersMs
   try {
     await listenOn(server, options.port, options.host)
   } catch (error) {

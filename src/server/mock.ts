@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { AppError, errorBody } from '../errors.ts'
 import type { Catalog, Resolution } from '../domain/catalog.ts'
 import type { Store } from '../domain/context.ts'
-import { runRecordAction } from '../domain/records.ts'
+import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../domain/records.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { parsePrefer } from '../engine/prefer.ts'
 import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
@@ -85,6 +85,8 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
   }
   const body = await requestBody(event, endpoint, deps.bodyLimit)
   if (endpoint.schema !== null && WITH_BODY.has(event.req.method)) {
+    // ajv recurses like JSON.stringify: the same depth limit as records.
+    if (deeperThan(body, MAX_RECORD_DEPTH)) throw new AppError('INVALID_BODY', `request body is nested deeper than ${MAX_RECORD_DEPTH} levels`)
     // ajv loads with the first endpoint that has a schema.
     const { schemaProblems } = await import('../engine/validate.ts')
     const problems = schemaProblems(endpoint.schema, body)

@@ -14,7 +14,12 @@ interface InboxItem {
 }
 
 function preview(body: unknown, width: number): string {
-  const text = JSON.stringify(body) ?? ''
+  let text: string
+  try {
+    text = JSON.stringify(body) ?? ''
+  } catch {
+    return '(too deeply nested to preview; see --json)'
+  }
   return text.length > width ? `${text.slice(0, width - 1)}…` : text
 }
 
