@@ -139,6 +139,18 @@ describe('webhook deliveries to real local receivers', () => {
     expect(refused.error).toMatch(/ECONNREFUSED/)
   })
 
+  it('waits as long as a 429 Retry-After asks before the next attempt', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : 200))
+    await subscribe(project.id, receiver.url, ['mock.request'])
+    await send(`${url}/api/${project.slug}/items`)
+    await waitFor(() => receiver.requests.length === 2, 5000, 'the retry')
+    // The schedule says 60 ms; Retry-After says 1 s.
+    expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(950)
+    const log = await attempts(project.id)
+    expect(log.map((a) => [a.attempt, a.statusCode])).toEqual([[2, 200], [1, 429]])
+  })
+
   it('turning a subscription off cancels its retries and queues nothing; on again delivers new events', async () => {
     const project = await newProject()
     const receiver = await startReceiver(() => 500)
