@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// npm run bench: measures mockapi against a bare node:http server on loopback, in one run.
-// The server under test runs in a child process so the load generator has its own core.
-import autocannon from 'autocannon'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
+// npm run bench [-- --peers]: mockapi against a bare node:http server on loopback, in one run.
+// Each server runs in its own process; the load generator (wrk or autocannon) in another.
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, homedir, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { CONNECTIONS, hasWrk, measure } from './load.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8)
-const CONNECTIONS = 50
+const PEERS = process.argv.includes('--peers')
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
+const BIN = join(ROOT, 'bin/mockapi.js')
 
 const { openRuntime } = await import(join(ROOT, 'dist/runtime.js'))
 const { createProject } = await import(join(ROOT, 'dist/domain/projects.js'))
@@ -19,56 +19,60 @@ const { createResource } = await import(join(ROOT, 'dist/domain/resources.js'))
 const { insertRecord } = await import(join(ROOT, 'dist/domain/records.js'))
 const { createSubscription } = await import(join(ROOT, 'dist/domain/subscriptions.js'))
 
-function seed(dbPath) {
+const STATUSES = ['active', 'inactive', 'archived']
+const item = (i) => ({ title: `Item number ${i}`, status: STATUSES[i % 3], price: (i * 7919) % 1000, createdAt: new Date(1_700_000_000_000 + ((i * 7919) % 100_000) * 60_000).toISOString() })
+
+function seed(dbPath, receiverUrl) {
   const runtime = openRuntime(dbPath)
   const { store } = runtime
   createProject(store, { name: 'Bench', slug: 'bench' })
-  const statuses = ['active', 'inactive', 'archived']
-  const fill = (path, count) => {
-    const { resource } = createResource(store, { path })
+  const fill = (project, path, count) => {
+    const { resource } = createResource(store, { project, path })
     store.db.transaction(() => {
-      for (let i = 1; i <= count; i += 1) {
-        insertRecord(store, resource.collectionId, {
-          title: `Item number ${i}`, status: statuses[i % 3], price: (i * 7919) % 1000, createdAt: new Date(1_700_000_000_000 + i * 60_000).toISOString(),
-        })
-      }
+      for (let i = 1; i <= count; i += 1) insertRecord(store, resource.collectionId, item(i))
     })()
   }
-  fill('/api/items', 1_000)
-  fill('/api/pages', 10_000)
+  fill('bench', '/api/items', 1_000)
+  fill('bench', '/api/pages', 10_000)
+  fill('bench', '/api/bigs', 100_000)
+  const hooked = createProject(store, { name: 'Hooked', slug: 'hooked' })
+  fill('hooked', '/api/items', 1_000)
+  createSubscription(store, hooked, { name: 'bench', targetUrl: receiverUrl, events: ['mock.request'] })
   runtime.close()
 }
 
-/** Subscribes a second project (same data shape) to a receiver, so its requests raise events. */
-function subscribe(dbPath, targetUrl) {
-  const runtime = openRuntime(dbPath)
-  const { store } = runtime
-  const project = createProject(store, { name: 'Hooked', slug: 'hooked' })
-  const { resource } = createResource(store, { project: 'hooked', path: '/api/items' })
-  store.db.transaction(() => {
-    for (let i = 1; i <= 1_000; i += 1) insertRecord(store, resource.collectionId, { title: `Item number ${i}`, status: 'active' })
-  })()
-  createSubscription(store, project, { name: 'bench', targetUrl, events: ['mock.request'] })
-  runtime.close()
-}
-
-function startReceiver() {
-  let received = 0
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      received += 1
-      res.writeHead(200).end()
-    })
+/** Starts a server process and resolves once it prints its URL. */
+function start(args, { match = /listening on (http:\/\/\S+)/, cwd = ROOT, env = {} } = {}) {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(args[0], args.slice(1), { cwd, env: { ...process.env, ...env } })
+    let out = ''
+    const onData = (chunk) => {
+      out += chunk
+      const found = match.exec(out)
+      if (found) {
+        child.stdout.off('data', onData)
+        resolve({ url: found[1], pid: child.pid, startedMs: performance.now() - started, stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') }) })
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', (chunk) => (out += chunk))
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}):\n${out}`)))
   })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    url: `http://127.0.0.1:${server.address().port}/hook`,
-    received: () => received,
-    stop: () => server.close(),
-  })))
 }
 
-/** Deliveries per second the worker sustains, read from the attempts log while it drains a backlog. */
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024)
+}
+
+async function scenario(results, name, server, url, options = {}) {
+  const result = await measure(url, { ...options, seconds: SECONDS })
+  results.push({ name, ...result, rssMb: rssMb(server.pid) })
+  console.error(`  ${name}: ${result.rps} req/s`)
+}
+
+/** Deliveries per second, read from the attempts log while the worker drains its backlog. */
 async function deliveryRate(dbPath, seconds) {
   const runtime = openRuntime(dbPath)
   const count = runtime.store.db.prepare('SELECT count(*) FROM attempts WHERE succeeded = 1').pluck()
@@ -82,60 +86,81 @@ async function deliveryRate(dbPath, seconds) {
   return { rate, left }
 }
 
-function startMockapi(dbPath) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/mockapi.js'), '--db', dbPath, 'serve', '--port', '0', '--quiet'])
-    let out = ''
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(out)
-      if (match) resolve({ url: match[1], stop: () => child.kill('SIGTERM') })
-    })
-    child.on('exit', () => reject(new Error(`mockapi exited:\n${out}`)))
-  })
+/** Spawn to first 200, median of 5. */
+async function coldStart(args, firstUrl, options) {
+  const times = []
+  for (let i = 0; i < 5; i += 1) {
+    const started = performance.now()
+    const server = await start(args, options)
+    const response = await fetch(`${server.url}${firstUrl}`)
+    await response.arrayBuffer()
+    if (response.status !== 200) throw new Error(`cold start answered ${response.status}`)
+    times.push(performance.now() - started)
+    await server.stop()
+  }
+  return Math.round(times.sort((a, b) => a - b)[2])
 }
 
-function startBare() {
-  const body = JSON.stringify({ id: '1', title: 'Item number 1', status: 'active', price: 919 })
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-    res.end(body)
-  })
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, stop: () => server.close() })))
-}
-
-async function measure(url, options = {}) {
-  await autocannon({ url, connections: CONNECTIONS, duration: 1, ...options }) // warm-up
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...options })
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx }
+async function peers(dir, results) {
+  const cache = join(homedir(), '.cache', 'mockapi-bench-peers')
+  if (!existsSync(join(cache, 'node_modules', 'json-server', 'package.json'))) {
+    mkdirSync(cache, { recursive: true })
+    console.error(`  installing json-server@0.17.4 into ${cache}`)
+    execFileSync('npm', ['install', '--prefix', cache, '--no-audit', '--no-fund', 'json-server@0.17.4'], { stdio: 'ignore' })
+  }
+  const db = { items: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, ...item(i + 1) })), pages: Array.from({ length: 10_000 }, (_, i) => ({ id: i + 1, ...item(i + 1) })) }
+  writeFileSync(join(dir, 'db.json'), JSON.stringify(db))
+  const server = await start([process.execPath, join(cache, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js'), 'db.json', '--port', '0', '--quiet'], {
+    cwd: dir, match: /(http:\/\/localhost:\d+)/,
+  }).catch(async () => start([process.execPath, join(cache, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js'), 'db.json', '--port', '39123'], { cwd: dir, match: /(http:\/\/localhost:\d+)/ }))
+  const url = server.url.replace('localhost', '127.0.0.1')
+  await scenario(results, 'json-server 0.17.4: GET item', server, `${url}/items/500`)
+  await scenario(results, 'json-server 0.17.4: GET page 3 of 20', server, `${url}/pages?_page=3&_limit=20`)
+  await scenario(results, 'json-server 0.17.4: POST create', server, `${url}/items`, { method: 'POST', body: '{"title":"new","status":"active"}' })
+  await server.stop()
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-'))
 const dbPath = join(dir, 'bench.db')
 try {
-  seed(dbPath)
-  const receiver = await startReceiver()
-  subscribe(dbPath, receiver.url)
-  const bare = await startBare()
-  const baseline = await measure(`${bare.url}/`)
-  bare.stop()
-  const mock = await startMockapi(dbPath)
-  const scenarios = [
-    ['bare node:http, fixed JSON', baseline],
-    ['GET one item of 1,000', await measure(`${mock.url}/api/bench/items/500`)],
-    ['GET page 3 of 20 from 10,000', await measure(`${mock.url}/api/bench/pages?page=3&limit=20`)],
-    ['POST create', await measure(`${mock.url}/api/bench/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"new","status":"active"}' })],
-    ['GET item, 1 subscription active', await measure(`${mock.url}/api/hooked/items/500`)],
-  ]
+  const receiver = await start([process.execPath, join(ROOT, 'bench/servers/receiver.mjs')])
+  seed(dbPath, `${receiver.url}/hook`)
+  const results = []
+
+  const bare = await start([process.execPath, join(ROOT, 'bench/servers/bare-http.mjs')])
+  await scenario(results, 'bare node:http, fixed JSON', bare, `${bare.url}/`)
+  await bare.stop()
+
+  const mock = await start([process.execPath, BIN, '--db', dbPath, 'serve', '--port', '0', '--quiet'])
+  const base = `${mock.url}/api/bench`
+  await scenario(results, '1 GET one item of 1,000', mock, `${base}/items/500`)
+  await scenario(results, '2 GET page 3 of 20 from 10,000', mock, `${base}/pages?page=3&limit=20`)
+  await scenario(results, '3 filtered+sorted page, 100,000', mock, `${base}/bigs?status=active&sort=createdAt&order=desc&page=2&limit=20`)
+  await scenario(results, '4 POST create', mock, `${base}/items`, { method: 'POST', body: '{"title":"new","status":"active"}' })
+  await scenario(results, '5 GET item, 1 subscription on', mock, `${mock.url}/api/hooked/items/500`)
   const delivery = await deliveryRate(dbPath, 5)
-  mock.stop()
-  receiver.stop()
-  console.log(`\nmockapi bench — ${CONNECTIONS} connections, ${DURATION_S}s per scenario, ${new Date().toISOString()}\n`)
-  console.log(`${'scenario'.padEnd(32)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs bare'.padStart(8)}`)
-  for (const [name, r] of scenarios) {
-    console.log(`${name.padEnd(32)} ${String(r.rps).padStart(8)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors).padStart(7)} ${(r.rps / baseline.rps).toFixed(2).padStart(8)}`)
+  await mock.stop()
+  await receiver.stop()
+
+  const cold = await coldStart([process.execPath, BIN, '--db', dbPath, 'serve', '--port', '0', '--quiet'], '/api/bench/items/1')
+  const coldBare = await coldStart([process.execPath, join(ROOT, 'bench/servers/bare-h3-sqlite.mjs'), dbPath], '/')
+  if (PEERS) await peers(dir, results)
+
+  const ceiling = results[0].rps
+  const when = new Date().toISOString()
+  console.log(`\nmockapi bench — ${when}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`)
+  console.log(`load: ${hasWrk ? 'wrk, 2 threads' : 'autocannon'}, ${CONNECTIONS} connections, 2 s warm-up, ${SECONDS} s per scenario\n`)
+  console.log(`${'scenario'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'RSS MB'.padStart(7)} ${'vs bare'.padStart(8)}`)
+  for (const r of results) {
+    console.log(`${r.name.padEnd(40)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(2).padStart(7)} ${String(r.errors).padStart(7)} ${String(r.rssMb).padStart(7)} ${(r.rps / ceiling).toFixed(2).padStart(8)}`)
   }
-  console.log(`\nwebhook deliveries sustained by the worker to a local receiver: ${delivery.rate}/s (backlog left after the window: ${delivery.left})`)
+  const item1 = results.find((r) => r.name.startsWith('1 '))
+  const hooked = results.find((r) => r.name.startsWith('5 '))
+  console.log(`\n6 webhook deliveries sustained by the worker: ${delivery.rate}/s (backlog after the window: ${delivery.left})`)
+  console.log(`  one active subscription costs ${(100 * (1 - hooked.rps / item1.rps)).toFixed(0)} % of scenario 1`)
+  console.log(`7 cold start, spawn to first 200 (median of 5): mockapi ${cold} ms; bare h3 + better-sqlite3 on this machine ${coldBare} ms`)
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, coldStartMs: cold, coldStartBareMs: coldBare }, null, 2))
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

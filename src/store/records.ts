@@ -47,14 +47,25 @@ export function toJsonCandidates(values: string[]): string {
 
 // One fixed SQL fragment per filter; only how many of them appear varies, never their text.
 const FILTER_SQL = ' AND (data -> ?) IN (SELECT value FROM json_each(?))'
+// The same test through the field index: a primary-key lookup per row.
+const INDEXED_FILTER_SQL = ' AND EXISTS (SELECT 1 FROM field_values f WHERE f.collection_id = ? AND f.field = ? AND f.seq = r.seq AND f.json IN (SELECT value FROM json_each(?)))'
+
+/** Collections this large get their filtered and sorted fields indexed on first use. */
+export const INDEX_THRESHOLD = 5000
+const MAX_INDEXED_FIELDS = 8
 
 function filterParams(filters: FieldFilter[]): string[] {
   return filters.flatMap((f) => [toJsonPath(f.field), toJsonCandidates(f.values)])
 }
 
+function indexedFilterParams(collectionId: number, filters: FieldFilter[]): (string | number)[] {
+  return filters.flatMap((f) => [collectionId, f.field, toJsonCandidates(f.values)])
+}
+
 export type RecordRepo = ReturnType<typeof createRecordRepo>
 
-export function createRecordRepo(db: Db) {
+export function createRecordRepo(db: Db, options: { indexThreshold?: number } = {}) {
+  const indexThreshold = options.indexThreshold ?? INDEX_THRESHOLD
   const cache = new Map<string, Statement>()
   const prepared = (key: string, build: () => string): Statement => {
     let statement = cache.get(key)
@@ -69,14 +80,77 @@ export function createRecordRepo(db: Db) {
     prepared(`count:${filterCount}`, () =>
       `SELECT count(*) FROM records WHERE collection_id = ?${FILTER_SQL.repeat(filterCount)}`).pluck()
 
+  // Ties keep the order's direction (newest first when descending); missing values come last, oldest first.
   const pageStatement = (filterCount: number, sort: RecordQuery['sort']) => {
     const order = sort ? (sort.descending ? 'desc' : 'asc') : 'none'
     return prepared(`page:${filterCount}:${order}`, () => {
-      const orderBy = sort
-        ? `ORDER BY (data ->> ?) IS NULL, data ->> ? ${sort.descending ? 'DESC' : 'ASC'}, seq`
-        : 'ORDER BY seq'
-      return `SELECT data FROM records WHERE collection_id = ?${FILTER_SQL.repeat(filterCount)} ${orderBy} LIMIT ? OFFSET ?`
+      const orderBy = !sort
+        ? 'ORDER BY seq'
+        : sort.descending
+          ? 'ORDER BY (data ->> ?) IS NULL, data ->> ? DESC, CASE WHEN (data ->> ?) IS NULL THEN seq ELSE -seq END'
+          : 'ORDER BY (data ->> ?) IS NULL, data ->> ?, seq'
+      return `SELECT data FROM records r WHERE collection_id = ?${FILTER_SQL.repeat(filterCount)} ${orderBy} LIMIT ? OFFSET ?`
     }).pluck()
+  }
+
+  const indexedCount = (filterCount: number) =>
+    prepared(`ix-count:${filterCount}`, () =>
+      `SELECT count(*) FROM field_values r WHERE r.collection_id = ? AND r.field = ? AND r.json IN (SELECT value FROM json_each(?))${INDEXED_FILTER_SQL.repeat(filterCount - 1)}`).pluck()
+
+  const indexedPage = (filterCount: number) =>
+    prepared(`ix-page:${filterCount}`, () =>
+      `SELECT data FROM records r WHERE r.collection_id = ?${INDEXED_FILTER_SQL.repeat(filterCount)} ORDER BY r.seq LIMIT ? OFFSET ?`).pluck()
+
+  // Walks the sort field's index in order (values, then the missing ones) and stops after the page.
+  const indexedSortedPage = (filterCount: number, descending: boolean) =>
+    prepared(`ix-sorted:${filterCount}:${descending}`, () => {
+      const part = (present: boolean) =>
+        `SELECT * FROM (SELECT r.data AS data FROM field_values s JOIN records r ON r.seq = s.seq
+          WHERE s.collection_id = ? AND s.field = ? AND s.value IS ${present ? 'NOT ' : ''}NULL${INDEXED_FILTER_SQL.repeat(filterCount)}
+          ORDER BY ${present ? (descending ? 's.value DESC, s.seq DESC' : 's.value, s.seq') : 's.seq'})`
+      return `${part(true)} UNION ALL ${part(false)} LIMIT ? OFFSET ?`
+    }).pluck()
+
+  // Filtered totals are cached until something writes: this connection (the counter below) or another one.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck()
+  let localWrites = 0
+  const totals = new Map<string, { stamp: string; total: number }>()
+  const cachedTotal = (collectionId: number, filters: FieldFilter[], count: () => number): number => {
+    const key = `${collectionId}|${JSON.stringify(filters)}`
+    const stamp = `${dataVersion.get() as number}:${localWrites}`
+    const hit = totals.get(key)
+    if (hit && hit.stamp === stamp) return hit.total
+    const total = count()
+    if (totals.size >= 1000) totals.clear()
+    totals.set(key, { stamp, total })
+    return total
+  }
+
+  const indexedFields = db.prepare<[number], string>('SELECT field FROM indexed_fields WHERE collection_id = ?').pluck()
+  const addIndexedField = db.prepare<[number, string, string]>('INSERT OR IGNORE INTO indexed_fields (collection_id, field, path) VALUES (?, ?, ?)')
+  const backfill = db.prepare<[number, string, string, string, number]>(
+    'INSERT OR IGNORE INTO field_values (collection_id, field, seq, value, json) SELECT ?, ?, seq, data ->> ?, data -> ? FROM records WHERE collection_id = ?',
+  )
+  const indexFields = db.transaction((collectionId: number, fields: string[]) => {
+    for (const field of fields) {
+      const path = toJsonPath(field)
+      if (addIndexedField.run(collectionId, field, path).changes > 0) backfill.run(collectionId, field, path, path, collectionId)
+    }
+  })
+
+  /** The fields this query needs, indexed when the collection is large enough; null: scan instead. */
+  const usableIndex = (collectionId: number, query: RecordQuery, size: number): Set<string> | null => {
+    if (size < indexThreshold) return null
+    const wanted = [...new Set([...query.filters.map((f) => f.field), ...(query.sort ? [query.sort.field] : [])])]
+    if (wanted.length === 0) return null
+    let indexed = new Set(indexedFields.all(collectionId) as string[])
+    const missing = wanted.filter((field) => !indexed.has(field))
+    if (missing.length > 0) {
+      if (indexed.size + missing.length > MAX_INDEXED_FIELDS) return null
+      indexFields.immediate(collectionId, missing)
+      indexed = new Set(indexedFields.all(collectionId) as string[])
+    }
+    return wanted.every((field) => indexed.has(field)) ? indexed : null
   }
 
   const getStatement = (filterCount: number) =>
@@ -93,13 +167,25 @@ export function createRecordRepo(db: Db) {
 
   return {
     page(collectionId: number, query: RecordQuery): RecordPage {
-      const where = filterParams(query.filters)
-      const total = (query.filters.length === 0
-        ? countAll.get(collectionId)
-        : countStatement(query.filters.length).get(collectionId, ...where)) as number
-      const sortParams = query.sort ? [toJsonPath(query.sort.field), toJsonPath(query.sort.field)] : []
-      const rows = pageStatement(query.filters.length, query.sort)
-        .all(collectionId, ...where, ...sortParams, query.limit ?? -1, query.offset) as string[]
+      const size = (countAll.get(collectionId) as number | undefined) ?? 0
+      const limit = query.limit ?? -1
+      const filters = query.filters
+      if (usableIndex(collectionId, query, size)) {
+        const [first, ...rest] = filters
+        const total = first
+          ? cachedTotal(collectionId, filters, () => indexedCount(filters.length).get(collectionId, first.field, toJsonCandidates(first.values), ...indexedFilterParams(collectionId, rest)) as number)
+          : size
+        const where = indexedFilterParams(collectionId, filters)
+        const rows = (query.sort
+          ? indexedSortedPage(filters.length, query.sort.descending).all(collectionId, query.sort.field, ...where, collectionId, query.sort.field, ...where, limit, query.offset)
+          : indexedPage(filters.length).all(collectionId, ...where, limit, query.offset)) as string[]
+        return { total, json: `[${rows.join(',')}]` }
+      }
+      const where = filterParams(filters)
+      const total = filters.length === 0 ? size : cachedTotal(collectionId, filters, () => countStatement(filters.length).get(collectionId, ...where) as number)
+      const path = query.sort ? toJsonPath(query.sort.field) : null
+      const sortParams = path === null ? [] : query.sort!.descending ? [path, path, path] : [path, path]
+      const rows = pageStatement(filters.length, query.sort).all(collectionId, ...where, ...sortParams, limit, query.offset) as string[]
       return { total, json: `[${rows.join(',')}]` }
     },
     /** The stored JSON text of one record, if it exists and matches the filters. */
@@ -107,10 +193,22 @@ export function createRecordRepo(db: Db) {
       return getStatement(filters.length).get(collectionId, id, ...filterParams(filters)) as string | undefined
     },
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
-    insert: (collectionId: number, id: string, json: string): void => void insert.run(collectionId, id, json),
-    replace: (collectionId: number, id: string, json: string): void => void replace.run(json, collectionId, id),
-    remove: (collectionId: number, id: string): void => void remove.run(collectionId, id),
-    removeAll: (collectionId: number): void => void removeAll.run(collectionId),
+    insert(collectionId: number, id: string, json: string): void {
+      localWrites += 1
+      insert.run(collectionId, id, json)
+    },
+    replace(collectionId: number, id: string, json: string): void {
+      localWrites += 1
+      replace.run(json, collectionId, id)
+    },
+    remove(collectionId: number, id: string): void {
+      localWrites += 1
+      remove.run(collectionId, id)
+    },
+    removeAll(collectionId: number): void {
+      localWrites += 1
+      removeAll.run(collectionId)
+    },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
     count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
   }

@@ -4,6 +4,7 @@ import { up as init } from './0010-init.ts'
 import { up as webhooks } from './0020-webhooks.ts'
 import { up as endpointConfig } from './0030-endpoint-config.ts'
 import { up as retention } from './0040-retention.ts'
+import { up as fieldIndexes } from './0050-field-indexes.ts'
 
 export interface Migration {
   version: number
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 20, up: webhooks },
   { version: 30, up: endpointConfig },
   { version: 40, up: retention },
+  { version: 50, up: fieldIndexes },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
