@@ -2,6 +2,7 @@
 // npm run bench [-- --peers]: mockapi against a bare node:http server on loopback, in one run.
 // Each server runs in its own process; the load generator (wrk or autocannon) in another.
 import { execFileSync, spawn } from 'node:child_process'
+import { createServer as createNetServer } from 'node:net'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, homedir, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -86,6 +87,16 @@ async function deliveryRate(dbPath, seconds) {
   return { rate, left }
 }
 
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = createNetServer()
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 /** Spawn to first 200, median of 5. */
 async function coldStart(args, firstUrl, options) {
   const times = []
@@ -110,10 +121,18 @@ async function peers(dir, results) {
   }
   const db = { items: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, ...item(i + 1) })), pages: Array.from({ length: 10_000 }, (_, i) => ({ id: i + 1, ...item(i + 1) })) }
   writeFileSync(join(dir, 'db.json'), JSON.stringify(db))
-  const server = await start([process.execPath, join(cache, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js'), 'db.json', '--port', '0', '--quiet'], {
-    cwd: dir, match: /(http:\/\/localhost:\d+)/,
-  }).catch(async () => start([process.execPath, join(cache, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js'), 'db.json', '--port', '39123'], { cwd: dir, match: /(http:\/\/localhost:\d+)/ }))
-  const url = server.url.replace('localhost', '127.0.0.1')
+  // json-server 0.17 takes no port 0 and prints nothing useful with --quiet: a free port, then poll.
+  const port = await freePort()
+  const child = spawn(process.execPath, [join(cache, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js'), 'db.json', '--port', String(port), '--host', '127.0.0.1', '--quiet'], { cwd: dir, stdio: 'ignore' })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const ok = await fetch(`${url}/items/1`).then((r) => r.ok, () => false)
+    if (ok) break
+    if (Date.now() > deadline) throw new Error('json-server did not start')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const server = { pid: child.pid, stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') }) }
   await scenario(results, 'json-server 0.17.4: GET item', server, `${url}/items/500`)
   await scenario(results, 'json-server 0.17.4: GET page 3 of 20', server, `${url}/pages?_page=3&_limit=20`)
   await scenario(results, 'json-server 0.17.4: POST create', server, `${url}/items`, { method: 'POST', body: '{"title":"new","status":"active"}' })
