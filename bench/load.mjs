@@ -27,8 +27,8 @@ function wrk(url, { method = 'GET', body, seconds }) {
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
   return {
     rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1])),
-    p50: toMs(/50%\s+(\S+)/.exec(out)[1]),
-    p99: toMs(/99%\s+(\S+)/.exec(out)[1]),
+    p50: toMs(/^\s+50%\s+(\S+)/m.exec(out)[1]),
+    p99: toMs(/^\s+99%\s+(\S+)/m.exec(out)[1]),
     errors: non2xx + (socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
   }
 }
