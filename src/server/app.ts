@@ -24,7 +24,8 @@ export function createApp(deps: AppDeps): H3 {
     silent: true,
     onError: (error) => errorResponse(error, { debug }),
   })
-  app.use((event, next) => (event.req.method === 'OPTIONS' ? preflightResponse(event.req) : next()))
+  // A route, not middleware: middleware would run on every request.
+  app.options('/**', (event) => preflightResponse(event.req))
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
   app.get('/api/health', () => jsonResponse(200, { status: 'ok' }))
   mountInbox(app, { store: deps.store, bodyLimit })

@@ -24,8 +24,10 @@ export interface MockDeps {
 }
 
 function decodeSegments(pathname: string): string[] {
+  const segments = pathname.split('/').filter(Boolean)
+  if (!pathname.includes('%')) return segments
   try {
-    return pathname.split('/').filter(Boolean).map(decodeURIComponent)
+    return segments.map(decodeURIComponent)
   } catch {
     throw new AppError('BAD_REQUEST', `path "${pathname}" has a malformed percent-encoding`)
   }

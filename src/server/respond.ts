@@ -7,18 +7,16 @@ import { CORS_HEADERS } from './cors.ts'
 const JSON_TYPE = 'application/json; charset=utf-8'
 const NO_BODY = new Set([204, 205, 304])
 
-export function textResponse(status: number, body: string | null, headers: Record<string, string> = {}): Response {
+export function textResponse(status: number, body: string | null, headers?: Record<string, string>): Response {
   const sent = NO_BODY.has(status) ? null : body
-  return new FastResponse(sent, {
-    status,
-    statusText: STATUS_CODES[status] ?? '',
-    headers: {
-      ...CORS_HEADERS,
-      'Content-Type': JSON_TYPE,
-      ...(sent === null ? {} : { 'Content-Length': String(Buffer.byteLength(sent)) }),
-      ...headers,
-    },
-  })
+  const all: Record<string, string> = {
+    'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
+    'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers']!,
+    'Content-Type': JSON_TYPE,
+  }
+  if (sent !== null) all['Content-Length'] = String(Buffer.byteLength(sent))
+  if (headers) Object.assign(all, headers)
+  return new FastResponse(sent, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
