@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import type { Attempt } from './model.ts'
 
 /** One answered mock request; the outbox turns it into `mock.request` / `mock.error` events. */
 export interface RequestServed {
@@ -14,15 +15,7 @@ export interface RequestServed {
   fromDelivery: boolean
 }
 
-export interface DeliveryAttempted {
-  deliveryId: number
-  subscriptionId: number
-  eventType: string
-  attempt: number
-  statusCode: number | null
-  succeeded: boolean
-  error: string | null
-  durationMs: number
+export type DeliveryAttempted = Pick<Attempt, 'deliveryId' | 'subscriptionId' | 'eventType' | 'attempt' | 'statusCode' | 'succeeded' | 'error' | 'durationMs'> & {
   /** What happens next: another attempt at a time, done, or given up. */
   outcome: 'succeeded' | 'retrying' | 'failed'
 }
