@@ -45,10 +45,6 @@ export class AppError extends Error {
   }
 }
 
-export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError
-}
-
 /** Maps a bare HTTP status (from h3 or the runtime) to our closest code. */
 export function codeForStatus(status: number): ErrorCode {
   switch (status) {

@@ -6,7 +6,7 @@
  *   api.reset(); await api.close()
  */
 import { stringify } from 'yaml'
-import { parseProjectFile, type ProjectFile } from './domain/project-file.ts'
+import { parseProjectFile } from './domain/project-file.ts'
 import { startServer } from './server/start.ts'
 
 export type { ProjectFile } from './domain/project-file.ts'

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { selectProject } from '../../domain/projects.ts'
 import { withRuntime, type CliContext } from '../context.ts'
-import { printJson, printTable } from '../output.ts'
+import { printTable } from '../output.ts'
 import { parseInteger } from '../parse.ts'
 
 interface InboxItem {

@@ -45,9 +45,9 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .option('--resource <path>', 'add a resource, repeatable', collect)
     .option('-y, --yes', 'ask nothing; take flags and defaults')
     .action(async (options: InitOptions, command: Command) => {
-      const templateName = options.template ? loadTemplate(options.template).name : undefined
+      const chosen = options.template ? loadTemplate(options.template) : undefined
       let answers = {
-        name: options.name ?? templateName ?? (basename(ctx.environment.cwd) || 'My API'),
+        name: options.name ?? chosen?.name ?? (basename(ctx.environment.cwd) || 'My API'),
         slug: options.slug,
         template: options.template ?? null,
         resources: options.resource ?? [],
@@ -62,7 +62,8 @@ export function registerInit(program: Command, ctx: CliContext): void {
           checkPath: validity(checkResourcePath),
         })
       }
-      const template = answers.template ? loadTemplate(answers.template) : EMPTY
+      // Loaded once; again only if the prompts picked another template.
+      const template = answers.template === null ? EMPTY : answers.template === options.template && chosen ? chosen : loadTemplate(answers.template)
       const makeFaker = await loadFaker()
       await withRuntime(command, ctx, ({ store }) => {
         const slug = checkSlug(answers.slug ?? slugify(answers.name))
