@@ -59,21 +59,22 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
   }, makeFaker)
 }
 
-function resolveProject(store: Store, file: ProjectFile, options: ApplyOptions, changes: string[]): Project {
+/** The project the file targets, created or updated; `seedChanged` when its default seed value moved. */
+function resolveProject(store: Store, file: ProjectFile, options: ApplyOptions, changes: string[]): { project: Project; seedChanged: boolean } {
   const slug = checkSlug(file.slug ?? options.project ?? slugify(file.name))
   const existing = store.repos.projects.bySlug(slug)
   if (!existing) {
     const created = createProject(store, { name: file.name, slug })
     store.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
     changes.push(`+ project ${slug}`)
-    return store.repos.projects.byId(created.id)!
+    return { project: store.repos.projects.byId(created.id)!, seedChanged: false }
   }
   // A template fills a project without renaming it.
   if (options.prune && (existing.name !== file.name || existing.description !== file.description || existing.seedValue !== file.seed)) {
     store.repos.projects.updateInfo(existing.id, { name: file.name, description: file.description, seedValue: file.seed })
     changes.push(`~ project ${slug}`)
   }
-  return store.repos.projects.byId(existing.id)!
+  return { project: store.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }
 
 /**
@@ -85,7 +86,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
   return writeTransaction(store.db, () => {
     const changes: string[] = []
     const warnings: string[] = []
-    const project = resolveProject(store, file, options, changes)
+    const { project, seedChanged } = resolveProject(store, file, options, changes)
     const { resources, endpoints, collections } = store.repos
 
     // Resources.
@@ -109,7 +110,8 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
         resources.setSeed(resource.id, checkSeed(seedOf(spec), makeFaker))
         reseed.add(resource.collectionId)
         changes.push(`~ seed ${path}`)
-      } else if (spec.count > 0 && spec.seed === null && resource.seedValue === null && changes.includes(`~ project ${project.slug}`)) {
+      } else if (seedChanged && spec.count > 0 && spec.seed === null) {
+        // Generated from the project's seed value, which changed.
         reseed.add(resource.collectionId)
       }
     }

@@ -106,6 +106,24 @@ describe('export and apply', () => {
     expect(run('apply', 'mockapi.yaml').stdout).toContain('already matches')
   })
 
+  it('reseeds resources without their own seed when the project seed changes, not when the name does', () => {
+    const { cwd, ok, db } = workspace()
+    const file = join(cwd, 'p.yaml')
+    const yaml = (name: string, seed: number | null) => `name: ${name}\nslug: p\n${seed === null ? '' : `seed: ${seed}\n`}resources:\n  - path: /api/notes\n    fields: { text: lorem.sentence }\n    count: 3\n`
+    const notes = () => openStore(db).store.repos.records.allJson(1)
+    // No seed value: a reseed would draw fresh records, so keeping them shows nothing was reseeded.
+    writeFileSync(file, yaml('P', null))
+    ok('apply', 'p.yaml')
+    const first = notes()
+    writeFileSync(file, yaml('Renamed', null))
+    expect(ok('apply', 'p.yaml')).toContain('~ project p')
+    expect(notes()).toEqual(first)
+    writeFileSync(file, yaml('Renamed', 2))
+    ok('apply', 'p.yaml')
+    expect(notes()).toHaveLength(3)
+    expect(notes()).not.toEqual(first)
+  })
+
   it.each([
     ['a YAML syntax error', (y: string) => y.replace('name: Rich', 'name: [Rich'), /line \d+/],
     ['a negative count', (y: string) => y.replace('count: 12', 'count: -1'), /line \d+: resources\[\d\]\.count must be a whole number/],
