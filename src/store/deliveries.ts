@@ -80,7 +80,6 @@ export function createDeliveryRepo(db: Db) {
     'SELECT * FROM attempts WHERE subscription_id = ? ORDER BY id DESC LIMIT ?',
   )
   const attemptById = db.prepare<[number], AttemptRow>('SELECT * FROM attempts WHERE id = ?')
-  const stateById = db.prepare<[number], { state: string; attempts: number }>('SELECT state, attempts FROM deliveries WHERE id = ?')
 
   return {
     insertEvent: (event: { id: string; projectId: number; type: string; payload: string; createdAt: string }): void =>
@@ -111,7 +110,6 @@ export function createDeliveryRepo(db: Db) {
     /** After a crash: deliveries left "sending" go back to pending, their attempt not counted. */
     recoverInFlight: (): number => recover.run().changes,
     cancelPending: (subscriptionId: number): number => cancel.run(subscriptionId).changes,
-    state: (id: number): { state: string; attempts: number } | undefined => stateById.get(id),
     logAttempt: (attempt: Omit<Attempt, 'id'>): number =>
       Number(insertAttempt.run({ ...attempt, succeeded: attempt.succeeded ? 1 : 0 }).lastInsertRowid),
     recentAttempts: (subscriptionId: number, limit: number): Attempt[] =>

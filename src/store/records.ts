@@ -210,6 +210,5 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       removeAll.run(collectionId)
     },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
-    count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
   }
 }
