@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js'
+import { main } from '../dist/bin/main.js'
 
 // A reader that stops early (`mockapi endpoints | head`) is not an error.
 process.stdout.on('error', (error) => {
