@@ -5,6 +5,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { createServer as createNetServer } from 'node:net'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, homedir, tmpdir, totalmem } from 'node:os'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CONNECTIONS, hasWrk, measure } from './load.mjs'
@@ -13,6 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PEERS = process.argv.includes('--peers')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
 const BIN = join(ROOT, 'bin/mockapi.js')
+const PEER_CACHE = join(homedir(), '.cache', 'mockapi-bench-peers')
 
 const { openRuntime } = await import(join(ROOT, 'dist/runtime.js'))
 const { createProject } = await import(join(ROOT, 'dist/domain/projects.js'))
@@ -43,7 +45,7 @@ function seed(dbPath, receiverUrl) {
 }
 
 /** Starts a server process and resolves once it prints its URL. */
-function start(args, { match = /listening on (http:\/\/\S+)/, cwd = ROOT, env = {} } = {}) {
+function start(args, { match = /listening on (http:\/\/\S+)/, url, cwd = ROOT, env = {} } = {}) {
   const started = performance.now()
   return new Promise((resolve, reject) => {
     const child = spawn(args[0], args.slice(1), { cwd, env: { ...process.env, ...env } })
@@ -53,7 +55,7 @@ function start(args, { match = /listening on (http:\/\/\S+)/, cwd = ROOT, env = 
       const found = match.exec(out)
       if (found) {
         child.stdout.off('data', onData)
-        resolve({ url: found[1], pid: child.pid, startedMs: performance.now() - started, stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') }) })
+        resolve({ url: url ?? found[1], pid: child.pid, startedMs: performance.now() - started, stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') }) })
       }
     }
     child.stdout.on('data', onData)
@@ -112,31 +114,131 @@ async function coldStart(args, firstUrl, options) {
   return Math.round(times.sort((a, b) => a - b)[2])
 }
 
-async function peers(dir, results) {
-  const cache = join(homedir(), '.cache', 'mockapi-bench-peers')
-  if (!existsSync(join(cache, 'node_modules', 'json-server', 'package.json'))) {
-    mkdirSync(cache, { recursive: true })
-    console.error(`  installing json-server@0.17.4 into ${cache}`)
-    execFileSync('npm', ['install', '--prefix', cache, '--no-audit', '--no-fund', 'json-server@0.17.4'], { stdio: 'ignore' })
+/** Installs a peer into the cache outside the repo, once; later runs reuse it. */
+function installPeer(name, spec, isWanted) {
+  const manifest = join(PEER_CACHE, 'node_modules', name, 'package.json')
+  if (!existsSync(manifest) || !isWanted(JSON.parse(readFileSync(manifest, 'utf8')).version)) {
+    mkdirSync(PEER_CACHE, { recursive: true })
+    console.error(`  installing ${spec} into ${PEER_CACHE}`)
+    execFileSync('npm', ['install', '--prefix', PEER_CACHE, '--no-audit', '--no-fund', spec], { stdio: 'ignore', timeout: 300_000 })
   }
-  const db = { items: Array.from({ length: 1000 }, (_, i) => ({ id: i + 1, ...item(i + 1) })), pages: Array.from({ length: 10_000 }, (_, i) => ({ id: i + 1, ...item(i + 1) })) }
-  writeFileSync(join(dir, 'db.json'), JSON.stringify(db))
-  // json-server 0.17 takes no port 0 and prints nothing useful with --quiet: a free port, then poll.
-  const port = await freePort()
-  const child = spawn(process.execPath, [join(cache, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js'), 'db.json', '--port', String(port), '--host', '127.0.0.1', '--quiet'], { cwd: dir, stdio: 'ignore' })
-  const url = `http://127.0.0.1:${port}`
+  return { dir: join(PEER_CACHE, 'node_modules', name), version: JSON.parse(readFileSync(manifest, 'utf8')).version }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const answers = (url) => fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)
+
+/**
+ * Spawns a peer that prints nothing usable (json-server --quiet, Mockoon's per-request JSON log),
+ * so stdout goes to /dev/null rather than through this process, and readiness is polled.
+ */
+async function spawnPeer(label, args, { cwd, env = {}, probe }) {
+  const child = spawn(args[0], args.slice(1), { cwd, env: { ...process.env, ...env }, stdio: 'ignore' })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
   const deadline = Date.now() + 30_000
-  for (;;) {
-    const ok = await fetch(`${url}/items/1`).then((r) => r.ok, () => false)
-    if (ok) break
-    if (Date.now() > deadline) throw new Error('json-server did not start')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+  while (!(await answers(probe))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`${label} did not start`)
+    }
+    await sleep(100)
   }
-  const server = { pid: child.pid, stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM') }) }
-  await scenario(results, 'json-server 0.17.4: GET item', server, `${url}/items/500`)
-  await scenario(results, 'json-server 0.17.4: GET page 3 of 20', server, `${url}/pages?_page=3&_limit=20`)
-  await scenario(results, 'json-server 0.17.4: POST create', server, `${url}/items`, { method: 'POST', body: '{"title":"new","status":"active"}' })
-  await server.stop()
+  const stop = async () => {
+    child.kill('SIGTERM')
+    if (await Promise.race([exited.then(() => true), sleep(5000)]) !== true) {
+      child.kill('SIGKILL')
+      await exited
+    }
+    // A forked worker would outlive its parent and skew the next peer's numbers.
+    if (await answers(probe)) throw new Error(`${label} still answers after its process exited`)
+  }
+  return { pid: child.pid, stop }
+}
+
+/** One request per scenario before loading it, so a misconfigured peer cannot post fast 404s. */
+async function verify(label, checks) {
+  for (const [url, init, ok] of checks) {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) })
+    const body = await response.json().catch(() => null)
+    if (!ok(response.status, body)) throw new Error(`${label}: unexpected ${response.status} from ${init?.method ?? 'GET'} ${url}: ${JSON.stringify(body)?.slice(0, 200)}`)
+  }
+}
+
+const POST = { method: 'POST', body: '{"title":"new","status":"active"}' }
+const postInit = { ...POST, headers: { 'content-type': 'application/json' } }
+
+/** Item 500, page 3 of 20 (ids 41 to 60), a created item: the same answers from every peer. */
+const peerChecks = (itemUrl, pageUrl, createUrl) => [
+  [itemUrl, undefined, (status, body) => status === 200 && body?.id === 500],
+  [pageUrl, undefined, (status, body) => status === 200 && Array.isArray(body) && body.length === 20 && body[0].id === 41],
+  [createUrl, postInit, (status, body) => (status === 201 || status === 200) && body?.id !== undefined],
+]
+
+async function jsonServer(dir, data, results) {
+  const peer = installPeer('json-server', 'json-server@0.17.4', (version) => version === '0.17.4')
+  writeFileSync(join(dir, 'db.json'), JSON.stringify(data))
+  // json-server 0.17 takes no port 0: a free port, then poll.
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const server = await spawnPeer('json-server', [process.execPath, join(peer.dir, 'lib', 'cli', 'bin.js'), 'db.json', '--port', String(port), '--host', '127.0.0.1', '--quiet'], { cwd: dir, probe: `${url}/items/1` })
+  try {
+    await verify('json-server', peerChecks(`${url}/items/500`, `${url}/pages?_page=3&_limit=20`, `${url}/items`))
+    await scenario(results, 'json-server 0.17.4: GET item', server, `${url}/items/500`)
+    await scenario(results, 'json-server 0.17.4: GET page 3 of 20', server, `${url}/pages?_page=3&_limit=20`)
+    await scenario(results, 'json-server 0.17.4: POST create', server, `${url}/items`, POST)
+  } finally {
+    await server.stop()
+  }
+}
+
+/**
+ * A Mockoon environment built with Mockoon's own builders, so the file matches the installed
+ * version's schema and migration number: one data bucket per collection, each behind a CRUD route.
+ */
+function mockoonEnvironment(cliDir, data) {
+  const commons = createRequire(join(cliDir, 'package.json'))('@mockoon/commons')
+  const environment = { ...commons.BuildEnvironment({ hasDefaultRoute: false, hasContentTypeHeader: true, hasCorsHeaders: true }), name: 'mockapi bench' }
+  for (const [name, rows] of Object.entries(data)) {
+    const bucket = commons.BuildDatabucket({ name, value: JSON.stringify(rows) })
+    const route = commons.BuildCRUDRoute(true, { endpoint: name, databucketID: bucket.id })
+    environment.data.push(bucket)
+    environment.routes.push(route)
+    environment.rootChildren.push({ type: 'route', uuid: route.uuid })
+  }
+  return environment
+}
+
+async function mockoon(dir, data, results) {
+  const peer = installPeer('@mockoon/cli', '@mockoon/cli@9', (version) => version.startsWith('9.'))
+  const label = `Mockoon CLI ${peer.version}`
+  writeFileSync(join(dir, 'mockoon.json'), JSON.stringify(mockoonEnvironment(peer.dir, data)))
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  // -X: no log file. HOME: the CLI creates ~/.mockoon-cli/logs on every start; keep it in the temp dir.
+  // No admin API: nothing here uses it, and it would print a generated token.
+  const args = [process.execPath, join(peer.dir, 'bin', 'run.js'), 'start', '--data', 'mockoon.json', '--port', String(port), '--hostname', '127.0.0.1', '--disable-log-to-file', '--disable-admin-api']
+  const options = { cwd: dir, env: { HOME: dir } }
+  const server = await spawnPeer(label, args, { ...options, probe: `${url}/items/1` })
+  try {
+    // CRUD routes paginate with page and limit; either one present turns paging on.
+    await verify(label, peerChecks(`${url}/items/500`, `${url}/pages?page=3&limit=20`, `${url}/items`))
+    await scenario(results, `${label}: GET item`, server, `${url}/items/500`)
+    await scenario(results, `${label}: GET page 3 of 20`, server, `${url}/pages?page=3&limit=20`)
+    await scenario(results, `${label}: POST create`, server, `${url}/items`, POST)
+  } finally {
+    await server.stop()
+  }
+  // Mockoon logs one JSON line once listening; the environment's buckets are parsed before that.
+  const coldMs = await coldStart(args, '/items/1', { ...options, match: /"message":"Server started on port \d+"/, url })
+  return { label, coldMs }
+}
+
+/** json-server and Mockoon on the same rows mockapi serves; returns Mockoon's cold start. */
+async function peers(dir, results) {
+  const rows = (count) => Array.from({ length: count }, (_, i) => ({ id: i + 1, ...item(i + 1) }))
+  const data = { items: rows(1_000), pages: rows(10_000) }
+  await jsonServer(dir, data, results)
+  return mockoon(dir, data, results)
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-'))
@@ -163,7 +265,7 @@ try {
 
   const cold = await coldStart([process.execPath, BIN, '--db', dbPath, 'serve', '--port', '0', '--quiet'], '/api/bench/items/1')
   const coldBare = await coldStart([process.execPath, join(ROOT, 'bench/servers/bare-h3-sqlite.mjs'), dbPath], '/')
-  if (PEERS) await peers(dir, results)
+  const peerCold = PEERS ? await peers(dir, results) : undefined
 
   const ceiling = results[0].rps
   const when = new Date().toISOString()
@@ -178,8 +280,9 @@ try {
   console.log(`\n6 webhook deliveries sustained by the worker: ${delivery.rate}/s (backlog after the window: ${delivery.left})`)
   console.log(`  one active subscription costs ${(100 * (1 - hooked.rps / item1.rps)).toFixed(0)} % of scenario 1`)
   console.log(`7 cold start, spawn to first 200 (median of 5): mockapi ${cold} ms; bare h3 + better-sqlite3 on this machine ${coldBare} ms`)
+  if (peerCold) console.log(`  ${peerCold.label}, same 1,000 + 10,000 items: ${peerCold.coldMs} ms`)
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, coldStartMs: cold, coldStartBareMs: coldBare }, null, 2))
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, coldStartMs: cold, coldStartBareMs: coldBare, coldStartMockoonMs: peerCold?.coldMs }, null, 2))
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
