@@ -1,0 +1,103 @@
+import type { ErrorObject } from 'ajv'
+import { specRef, type SpecValidators } from './ajv.ts'
+import { isForm, isJsonish, mediaForContentType } from './media.ts'
+import { derefPointer, isObj, resolvePointer, type Obj } from './pointer.ts'
+import type { OpenApiOperation, ParameterSpec, SpecDocument } from './types.ts'
+
+export interface MockRequestParts {
+  params: Record<string, string>
+  query: URLSearchParams
+  headers: { get(name: string): string | null }
+  contentType: string | null
+  body: unknown
+}
+
+export interface RequestProblem {
+  path: string
+  message: string
+}
+
+// OAS 3: header parameters with these names are ignored (the request's own machinery covers them).
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
+// 2.0 collectionFormat / 3.x style → the delimiter of one array-valued query string.
+const DELIMITERS: Record<string, string> = { csv: ',', ssv: ' ', tsv: '\t', pipes: '|', form: ',', spaceDelimited: ' ', pipeDelimited: '|' }
+
+/**
+ * Checks a request's path, query and header parameters (coerced from strings to their schema
+ * types) and its body against the operation. Problems read `query.limit`, `header.x-api-key`, `body/name`.
+ */
+export function createRequestValidator(spec: SpecDocument, validators: { strict: SpecValidators; coercing: SpecValidators }) {
+  return (operation: OpenApiOperation, request: MockRequestParts): RequestProblem[] => _validate(spec, validators, operation, request)
+}
+
+function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coercing: SpecValidators }, operation: OpenApiOperation, request: MockRequestParts): RequestProblem[] {
+  const problems: RequestProblem[] = []
+  for (const part of ['path', 'query', 'header'] as const) {
+    const parameters = operation.parameters.filter((p) => p.in === part && !(part === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())))
+    if (parameters.length === 0) continue
+    const validate = validators.coercing.compile(`${operation.pointer}|${part}`, () => _parametersSchema(parameters))
+    const data = Object.fromEntries(parameters.flatMap((p) => {
+      const value = _read(spec, p, request)
+      return value === undefined ? [] : [[_key(p), value]]
+    }))
+    if (validate && !validate(data)) problems.push(..._problems(validate.errors, (pointer) => `${part}.${pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~')}`))
+  }
+  const body = operation.requestBody
+  if (!body) return problems
+  if (request.body === undefined || request.body === null || request.body === '') {
+    if (body.required) problems.push({ path: 'body', message: 'request body is required' })
+    return problems
+  }
+  const media = request.contentType ? mediaForContentType(body.media, request.contentType) : (body.media.find((m) => isJsonish(m.type)) ?? body.media[0])
+  if (!media) {
+    if (body.media.length > 0) problems.push({ path: 'body', message: `content type ${request.contentType} is not accepted (expected ${body.media.map((m) => m.type).join(', ')})` })
+    return problems
+  }
+  if (!media.schema || !(isJsonish(media.type) || isForm(media.type))) return problems
+  // Form fields arrive as strings: coerce them (on a copy, ajv coerces in place); JSON bodies are taken as sent.
+  const form = isForm(media.type)
+  const validate = (form ? validators.coercing : validators.strict).at(media.schema)
+  const data = form ? structuredClone(request.body) : request.body
+  if (validate && !validate(data)) problems.push(..._problems(validate.errors, (pointer) => `body${pointer}`))
+  return problems
+}
+
+// Header names are case-insensitive: key them (and their problem paths) in lowercase.
+const _key = (parameter: ParameterSpec) => (parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name)
+
+function _parametersSchema(parameters: ParameterSpec[]): object {
+  const properties = Object.fromEntries(parameters.map((p) => [_key(p), p.schema ? { $ref: specRef(p.schema) } : {}]))
+  return { type: 'object', properties, required: parameters.filter((p) => p.required).map(_key) }
+}
+
+function _read(spec: SpecDocument, parameter: ParameterSpec, request: MockRequestParts): unknown {
+  if (parameter.in === 'path') return request.params[parameter.name]
+  if (parameter.in === 'header') return request.headers.get(parameter.name) ?? undefined
+  const values = request.query.getAll(parameter.name)
+  if (values.length !== 1) return values.length === 0 ? undefined : values
+  const delimiter = _delimiter(spec, parameter)
+  return delimiter ? (values[0] as string).split(delimiter) : values[0]
+}
+
+/** The delimiter of an array query parameter sent as one value (2.0 `csv` default, 3.x `explode: false`). */
+function _delimiter(spec: SpecDocument, parameter: ParameterSpec): string | undefined {
+  if (!parameter.schema?.endsWith('/schema')) return undefined
+  const target = derefPointer(spec.document, parameter.schema)
+  const schema = target === null ? undefined : resolvePointer(spec.document, target)
+  if (!isObj(schema) || !(schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')))) return undefined
+  const owner = resolvePointer(spec.document, parameter.schema.slice(0, -'/schema'.length)) as Obj
+  if (spec.version === '2.0') return DELIMITERS[String(owner.collectionFormat ?? 'csv')]
+  return owner.explode === false ? DELIMITERS[String(owner.style ?? 'form')] : undefined
+}
+
+function _problems(errors: ErrorObject[] | null | undefined, toPath: (pointer: string) => string): RequestProblem[] {
+  return (errors ?? []).map((error) => {
+    const params = error.params as Record<string, unknown>
+    if (error.keyword === 'required') return { path: toPath(`${error.instancePath}/${_escape(String(params.missingProperty))}`), message: 'is required' }
+    if (error.keyword === 'additionalProperties') return { path: toPath(`${error.instancePath}/${_escape(String(params.additionalProperty))}`), message: 'is not allowed' }
+    if (error.keyword === 'enum') return { path: toPath(error.instancePath), message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` }
+    return { path: toPath(error.instancePath), message: error.message ?? 'is invalid' }
+  })
+}
+
+const _escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1')
