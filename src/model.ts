@@ -1,4 +1,5 @@
 /** Shapes shared by every layer; plain data, no behaviour. */
+import type { OpenApiOperation } from './openapi/types.ts'
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type HttpMethod = (typeof HTTP_METHODS)[number]
@@ -56,6 +57,9 @@ export interface Endpoint {
   /** Percentage (0–100) of requests answered with `errorStatus`. */
   errorRate: number
   errorStatus: number
+  /** For `openapi` endpoints: the imported spec and the operation in it; null otherwise. */
+  specId: number | null
+  operation: OpenApiOperation | null
   createdAt: string
 }
 

@@ -27,6 +27,8 @@ export function endpointView(endpoint: Endpoint) {
     schema: endpoint.schema === null ? null : (JSON.parse(endpoint.schema) as unknown),
     errorRate: endpoint.errorRate,
     errorStatus: endpoint.errorStatus,
+    specId: endpoint.specId,
+    operationId: endpoint.operation?.operationId ?? null,
     createdAt: endpoint.createdAt,
   }
 }

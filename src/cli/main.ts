@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   'remove-endpoint': () => import('./commands/remove-endpoint.ts').then((m) => m.registerRemoveEndpoint),
   templates: () => import('./commands/templates.ts').then((m) => m.registerTemplates),
   'apply-template': () => import('./commands/templates.ts').then((m) => m.registerTemplates),
+  import: () => import('./commands/import.ts').then((m) => m.registerImport),
   export: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),
   apply: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),
   reset: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),

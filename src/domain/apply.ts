@@ -4,7 +4,9 @@ import type { Endpoint, Project, Resource } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Store } from './context.ts'
 import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
-import { addEndpoint, routeShape } from './endpoints.ts'
+import { addEndpoint, resourceActionFor, routeShape } from './endpoints.ts'
+import { listOperations } from '../openapi/operations.ts'
+import type { OpenApiOperation } from '../openapi/types.ts'
 import { checkResourcePath } from './path-rules.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { checkSlug, createProject, slugify } from './projects.ts'
@@ -87,10 +89,39 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
     const changes: string[] = []
     const warnings: string[] = []
     const { project, seedChanged } = resolveProject(store, file, options, changes)
-    const { resources, endpoints, collections } = store.repos
+    const { resources, endpoints, collections, specs } = store.repos
+
+    // Imported specs, matched by title; an endpoint names its operation by pointer.
+    const imported = new Map<string, { specId: number; operations: Map<string, OpenApiOperation> }>()
+    const storedSpecs = new Map(specs.listByProject(project.id).map((s) => [s.title, s]))
+    for (const spec of file.imports) {
+      const document = JSON.stringify(spec.document)
+      const stored = storedSpecs.get(spec.title)
+      if (stored?.document !== document || stored.version !== spec.version) changes.push(`${stored ? '~' : '+'} import ${spec.title}`)
+      const specId = specs.save({ projectId: project.id, title: spec.title, version: spec.version, source: spec.source, document, importedAt: store.clock.now().toISOString() })
+      const operations = new Map(listOperations({ title: spec.title, version: spec.version, document: spec.document }).map((op) => [op.operation.pointer, op.operation]))
+      imported.set(spec.title, { specId, operations })
+    }
+    if (options.prune) {
+      for (const [title, stored] of storedSpecs) {
+        if (imported.has(title)) continue
+        specs.remove(stored.id)
+        changes.push(`- import ${title}`)
+      }
+    }
+    const operationOf = (spec: EndpointSpec): { specId: number; operation: OpenApiOperation } | null => {
+      if (!spec.import || !spec.operation) return null
+      const { specId, operations } = imported.get(spec.import)!
+      const operation = operations.get(spec.operation)
+      if (!operation) throw new AppError('INVALID_INPUT', `endpoint ${spec.method} ${spec.path}: import "${spec.import}" has no operation ${spec.operation}`)
+      return { specId, operation }
+    }
+    // Paths a spec defines are not judged by the path rules (`/pets` has no /api).
+    const specPaths = new Set(file.endpoints.filter((e) => e.import).map((e) => routeShape(e.path)))
+    const resourcePath = (path: string) => (specPaths.has(routeShape(path)) ? path : checkResourcePath(path).path)
 
     // Resources.
-    const wanted = new Map(file.resources.map((spec) => [checkResourcePath(spec.path).path, spec]))
+    const wanted = new Map(file.resources.map((spec) => [resourcePath(spec.path), spec]))
     const reseed = new Set<number>()
     for (const resource of resources.listByProject(project.id)) {
       if (wanted.has(resource.path) || !options.prune) continue
@@ -101,7 +132,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
     for (const [path, spec] of wanted) {
       let resource = resources.byPath(project.id, path)
       if (!resource) {
-        const created = createResource(store, { project: project.slug, path })
+        const created = createResource(store, { project: project.slug, path, rules: !specPaths.has(routeShape(path)) })
         warnings.push(...created.warnings)
         resource = created.resource
         changes.push(`+ resource ${path}`)
@@ -139,8 +170,29 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
       endpoints.remove(endpoint.id)
       changes.push(`- endpoint ${endpoint.method} ${endpoint.path}`)
     }
+    const projectResources = resources.listByProject(project.id)
     for (const [k, want] of desired) {
       let endpoint = current.get(k)
+      const fromSpec = want.spec ? operationOf(want.spec) : null
+      if (fromSpec) {
+        const path = want.spec!.path
+        const collection = projectResources.find((r) => routeShape(r.path) === routeShape(path))
+        const item = projectResources.find((r) => routeShape(`${r.path}/:id`) === routeShape(path))
+        const resource = collection ?? item
+        const action = resource ? resourceActionFor(want.method as Endpoint['method'], resource === item) : null
+        const wiring = { path, specId: fromSpec.specId, operation: fromSpec.operation, resourceId: action ? resource!.id : null, action }
+        if (!endpoint) {
+          endpoint = endpoints.insert({ projectId: project.id, method: want.method as Endpoint['method'], kind: 'openapi', status: 200, createdAt: store.clock.now().toISOString(), ...wiring })
+          changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)
+        } else if (canonical([endpoint.kind, endpoint.path, endpoint.specId, endpoint.operation, endpoint.resourceId, endpoint.action]) !== canonical(['openapi', path, wiring.specId, wiring.operation, wiring.resourceId, wiring.action])) {
+          endpoint = endpoints.reimport(endpoint.id, { ...wiring, status: endpoint.status })
+          changes.push(`~ endpoint ${endpoint.method} ${endpoint.path}`)
+        }
+      } else if (endpoint?.operation) {
+        // The file has this route as a plain endpoint now: it stops answering from the spec.
+        endpoints.remove(endpoint.id)
+        endpoint = undefined
+      }
       if (!endpoint) {
         const { endpoint: added, warnings: pathWarnings } = addEndpoint(store, {
           project: project.slug,

@@ -1,5 +1,6 @@
 import type { MockEvents } from '../events.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
+import type { SpecDocument } from '../openapi/types.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Store } from './context.ts'
 import { parentFields } from './resources.ts'
@@ -10,6 +11,10 @@ export interface RoutedEndpoint {
   /** For resource endpoints: where the records live, and the parameters tying them to a parent. */
   collectionId: number | null
   parentFields: string[]
+  /** The path parameter holding a record's id (`id`, or `petId` on an imported stateful path). */
+  idParam: string
+  /** For imported endpoints: their spec document, parsed on first use and shared by the snapshot. */
+  spec: (() => SpecDocument) | null
 }
 
 export type Resolution =
@@ -40,15 +45,30 @@ function build(store: Store, ownPathsSlug: string | undefined): Snapshot {
   for (const project of allProjects) {
     for (const resource of resources.listByProject(project.id)) resourcesById.set(resource.id, resource)
   }
+  const specs = new Map<number, SpecDocument>()
+  const specOf = (id: number) => (): SpecDocument => {
+    let spec = specs.get(id)
+    if (!spec) {
+      const stored = store.repos.specs.byId(id)
+      spec = { version: stored?.version ?? '3.0', title: stored?.title ?? '', document: stored ? (JSON.parse(stored.document) as Record<string, unknown>) : {} }
+      specs.set(id, spec)
+    }
+    return spec
+  }
   const byProject = new Map<number, RoutedEndpoint[]>()
   for (const endpoint of endpoints.listAll()) {
     const resource = endpoint.resourceId === null ? undefined : resourcesById.get(endpoint.resourceId)
+    const lastSegment = endpoint.path.split('/').at(-1) ?? ''
     const routed: RoutedEndpoint = {
       endpoint,
       collectionId: resource?.collectionId ?? null,
       parentFields: resource ? parentFields(resource.path) : [],
+      idParam: lastSegment.startsWith(':') ? lastSegment.slice(1) : 'id',
+      spec: endpoint.specId === null ? null : specOf(endpoint.specId),
     }
-    byProject.set(endpoint.projectId, [...(byProject.get(endpoint.projectId) ?? []), routed])
+    const list = byProject.get(endpoint.projectId)
+    if (list) list.push(routed)
+    else byProject.set(endpoint.projectId, [routed])
   }
   const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null }
   const fallback = allProjects.find((p) => p.slug === ownPathsSlug) ?? allProjects.find((p) => p.isDefault) ?? allProjects[0]

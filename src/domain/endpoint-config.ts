@@ -3,6 +3,7 @@ import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint } from '../model.ts'
+import { defaultStatus } from '../openapi/default-status.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Store } from './context.ts'
 import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
@@ -21,8 +22,9 @@ export interface SettingsInput {
   errorStatus?: number | undefined
 }
 
-export function defaultSettings(endpoint: Pick<Endpoint, 'action'>): EndpointSettings {
-  return { status: endpoint.action === 'create' ? 201 : 200, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
+export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation'>): EndpointSettings {
+  const status = endpoint.action === 'create' ? 201 : endpoint.operation ? defaultStatus(endpoint.operation) : 200
+  return { status, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 function checkHeaders(headers: Record<string, string>): Record<string, string> {

@@ -48,7 +48,7 @@ export function findEndpoint(store: Store, projectId: number, method: HttpMethod
 }
 
 /** A resource action a method can take on a resource's collection or item path. */
-function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
+export function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
   if (onItem) return ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[method as 'GET'] ?? null
   return ({ GET: 'list', POST: 'create' } as const)[method as 'GET'] ?? null
 }

@@ -7,10 +7,14 @@ import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { standardEndpoints } from './resources.ts'
 
 /** Only the settings that differ from the endpoint's defaults, in the file's names. */
-function endpointSpec(endpoint: Endpoint): EndpointSpec {
+function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): EndpointSpec {
   const settings = currentSettings(endpoint)
   const defaults = defaultSettings(endpoint)
   const spec: EndpointSpec = { method: endpoint.method, path: endpoint.path }
+  if (endpoint.operation && endpoint.specId !== null) {
+    spec.import = importTitles.get(endpoint.specId)!
+    spec.operation = endpoint.operation.pointer
+  }
   if (settings.status !== defaults.status) spec.status = settings.status
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
   if (settings.delayMs !== 0) spec.delay = settings.delayMs
@@ -24,6 +28,8 @@ function endpointSpec(endpoint: Endpoint): EndpointSpec {
 /** The project as a project file: what `apply` needs to build the same API elsewhere (no secrets). */
 export function exportProject(store: Store, project: Project): ProjectFile {
   const endpoints = store.repos.endpoints.listByProject(project.id)
+  const specs = store.repos.specs.listByProject(project.id)
+  const importTitles = new Map(specs.map((s) => [s.id, s.title]))
   const byShape = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
   const standard = new Set<string>()
   const resources = store.repos.resources.listByProject(project.id).map((resource): ResourceSpec => {
@@ -36,7 +42,7 @@ export function exportProject(store: Store, project: Project): ProjectFile {
     return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without }
   })
   const endpointSpecs = endpoints
-    .map((endpoint) => ({ endpoint, spec: endpointSpec(endpoint) }))
+    .map((endpoint) => ({ endpoint, spec: endpointSpec(endpoint, importTitles) }))
     // A standard resource endpoint with default settings is implied by its resource.
     .filter(({ endpoint, spec }) => !standard.has(`${endpoint.method} ${routeShape(endpoint.path)}`) || Object.keys(spec).length > 2)
     .map(({ spec }) => spec)
@@ -48,6 +54,7 @@ export function exportProject(store: Store, project: Project): ProjectFile {
     resources,
     endpoints: endpointSpecs,
     webhooks: store.repos.subscriptions.listByProject(project.id).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
+    imports: specs.map((s) => ({ title: s.title, version: s.version, source: s.source, document: JSON.parse(s.document) as Record<string, unknown> })),
   }
 }
 
@@ -69,6 +76,7 @@ export function toYaml(file: ProjectFile): string {
     resources,
     endpoints: file.endpoints,
     ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),
+    ...(file.imports.length ? { imports: file.imports } : {}),
   }
   return `# mockapi project file: mockapi apply <this file>\n${stringify(document, { lineWidth: 0 })}`
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, HTTP_METHODS, type EventType } from '../model.ts'
+import type { SpecVersion } from '../openapi/types.ts'
 
 /** The YAML format of `mockapi export`, `mockapi apply` and `templates/*.yaml`. */
 export interface ProjectFile {
@@ -13,6 +14,16 @@ export interface ProjectFile {
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
+  /** Imported OpenAPI/Swagger documents that endpoints answer from. */
+  imports: ImportSpec[]
+}
+
+export interface ImportSpec {
+  title: string
+  version: SpecVersion
+  source: string
+  /** The bundled document, so the file is complete without the original spec. */
+  document: Record<string, unknown>
 }
 
 export interface ResourceSpec {
@@ -36,6 +47,9 @@ export interface EndpointSpec {
   schema?: unknown
   errorRate?: number
   errorStatus?: number
+  /** Title of the import this endpoint answers from, and the operation's pointer in it. */
+  import?: string
+  operation?: string
 }
 
 export interface WebhookSpec {
@@ -117,6 +131,17 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     }
   })
 
+  const imports = list(file.imports, ['imports']).map((entry, i): ImportSpec => {
+    const at: Path = ['imports', i]
+    if (!isObject(entry)) fail(at, 'must be a mapping with title, version, source and document')
+    const m = entry as Record<string, unknown>
+    if (typeof m.title !== 'string' || !m.title) fail([...at, 'title'], 'must be a non-empty string')
+    if (!['2.0', '3.0', '3.1'].includes(m.version as string)) fail([...at, 'version'], 'must be "2.0", "3.0" or "3.1"')
+    if (!isObject(m.document)) fail([...at, 'document'], 'must be the OpenAPI document (a mapping)')
+    return { title: m.title as string, version: m.version as SpecVersion, source: typeof m.source === 'string' ? m.source : '', document: m.document as Record<string, unknown> }
+  })
+  const importTitles = new Set(imports.map((m) => m.title))
+
   const endpoints = list(file.endpoints, ['endpoints']).map((entry, i): EndpointSpec => {
     const at: Path = ['endpoints', i]
     if (!isObject(entry)) fail(at, 'must be a mapping with method and path')
@@ -138,6 +163,12 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate as number
     if (e.errorStatus !== undefined) spec.errorStatus = e.errorStatus as number
+    if (e.import !== undefined || e.operation !== undefined) {
+      if (typeof e.import !== 'string' || !importTitles.has(e.import)) fail([...at, 'import'], 'must be the title of an entry under imports')
+      if (typeof e.operation !== 'string' || !e.operation.startsWith('/paths/')) fail([...at, 'operation'], 'must be the operation\'s pointer, e.g. /paths/~1pets/get')
+      spec.import = e.import as string
+      spec.operation = e.operation as string
+    }
     return spec
   })
 
@@ -163,6 +194,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     resources,
     endpoints,
     webhooks,
+    imports,
   }
 }
 

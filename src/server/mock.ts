@@ -5,10 +5,12 @@ import type { Catalog, Resolution } from '../domain/catalog.ts'
 import type { Store } from '../domain/context.ts'
 import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../domain/records.ts'
 import { loadFaker } from '../engine/generators.ts'
-import { parsePrefer } from '../engine/prefer.ts'
+import { parsePrefer, type Preferences } from '../engine/prefer.ts'
 import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
 import type { MockEvents } from '../events.ts'
 import type { Endpoint } from '../model.ts'
+import type { OpenApiOperation } from '../openapi/types.ts'
+import { checkRequest, readOperationBody, responderFor, specAnswer } from './openapi.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
 import { errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
@@ -38,6 +40,8 @@ const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 
 // One unseeded faker for response templates, made on first use.
 let templateFaker: Promise<import('@faker-js/faker').Faker> | null = null
+
+type Found = Extract<Resolution, { kind: 'found' }>
 
 function simulatedError(status: number, reason: string): Response {
   return jsonResponse(status, errorBody('SIMULATED_ERROR', `simulated ${status} (${reason})`))
@@ -77,14 +81,14 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
       headers: { Allow: resolution.allow.join(', ') },
     })
   }
-  const { endpoint, collectionId, parentFields } = resolution.route
+  const route = resolution.route
+  const { endpoint } = route
   const prefer = parsePrefer(event.req.headers.get('prefer'))
   const delayMs = prefer.delayMs ?? endpoint.delayMs
   if (delayMs > 0) await sleep(delayMs)
+  if (endpoint.operation && route.spec) return answerFromSpec(event, deps, resolution, endpoint.operation, prefer)
   if (prefer.code !== undefined && prefer.code >= 400) return simulatedError(prefer.code, 'Prefer: code')
-  if (endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate) {
-    return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
-  }
+  if (injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
   const body = await requestBody(event, endpoint, deps.bodyLimit)
   if (endpoint.schema !== null && WITH_BODY.has(event.req.method)) {
     // ajv recurses like JSON.stringify: the same depth limit as records.
@@ -94,7 +98,16 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
     const problems = schemaProblems(endpoint.schema, body)
     if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
   }
-  const status = prefer.code ?? endpoint.status
+  return answerConfigured(event, deps, resolution, prefer.code ?? endpoint.status, body)
+}
+
+function injectedError(deps: MockDeps, endpoint: Endpoint): boolean {
+  return endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate
+}
+
+/** A configured fixed body, the resource's records, or `{}`. */
+async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Found, status: number, body: unknown): Promise<Response> {
+  const { endpoint, collectionId, parentFields, idParam } = resolution.route
   if (endpoint.body !== null) {
     return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
   }
@@ -103,7 +116,7 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
       action: endpoint.action,
       collectionId,
       parents: parentFields.map((field) => ({ field, values: [resolution.params[field]!] })),
-      id: resolution.params.id,
+      id: resolution.params[idParam],
       query: event.url.searchParams,
       body,
       url: event.url,
@@ -112,6 +125,25 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
     return textResponse(result.status, result.body, { ...result.headers, ...endpoint.headers })
   }
   return textResponse(status, '{}', endpoint.headers)
+}
+
+/**
+ * An imported operation: validate the request against it, then answer what the spec documents
+ * (or the records, for a stateful import; or a body configured on the endpoint).
+ */
+async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found, operation: OpenApiOperation, prefer: Preferences): Promise<Response> {
+  const { endpoint } = resolution.route
+  const body = WITH_BODY.has(event.req.method) ? await readOperationBody(event, deps.bodyLimit) : undefined
+  const responder = await responderFor(resolution.route)
+  checkRequest(responder, operation, event, resolution.params, body)
+  if (prefer.code === undefined && injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
+  const stateful = endpoint.action !== null && resolution.route.collectionId !== null
+  if (prefer.code === undefined && (endpoint.body !== null || stateful)) return answerConfigured(event, deps, resolution, endpoint.status, body)
+  const documented = specAnswer(responder, operation, endpoint.status, prefer, event.req.headers.get('accept'))
+  if (documented) return textResponse(documented.status, documented.body, { ...documented.headers, ...endpoint.headers })
+  // A preferred code the spec does not document: as for any endpoint.
+  if (prefer.code! >= 400) return simulatedError(prefer.code!, 'Prefer: code')
+  return answerConfigured(event, deps, resolution, prefer.code!, body)
 }
 
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */

@@ -1,5 +1,6 @@
 import type { Db } from './db.ts'
 import type { Endpoint, EndpointKind, HttpMethod, ResourceAction } from '../model.ts'
+import type { OpenApiOperation } from '../openapi/types.ts'
 
 interface EndpointRow {
   id: number
@@ -16,6 +17,8 @@ interface EndpointRow {
   schema: string | null
   error_rate: number
   error_status: number
+  spec_id: number | null
+  operation: string | null
   created_at: string
 }
 
@@ -35,6 +38,8 @@ function toEndpoint(row: EndpointRow): Endpoint {
     schema: row.schema,
     errorRate: row.error_rate,
     errorStatus: row.error_status,
+    specId: row.spec_id,
+    operation: row.operation === null ? null : (JSON.parse(row.operation) as OpenApiOperation),
     createdAt: row.created_at,
   }
 }
@@ -53,6 +58,8 @@ export interface NewEndpoint {
   schema?: string | null
   errorRate?: number
   errorStatus?: number
+  specId?: number | null
+  operation?: OpenApiOperation | null
   createdAt: string
 }
 
@@ -69,13 +76,18 @@ export function createEndpointRepo(db: Db) {
     'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, body, schema, error_rate, error_status, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @body, @schema, @errorRate, @errorStatus, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, body, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
     `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, body = @body, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
+  const reimport = db.prepare(
+    `UPDATE endpoints SET kind = 'openapi', path = @path, spec_id = @specId, operation = @operation, status = @status,
+       resource_id = @resourceId, action = @action WHERE id = @id`,
+  )
+  const bySpec = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE spec_id = ? ORDER BY path, id')
   const remove = db.prepare<[number]>('DELETE FROM endpoints WHERE id = ?')
 
   return {
@@ -94,11 +106,19 @@ export function createEndpointRepo(db: Db) {
         schema: endpoint.schema ?? null,
         errorRate: endpoint.errorRate ?? 0,
         errorStatus: endpoint.errorStatus ?? 500,
+        specId: endpoint.specId ?? null,
+        operation: endpoint.operation ? JSON.stringify(endpoint.operation) : null,
       })
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
     },
     configure(id: number, settings: EndpointSettings): Endpoint {
       configure.run({ id, ...settings, headers: JSON.stringify(settings.headers) })
+      return toEndpoint(byId.get(id)!)
+    },
+    listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),
+    /** A re-import: the operation and its wiring change; delay, headers, body, error rate stay as configured. */
+    reimport(id: number, imported: Pick<Endpoint, 'path' | 'status' | 'resourceId' | 'action'> & { specId: number; operation: OpenApiOperation }): Endpoint {
+      reimport.run({ id, ...imported, operation: JSON.stringify(imported.operation) })
       return toEndpoint(byId.get(id)!)
     },
     remove: (id: number): void => void remove.run(id),

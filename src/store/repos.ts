@@ -9,6 +9,7 @@ import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
 import { createResourceRepo } from './resources.ts'
 import { createRetentionRepo } from './retention.ts'
+import { createSpecRepo } from './specs.ts'
 
 export type Repos = ReturnType<typeof createRepos>
 
@@ -25,5 +26,6 @@ export function createRepos(db: Db) {
     subscriptions: createSubscriptionRepo(db),
     deliveries: createDeliveryRepo(db),
     retention: createRetentionRepo(db),
+    specs: createSpecRepo(db),
   }
 }

@@ -21,7 +21,7 @@ interface InitOptions {
   yes?: boolean
 }
 
-const EMPTY: ProjectFile = { name: '', slug: null, description: '', seed: null, resources: [], endpoints: [], webhooks: [] }
+const EMPTY: ProjectFile = { name: '', slug: null, description: '', seed: null, resources: [], endpoints: [], webhooks: [], imports: [] }
 
 /** A validator for prompts: true, or the refusal's message. */
 function validity(check: (value: string) => unknown): (value: string) => string | true {

@@ -5,6 +5,7 @@ import { up as webhooks } from './0020-webhooks.ts'
 import { up as endpointConfig } from './0030-endpoint-config.ts'
 import { up as retention } from './0040-retention.ts'
 import { up as fieldIndexes } from './0050-field-indexes.ts'
+import { up as apiSpecs } from './0060-api-specs.ts'
 
 export interface Migration {
   version: number
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 30, up: endpointConfig },
   { version: 40, up: retention },
   { version: 50, up: fieldIndexes },
+  { version: 60, up: apiSpecs },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

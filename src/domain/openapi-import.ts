@@ -1,0 +1,171 @@
+import { AppError } from '../errors.ts'
+import type { Endpoint, Project, Resource, ResourceAction } from '../model.ts'
+import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../openapi/types.ts'
+import type { Store } from './context.ts'
+import { routeShape } from './endpoints.ts'
+import { collectionName } from './resources.ts'
+import { reseedCollection } from './seeding.ts'
+import { writeTransaction } from './transaction.ts'
+import type { FakerFactory } from '../engine/generators.ts'
+import { defaultStatus } from '../openapi/default-status.ts'
+
+export interface OpenApiImportOptions {
+  /** Drop this spec's endpoints that the new version no longer has. */
+  replace: boolean
+  /** Collection + item paths behave like a resource, seeded with `seedCount` generated items. */
+  stateful: boolean
+  seedCount: number
+}
+
+export interface OpenApiImportResult {
+  project: Project
+  specId: number
+  created: Endpoint[]
+  updated: Endpoint[]
+  /** Endpoints of an earlier import the spec no longer has: removed with `replace`, else kept. */
+  removed: Endpoint[]
+  kept: Endpoint[]
+  resources: Resource[]
+}
+
+/** What importing needs from the responder: example bodies, to seed stateful collections. */
+export interface ExampleSource {
+  buildResponse(operation: OpenApiOperation, choice: { status: number }): { body: string | null } | null
+}
+
+function parsedExample(examples: ExampleSource, op: ImportedOperation | undefined): unknown {
+  const body = op && examples.buildResponse(op.operation, { status: 200 })?.body
+  try {
+    return body ? (JSON.parse(body) as unknown) : null
+  } catch {
+    return null
+  }
+}
+
+/** An item for a stateful collection: the item GET's example, else the first of the list's. */
+function sampleItem(examples: ExampleSource, group: ImportedOperation[]): Record<string, unknown> | null {
+  const read = group.find((op) => op.method === 'GET' && op.path.split('/').at(-1)!.startsWith(':'))
+  const listed = parsedExample(examples, group.find((op) => op.method === 'GET' && op !== read))
+  const item = parsedExample(examples, read) ?? (Array.isArray(listed) ? listed[0] : null)
+  if (!item || typeof item !== 'object' || Array.isArray(item)) return null
+  // Seeded items get the store's ids ("1", "2", …): a sampled id would be the same on each.
+  const { id: _id, ...fields } = item as Record<string, unknown>
+  return fields
+}
+
+const key = (method: string, path: string) => `${method} ${routeShape(path)}`
+
+interface StatefulGroup {
+  path: string
+  actions: Map<string, ResourceAction>
+  operations: ImportedOperation[]
+}
+
+/** `/pets` (GET/POST) with `/pets/{id}` (GET/PUT/PATCH/DELETE) → one resource at `/pets`. */
+function statefulGroups(operations: ImportedOperation[]): StatefulGroup[] {
+  const byPath = new Map<string, ImportedOperation[]>()
+  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op])
+  const groups: StatefulGroup[] = []
+  for (const [path, collectionOps] of byPath) {
+    if (path.split('/').at(-1)?.startsWith(':')) continue
+    const itemPath = [...byPath.keys()].find((p) => p.startsWith(`${path}/:`) && !p.slice(path.length + 2).includes('/'))
+    const itemOps = itemPath ? byPath.get(itemPath)! : []
+    const actions = new Map<string, ResourceAction>()
+    for (const op of collectionOps) {
+      const action = ({ GET: 'list', POST: 'create' } as const)[op.method as 'GET']
+      if (action) actions.set(key(op.method, op.path), action)
+    }
+    for (const op of itemOps) {
+      const action = ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[op.method as 'GET']
+      if (action) actions.set(key(op.method, op.path), action)
+    }
+    const hasItem = [...actions.values()].some((a) => a === 'read' || a === 'replace' || a === 'patch' || a === 'delete')
+    const hasCollection = [...actions.values()].some((a) => a === 'list' || a === 'create')
+    if (hasItem && hasCollection) groups.push({ path, actions, operations: [...collectionOps, ...itemOps] })
+  }
+  return groups
+}
+
+/**
+ * Creates or updates one endpoint per operation of the spec, in one transaction: a spec whose
+ * routes clash with endpoints of another kind changes nothing.
+ */
+export function importOpenApi(
+  store: Store,
+  project: Project,
+  input: { source: string; spec: SpecDocument; operations: ImportedOperation[] },
+  options: OpenApiImportOptions,
+  tools: { responder: ExampleSource; makeFaker: FakerFactory },
+): OpenApiImportResult {
+  const { endpoints, specs, resources, collections } = store.repos
+  return writeTransaction(store.db, () => {
+    const existing = new Map(endpoints.listByProject(project.id).map((e) => [key(e.method, e.path), e]))
+    const clashes = input.operations
+      .map((op) => existing.get(key(op.method, op.path)))
+      .filter((e): e is Endpoint => e !== undefined && e.kind !== 'openapi')
+    if (clashes.length > 0) {
+      const listed = clashes.slice(0, 5).map((e) => `${e.method} ${e.path} (${e.kind})`).join(', ')
+      throw new AppError('CONFLICT', `the spec's routes clash with endpoints of project "${project.slug}": ${listed}${clashes.length > 5 ? ` and ${clashes.length - 5} more` : ''}; import into another project (--project) or remove them`)
+    }
+    const now = store.clock.now().toISOString()
+    const specId = specs.save({
+      projectId: project.id,
+      title: input.spec.title,
+      version: input.spec.version,
+      source: input.source,
+      document: JSON.stringify(input.spec.document),
+      importedAt: now,
+    })
+
+    const bound = new Map<string, { resourceId: number; action: ResourceAction }>()
+    const seeded: { resource: Resource; group: StatefulGroup }[] = []
+    if (options.stateful) {
+      for (const group of statefulGroups(input.operations)) {
+        const resource = resources.byPath(project.id, group.path)
+          ?? resources.insert({ projectId: project.id, collectionId: collections.ensure(project.id, collectionName(group.path)), path: group.path, createdAt: now })
+        for (const [routeKey, action] of group.actions) bound.set(routeKey, { resourceId: resource.id, action })
+        seeded.push({ resource, group })
+      }
+    }
+
+    const result: OpenApiImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [] }
+    const imported = new Set<string>()
+    for (const op of input.operations) {
+      const routeKey = key(op.method, op.path)
+      imported.add(routeKey)
+      const binding = bound.get(routeKey)
+      const wiring = {
+        path: op.path,
+        status: binding?.action === 'create' ? 201 : defaultStatus(op.operation),
+        resourceId: binding?.resourceId ?? null,
+        action: binding?.action ?? null,
+        specId,
+        operation: op.operation,
+      }
+      const before = existing.get(routeKey)
+      if (before) {
+        result.updated.push(endpoints.reimport(before.id, wiring))
+      } else {
+        result.created.push(endpoints.insert({ projectId: project.id, method: op.method, kind: 'openapi', createdAt: now, ...wiring }))
+      }
+    }
+    for (const endpoint of endpoints.listBySpec(specId)) {
+      if (imported.has(key(endpoint.method, endpoint.path))) continue
+      if (options.replace) {
+        endpoints.remove(endpoint.id)
+        result.removed.push(endpoint)
+      } else {
+        result.kept.push(endpoint)
+      }
+    }
+
+    for (const { resource, group } of seeded) {
+      const item = sampleItem(tools.responder, group.operations)
+      const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...item })) : []
+      resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords })
+      reseedCollection(store, resource.collectionId, tools.makeFaker)
+      result.resources.push(resources.byPath(project.id, resource.path)!)
+    }
+    return result
+  })
+}

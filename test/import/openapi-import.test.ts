@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse, stringify } from 'yaml'
+import { cleanup, cli, cliAsync, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+const FIXTURES = join(ROOT, 'fixtures', 'openapi')
+const PETSTORE = join(FIXTURES, 'oai-v3.0', 'petstore.yaml')
+
+function workspace() {
+  const cwd = tempDir()
+  const db = join(cwd, 'm.db')
+  const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
+  const ok = (...args: string[]) => {
+    const result = run(...args)
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    return result.stdout
+  }
+  return { cwd, db, run, ok }
+}
+
+function endpointsOf(ok: (...args: string[]) => string, project: string): { method: string; path: string; kind: string; status: number }[] {
+  return JSON.parse(ok('endpoints', '--project', project, '--json'))
+}
+
+describe('mockapi import (CLI)', () => {
+  it('creates one openapi endpoint per path and method, {petId} as :petId, and prints what it did', () => {
+    const { ok } = workspace()
+    ok('project', 'create', 'Pets', '--slug', 'pets')
+    const out = ok('import', PETSTORE, '--project', 'pets')
+    expect(out).toMatch(/imported "Swagger Petstore" \(OpenAPI 3\.0\) into project pets in \d+ ms: 3 created, 0 updated/)
+    const endpoints = endpointsOf(ok, 'pets')
+    expect(endpoints.map((e) => `${e.method} ${e.path} ${e.kind} ${e.status}`).sort()).toEqual([
+      'GET /pets openapi 200',
+      'GET /pets/:petId openapi 200',
+      'POST /pets openapi 201',
+    ])
+  })
+
+  it('in an empty database makes the first project from the spec, served at its own paths', async () => {
+    const { ok, db } = workspace()
+    expect(ok('import', PETSTORE)).toMatch(/into project swagger-petstore/)
+    const projects = JSON.parse(ok('projects', '--json'))
+    expect(projects.map((p: { slug: string; name: string }) => [p.slug, p.name])).toEqual([['swagger-petstore', 'Swagger Petstore']])
+    const server = await serve(db)
+    const pet = await send(`${server.url}/pets/3`)
+    expect(pet.status).toBe(200)
+    expect(pet.json).toEqual({ id: expect.any(Number), name: expect.any(String), tag: expect.any(String) })
+  })
+
+  it('imports from an http URL (a back end serving its spec on localhost)', async () => {
+    const { createServer } = await import('node:http')
+    const text = readFileSync(PETSTORE, 'utf8')
+    const server = createServer((req, res) => {
+      if (req.url === '/openapi.yaml') res.writeHead(200, { 'content-type': 'application/yaml' }).end(text)
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as { port: number }).port
+    try {
+      const { db, cwd } = workspace()
+      const imported = await cliAsync(['--db', db, 'import', `http://127.0.0.1:${port}/openapi.yaml`], { cwd })
+      expect(imported.code, imported.stderr).toBe(0)
+      expect(imported.stdout).toMatch(/3 created/)
+      const missing = await cliAsync(['--db', db, 'import', `http://127.0.0.1:${port}/nope.yaml`], { cwd })
+      expect(missing.code).toBe(1)
+      expect(missing.stderr).toMatch(/404|nope\.yaml/)
+    } finally {
+      server.close()
+    }
+  })
+
+  it('updates instead of duplicating on a second import, keeps what the new version dropped unless --replace', () => {
+    const { ok, cwd } = workspace()
+    ok('project', 'create', 'Pets', '--slug', 'pets')
+    ok('import', PETSTORE, '--project', 'pets')
+    const again = JSON.parse(ok('import', PETSTORE, '--project', 'pets', '--json'))
+    expect(again.created).toHaveLength(0)
+    expect(again.updated).toHaveLength(3)
+    expect(endpointsOf(ok, 'pets')).toHaveLength(3)
+
+    const smaller = parse(readFileSync(PETSTORE, 'utf8'))
+    delete smaller.paths['/pets/{petId}']
+    writeFileSync(join(cwd, 'smaller.yaml'), stringify(smaller))
+    const kept = ok('import', 'smaller.yaml', '--project', 'pets')
+    expect(kept).toMatch(/0 created, 2 updated/)
+    expect(endpointsOf(ok, 'pets')).toHaveLength(3)
+    const replaced = JSON.parse(ok('import', 'smaller.yaml', '--project', 'pets', '--replace', '--json'))
+    expect(replaced.removed.map((e: { path: string }) => e.path)).toEqual(['/pets/:petId'])
+    expect(endpointsOf(ok, 'pets').map((e) => e.path).sort()).toEqual(['/pets', '/pets'])
+  })
+
+  it.each([
+    ['a $ref to nothing', 'bad-ref.yaml', /Missing|resolv|\$ref/i],
+    ['a 3.0 spec without paths', 'no-paths.yaml', /paths/i],
+    ['a YAML syntax error', 'yaml-syntax.yaml', /yaml|line|indent|syntax/i],
+  ])('refuses %s with the parser\'s message and creates nothing', (_what, file, message) => {
+    const { ok, run, db } = workspace()
+    ok('project', 'create', 'Pets', '--slug', 'pets')
+    ok('import', PETSTORE, '--project', 'pets')
+    const before = endpointsOf(ok, 'pets')
+    const result = run('import', join(FIXTURES, 'broken', file), '--project', 'pets')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(message)
+    expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(3)
+    expect(endpointsOf(ok, 'pets')).toEqual(before)
+    const { store } = openStore(db)
+    expect(store.repos.specs.listByProject(store.repos.projects.bySlug('pets')!.id)).toHaveLength(1)
+  })
+
+  it('refuses a file that does not exist, an unknown format, and routes that clash with other endpoints', () => {
+    const { ok, run } = workspace()
+    ok('project', 'create', 'Pets', '--slug', 'pets')
+    expect(run('import', 'nope.yaml', '--project', 'pets').stderr).toMatch(/nope\.yaml/)
+    expect(run('import', PETSTORE, '--project', 'pets', '--format', 'raml').stderr).toMatch(/format "raml" must be one of/)
+    ok('add-endpoint', 'GET', '/api/pets', '--project', 'pets')
+    const clash = parse(readFileSync(PETSTORE, 'utf8'))
+    clash.paths['/api/pets'] = clash.paths['/pets']
+    const { cwd } = workspace()
+    writeFileSync(join(cwd, 'clash.yaml'), stringify(clash))
+    const refused = run('import', join(cwd, 'clash.yaml'), '--project', 'pets')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/clash with endpoints of project "pets": GET \/api\/pets \(custom\)/)
+    expect(endpointsOf(ok, 'pets')).toHaveLength(1)
+  })
+})
+
+describe('imported endpoints answer like the spec', () => {
+  let base: string
+  let db: string
+  let hooks: Awaited<ReturnType<typeof startReceiver>>
+
+  beforeAll(async () => {
+    const w = workspace()
+    db = w.db
+    w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    w.ok('import', PETSTORE, '--project', 'pets')
+    w.ok('project', 'create', 'Store', '--slug', 'store')
+    w.ok('import', join(FIXTURES, 'swagger-petstore-v3', 'openapi.yaml'), '--project', 'store')
+    w.ok('project', 'create', 'Examples', '--slug', 'ex')
+    w.ok('import', join(FIXTURES, 'oai-v3.0', 'api-with-examples.yaml'), '--project', 'ex')
+    w.ok('project', 'create', 'Uspto', '--slug', 'uspto')
+    w.ok('import', join(FIXTURES, 'oai-v3.0', 'uspto.yaml'), '--project', 'uspto')
+    hooks = await startReceiver()
+    const token = w.ok('token').trim()
+    const server = await serve(db)
+    base = `${server.url}/api`
+    const projectId = JSON.parse(w.ok('project', 'show', 'pets', '--json')).id
+    const created = await send(`${server.url}/api/projects/${projectId}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: { name: 'errors', targetUrl: hooks.url, events: ['mock.error'] },
+    })
+    expect(created.status).toBe(201)
+  })
+
+  it('answers the first 2xx response generated from its schema, with the documented headers', async () => {
+    const list = await send(`${base}/pets/pets`)
+    expect(list.status).toBe(200)
+    expect(list.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(Array.isArray(list.json)).toBe(true)
+    for (const pet of list.json) {
+      expect(typeof pet.id).toBe('number')
+      expect(typeof pet.name).toBe('string')
+    }
+    expect(list.headers.get('x-next')).toEqual(expect.any(String))
+    const one = await send(`${base}/pets/pets/42`)
+    expect(one.status).toBe(200)
+    expect(one.json).toEqual({ id: expect.any(Number), name: expect.any(String), tag: expect.any(String) })
+    const created = await send(`${base}/pets/pets`, { method: 'POST', body: { id: 1, name: 'Rex' } })
+    expect(created.status).toBe(201)
+    expect(created.text).toBe('')
+  })
+
+  it('answers the documented example when there is one', async () => {
+    const versions = await send(`${base}/ex/`)
+    expect(versions.status).toBe(200)
+    expect(versions.json.versions.map((v: { id: string }) => v.id)).toEqual(['v2.0', 'v3.0'])
+  })
+
+  it('validates query and path parameters and the body: 422 with each problem, and raises mock.error', async () => {
+    const badQuery = await send(`${base}/pets/pets?limit=abc`)
+    expect(badQuery.status).toBe(422)
+    expect(badQuery.json.error.code).toBe('VALIDATION_FAILED')
+    expect(badQuery.json.error.details).toEqual([expect.objectContaining({ path: 'query.limit', message: expect.any(String) })])
+    const tooMany = await send(`${base}/pets/pets?limit=101`)
+    expect(tooMany.status).toBe(422)
+    const badBody = await send(`${base}/pets/pets`, { method: 'POST', body: { id: 'one' } })
+    expect(badBody.status).toBe(422)
+    const paths = badBody.json.error.details.map((d: { path: string }) => d.path)
+    expect(paths).toEqual(expect.arrayContaining([expect.stringMatching(/^body.*id/), expect.stringMatching(/^body.*name/)]))
+    const noBody = await send(`${base}/pets/pets`, { method: 'POST' })
+    expect(noBody.status).toBe(422)
+    const malformed = await send(`${base}/pets/pets`, { method: 'POST', body: '{"id":', headers: { 'content-type': 'application/json' } })
+    expect(malformed.status).toBe(400)
+    expect(malformed.json.error.code).toBe('INVALID_JSON')
+
+    const badPath = await send(`${base}/store/pet/not-a-number`)
+    expect(badPath.status).toBe(422)
+    expect(badPath.json.error.details[0].path).toBe('path.petId')
+    const badEnum = await send(`${base}/store/pet/findByStatus?status=asleep`)
+    expect(badEnum.status).toBe(422)
+    expect(badEnum.json.error.details[0].path).toMatch(/^query\.status/)
+    const fine = await send(`${base}/store/pet/findByStatus?status=sold`)
+    expect(fine.status).toBe(200)
+
+    const event = await waitFor(() => hooks.requests.map((r) => JSON.parse(r.body)).find((e) => e.data.status === 422))
+    expect(event.type).toBe('mock.error')
+  })
+
+  it('validates a form-encoded body against its schema', async () => {
+    const missing = await send(`${base}/uspto/oa_citations/v1/records`, { method: 'POST', body: 'start=0', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(missing.status).toBe(422)
+    const ok = await send(`${base}/uspto/oa_citations/v1/records`, { method: 'POST', body: 'criteria=*:*&start=0&rows=10', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(ok.status).toBe(200)
+  })
+
+  it('Prefer: code picks another documented response; an undocumented code is a plain simulated error', async () => {
+    const notFound = await send(`${base}/store/pet/1`, { headers: { prefer: 'code=404' } })
+    expect(notFound.status).toBe(404)
+    const fallback = await send(`${base}/pets/pets`, { headers: { prefer: 'code=500' } })
+    expect(fallback.status).toBe(500)
+    expect(fallback.json).toEqual({ code: expect.any(Number), message: expect.any(String) })
+    const byDefault = await send(`${base}/store/pet/1`, { headers: { prefer: 'code=418' } })
+    expect(byDefault.status).toBe(418)
+    // Its `default` response documents no content.
+    expect(byDefault.text).toBe('')
+    const undocumented = await send(`${base}/ex/`, { headers: { prefer: 'code=418' } })
+    expect(undocumented.status).toBe(418)
+    expect(undocumented.json.error.code).toBe('SIMULATED_ERROR')
+  })
+
+  it('Prefer: example picks a named example; an unknown name is a 404 naming the ones there are', async () => {
+    const named = await send(`${base}/ex/v2`, { headers: { prefer: 'code=203, example=foo' } })
+    expect(named.status).toBe(203)
+    expect(named.json.version.id).toBe('v2.0')
+    const unknown = await send(`${base}/ex/`, { headers: { prefer: 'example=nope' } })
+    expect(unknown.status).toBe(404)
+    expect(unknown.json.error.code).toBe('EXAMPLE_NOT_FOUND')
+  })
+})
+
+describe('--stateful', () => {
+  it('turns /pets + /pets/{petId} into a resource: POST stores, GET returns it, DELETE removes it', async () => {
+    const w = workspace()
+    w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    const result = JSON.parse(w.ok('import', join(FIXTURES, 'oai-v3.0', 'petstore.yaml'), '--project', 'pets', '--stateful', '--seed', '3', '--json'))
+    expect(result.resources).toEqual(['/pets'])
+    const server = await serve(w.db)
+    const base = `${server.url}/api/pets/pets`
+    const seeded = await send(base)
+    expect(seeded.status).toBe(200)
+    expect(seeded.json).toHaveLength(3)
+    expect(seeded.headers.get('x-total-count')).toBe('3')
+    const refused = await send(base, { method: 'POST', body: { name: 42 } })
+    expect(refused.status).toBe(422)
+    const created = await send(base, { method: 'POST', body: { id: 77, name: 'Rex', tag: 'dog' } })
+    expect(created.status).toBe(201)
+    const read = await send(`${base}/77`)
+    expect(read.status).toBe(200)
+    expect(read.json).toMatchObject({ name: 'Rex', tag: 'dog' })
+    expect((await send(base)).json).toHaveLength(4)
+    expect((await send(`${base}/999`)).status).toBe(404)
+    expect((await send(`${base}/77`, { headers: { prefer: 'code=500' } })).status).toBe(500)
+  })
+})
+
+describe('imported endpoints with per-endpoint settings, export and apply', () => {
+  it('keeps delay/headers/error settings across a re-import and round-trips through export/apply', async () => {
+    const w = workspace()
+    w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    w.ok('import', PETSTORE, '--project', 'pets')
+    w.ok('endpoint', 'set', 'GET', '/pets/:petId', '--project', 'pets', '--header', 'X-Mock: yes')
+    w.ok('import', PETSTORE, '--project', 'pets')
+    const exported = w.ok('export', '--project', 'pets')
+    expect(exported).toMatch(/imports:/)
+    expect(exported).toMatch(/operation: \/paths\/~1pets~1\{petId\}\/get/)
+    writeFileSync(join(w.cwd, 'pets.yaml'), exported)
+
+    const other = workspace()
+    const applied = other.ok('apply', join(w.cwd, 'pets.yaml'))
+    expect(applied).toMatch(/\+ import Swagger Petstore/)
+    expect(other.ok('apply', join(w.cwd, 'pets.yaml'))).not.toMatch(/^[+~-] /m)
+    expect(endpointsOf(other.ok, 'pets').map((e) => `${e.method} ${e.path} ${e.kind}`).sort()).toEqual([
+      'GET /pets openapi',
+      'GET /pets/:petId openapi',
+      'POST /pets openapi',
+    ])
+    const server = await serve(other.db)
+    const one = await send(`${server.url}/api/pets/pets/1`)
+    expect(one.status).toBe(200)
+    expect(one.headers.get('x-mock')).toBe('yes')
+    expect(one.json).toEqual({ id: expect.any(Number), name: expect.any(String), tag: expect.any(String) })
+    expect((await send(`${server.url}/api/pets/pets?limit=x`)).status).toBe(422)
+  })
+})
