@@ -12,11 +12,13 @@ export interface RetentionLimits {
 
 export const DEFAULT_RETENTION: RetentionLimits = { inboxPerProject: 1000, deliveriesPerSubscription: 1000, everyMs: 5000 }
 
-/** Prunes the log tables now and every few seconds, so a long-running serve stays the same size. */
-export function startRetention(store: Store, limits: RetentionLimits): { stop(): void; pruneNow(): number } {
+/**
+ * Prunes the log tables every few seconds, so a long-running serve stays the same size. The first
+ * prune waits one period: at start it would hold up the first requests behind a large delete.
+ */
+export function startRetention(store: Store, limits: RetentionLimits): { stop(): void } {
   const pruneNow = () => writeTransaction(store.db, () => store.repos.retention.prune(limits))
-  pruneNow()
   const timer = setInterval(pruneNow, limits.everyMs)
   timer.unref()
-  return { stop: () => clearInterval(timer), pruneNow }
+  return { stop: () => clearInterval(timer) }
 }
