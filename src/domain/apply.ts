@@ -199,6 +199,8 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
           method: want.method,
           path: want.path,
           body: want.spec?.body === undefined ? undefined : JSON.stringify(want.spec.body),
+          // Endpoints kept from an earlier version of an imported spec have the spec's paths.
+          rules: file.imports.length === 0,
         })
         warnings.push(...pathWarnings)
         endpoint = added

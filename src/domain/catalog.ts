@@ -38,21 +38,30 @@ function slugMount(path: string): string[] {
   return segments[0] === 'api' ? segments.slice(1) : segments
 }
 
-function build(store: Store, ownPathsSlug: string | undefined): Snapshot {
+type SpecCache = Map<number, { importedAt: string; spec: SpecDocument }>
+
+function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: SpecCache): Snapshot {
   const { projects, endpoints, resources } = store.repos
   const allProjects = projects.list()
   const resourcesById = new Map<number, Resource>()
   for (const project of allProjects) {
     for (const resource of resources.listByProject(project.id)) resourcesById.set(resource.id, resource)
   }
-  const specs = new Map<number, SpecDocument>()
+  // A rebuild (any commit by another process) re-reads a document only if it was re-imported:
+  // parsing the GitHub spec and compiling its validators again would cost a second.
+  const current = new Map<number, SpecDocument>()
   const specOf = (id: number) => (): SpecDocument => {
-    let spec = specs.get(id)
-    if (!spec) {
+    let spec = current.get(id)
+    if (spec) return spec
+    const importedAt = store.repos.specs.importedAt(id) ?? ''
+    const cached = parsedSpecs.get(id)
+    if (cached?.importedAt === importedAt) spec = cached.spec
+    else {
       const stored = store.repos.specs.byId(id)
       spec = { version: stored?.version ?? '3.0', title: stored?.title ?? '', document: stored ? (JSON.parse(stored.document) as Record<string, unknown>) : {} }
-      specs.set(id, spec)
+      parsedSpecs.set(id, { importedAt, spec })
     }
+    current.set(id, spec)
     return spec
   }
   const byProject = new Map<number, RoutedEndpoint[]>()
@@ -70,6 +79,8 @@ function build(store: Store, ownPathsSlug: string | undefined): Snapshot {
     if (list) list.push(routed)
     else byProject.set(endpoint.projectId, [routed])
   }
+  const referenced = new Set([...byProject.values()].flat().flatMap((r) => (r.endpoint.specId === null ? [] : [r.endpoint.specId])))
+  for (const id of parsedSpecs.keys()) if (!referenced.has(id)) parsedSpecs.delete(id)
   const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null }
   const fallback = allProjects.find((p) => p.slug === ownPathsSlug) ?? allProjects.find((p) => p.isDefault) ?? allProjects[0]
   for (const project of allProjects) {
@@ -90,7 +101,8 @@ export interface Catalog {
 
 /** The routing table, rebuilt only when endpoints may have changed. */
 export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined; events?: MockEvents } = {}): Catalog {
-  const snapshots = createVersionedCache(store.db, () => build(store, options.ownPathsSlug))
+  const parsedSpecs: SpecCache = new Map()
+  const snapshots = createVersionedCache(store.db, () => build(store, options.ownPathsSlug, parsedSpecs))
   options.events?.on('config.changed', snapshots.invalidate)
 
   const matchOwnPaths = (s: Snapshot, method: string, segments: readonly string[]): Resolution | null => {

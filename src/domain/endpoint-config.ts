@@ -23,7 +23,7 @@ export interface SettingsInput {
 }
 
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation'>): EndpointSettings {
-  const status = endpoint.action === 'create' ? 201 : endpoint.operation ? defaultStatus(endpoint.operation) : 200
+  const status = endpoint.operation ? defaultStatus(endpoint.operation) : endpoint.action === 'create' ? 201 : 200
   return { status, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 

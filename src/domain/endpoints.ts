@@ -61,6 +61,8 @@ export interface AddEndpointInput {
   body?: string | undefined
   delayMs?: number | undefined
   headers?: Record<string, string> | undefined
+  /** false for a project built from an imported spec, whose paths (`/pets`) the path rules do not judge. */
+  rules?: boolean
 }
 
 /**
@@ -70,7 +72,7 @@ export interface AddEndpointInput {
  */
 export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: Endpoint; warnings: string[] } {
   const method = parseMethod(input.method)
-  const { path, warnings } = checkEndpointPath(input.path)
+  const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkEndpointPath(input.path)
   const status = input.status === undefined ? undefined : checkStatus(input.status)
   const delayMs = checkDelay(input.delayMs ?? 0)
   const body = input.body === undefined ? null : checkJsonBody(input.body)
@@ -109,6 +111,8 @@ export function removeEndpoint(store: Store, input: { project?: string | undefin
     const endpoint = findEndpoint(store, project.id, method, input.path.replace(/\/+$/, '') || '/')
     if (!endpoint) throw new AppError('NOT_FOUND', `no endpoint ${method} ${input.path} in project "${project.slug}"`)
     store.repos.endpoints.remove(endpoint.id)
+    // A spec none of whose endpoints are left is not kept (nor exported) for nothing.
+    store.repos.specs.removeUnused(project.id)
     return endpoint
   })
 }

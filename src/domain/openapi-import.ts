@@ -22,7 +22,7 @@ export interface OpenApiImportResult {
   specId: number
   created: Endpoint[]
   updated: Endpoint[]
-  /** Endpoints of an earlier import the spec no longer has: removed with `replace`, else kept. */
+  /** Endpoints of an earlier import the spec no longer has: removed with `replace`, else kept as custom endpoints. */
   removed: Endpoint[]
   kept: Endpoint[]
   resources: Resource[]
@@ -30,13 +30,23 @@ export interface OpenApiImportResult {
 
 /** What importing needs from the responder: example bodies, to seed stateful collections. */
 export interface ExampleSource {
-  buildResponse(operation: OpenApiOperation, choice: { status: number }): { body: string | null } | null
+  buildResponse(operation: OpenApiOperation, choice: { status: number }): { status: number; body: string | null } | null
 }
 
 function parsedExample(examples: ExampleSource, op: ImportedOperation | undefined): unknown {
   const body = op && examples.buildResponse(op.operation, { status: 200 })?.body
   try {
     return body ? (JSON.parse(body) as unknown) : null
+  } catch {
+    return null
+  }
+}
+
+function jsonOrNull(text: string | null): string | null {
+  if (text === null) return null
+  try {
+    JSON.parse(text)
+    return text
   } catch {
     return null
   }
@@ -54,6 +64,8 @@ function sampleItem(examples: ExampleSource, group: ImportedOperation[]): Record
 }
 
 const key = (method: string, path: string) => `${method} ${routeShape(path)}`
+// `/posts` and `/api/posts` are both served at `/api/{slug}/posts`: they clash.
+const mountedKey = (method: string, path: string) => key(method, path.replace(/^\/api(?=\/|$)/, '') || '/')
 
 interface StatefulGroup {
   path: string
@@ -95,19 +107,24 @@ export function importOpenApi(
   project: Project,
   input: { source: string; spec: SpecDocument; operations: ImportedOperation[] },
   options: OpenApiImportOptions,
-  tools: { responder: ExampleSource; makeFaker: FakerFactory },
+  tools: { responderFor: (spec: SpecDocument) => ExampleSource; makeFaker: FakerFactory },
 ): OpenApiImportResult {
   const { endpoints, specs, resources, collections } = store.repos
   return writeTransaction(store.db, () => {
-    const existing = new Map(endpoints.listByProject(project.id).map((e) => [key(e.method, e.path), e]))
-    const clashes = input.operations
-      .map((op) => existing.get(key(op.method, op.path)))
-      .filter((e): e is Endpoint => e !== undefined && e.kind !== 'openapi')
+    const current = endpoints.listByProject(project.id)
+    const existing = new Map(current.map((e) => [key(e.method, e.path), e]))
+    const mounted = new Map(current.map((e) => [mountedKey(e.method, e.path), e]))
+    // An imported route may update an imported endpoint at the same path; anything else served at the same URL clashes.
+    const clashes = input.operations.flatMap((op) => {
+      const taken = mounted.get(mountedKey(op.method, op.path))
+      return taken && (taken.kind !== 'openapi' || key(taken.method, taken.path) !== key(op.method, op.path)) ? [taken] : []
+    })
     if (clashes.length > 0) {
       const listed = clashes.slice(0, 5).map((e) => `${e.method} ${e.path} (${e.kind})`).join(', ')
       throw new AppError('CONFLICT', `the spec's routes clash with endpoints of project "${project.slug}": ${listed}${clashes.length > 5 ? ` and ${clashes.length - 5} more` : ''}; import into another project (--project) or remove them`)
     }
     const now = store.clock.now().toISOString()
+    const previous = specs.listByProject(project.id).find((stored) => stored.title === input.spec.title)
     const specId = specs.save({
       projectId: project.id,
       title: input.spec.title,
@@ -117,54 +134,64 @@ export function importOpenApi(
       importedAt: now,
     })
 
+    const result: OpenApiImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [] }
     const bound = new Map<string, { resourceId: number; action: ResourceAction }>()
     const seeded: { resource: Resource; group: StatefulGroup }[] = []
     if (options.stateful) {
       for (const group of statefulGroups(input.operations)) {
-        const resource = resources.byPath(project.id, group.path)
-          ?? resources.insert({ projectId: project.id, collectionId: collections.ensure(project.id, collectionName(group.path)), path: group.path, createdAt: now })
+        let resource = resources.byPath(project.id, group.path)
+        if (!resource) {
+          // Only a new collection is seeded: a re-import keeps the records stored since.
+          resource = resources.insert({ projectId: project.id, collectionId: collections.ensure(project.id, collectionName(group.path)), path: group.path, createdAt: now })
+          seeded.push({ resource, group })
+        }
         for (const [routeKey, action] of group.actions) bound.set(routeKey, { resourceId: resource.id, action })
-        seeded.push({ resource, group })
+        result.resources.push(resource)
       }
     }
 
-    const result: OpenApiImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [] }
     const imported = new Set<string>()
     for (const op of input.operations) {
       const routeKey = key(op.method, op.path)
       imported.add(routeKey)
       const binding = bound.get(routeKey)
+      const before = existing.get(routeKey)
+      // A status the user configured (not the one the spec implied) survives a re-import.
+      const configured = before?.operation && before.status !== defaultStatus(before.operation) ? before.status : null
       const wiring = {
         path: op.path,
-        status: binding?.action === 'create' ? 201 : defaultStatus(op.operation),
+        status: configured ?? defaultStatus(op.operation),
         resourceId: binding?.resourceId ?? null,
         action: binding?.action ?? null,
         specId,
         operation: op.operation,
       }
-      const before = existing.get(routeKey)
       if (before) {
         result.updated.push(endpoints.reimport(before.id, wiring))
       } else {
         result.created.push(endpoints.insert({ projectId: project.id, method: op.method, kind: 'openapi', createdAt: now, ...wiring }))
       }
     }
+    // The previous document is replaced: what it alone described keeps answering its last example.
+    const previousExamples = previous ? tools.responderFor({ version: previous.version, title: previous.title, document: JSON.parse(previous.document) as Record<string, unknown> }) : null
     for (const endpoint of endpoints.listBySpec(specId)) {
       if (imported.has(key(endpoint.method, endpoint.path))) continue
       if (options.replace) {
         endpoints.remove(endpoint.id)
         result.removed.push(endpoint)
-      } else {
-        result.kept.push(endpoint)
+        continue
       }
+      const built = previousExamples && endpoint.operation ? previousExamples.buildResponse(endpoint.operation, { status: endpoint.status }) : null
+      result.kept.push(endpoints.detach(endpoint.id, { status: built?.status ?? endpoint.status, body: jsonOrNull(built?.body ?? null) }))
     }
+    specs.removeUnused(project.id)
 
+    const responder = tools.responderFor(input.spec)
     for (const { resource, group } of seeded) {
-      const item = sampleItem(tools.responder, group.operations)
+      const item = sampleItem(responder, group.operations)
       const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...item })) : []
       resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords })
       reseedCollection(store, resource.collectionId, tools.makeFaker)
-      result.resources.push(resources.byPath(project.id, resource.path)!)
     }
     return result
   })

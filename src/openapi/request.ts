@@ -40,7 +40,7 @@ function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coe
       const value = _read(spec, p, request)
       return value === undefined ? [] : [[_key(p), value]]
     }))
-    if (validate && !validate(data)) problems.push(..._problems(validate.errors, (pointer) => `${part}.${pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    if (validate && !validate(data)) problems.push(..._problems(spec, validate.errors, (pointer) => `${part}.${pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~')}`))
   }
   const body = operation.requestBody
   if (!body) return problems
@@ -58,7 +58,7 @@ function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coe
   const form = isForm(media.type)
   const validate = (form ? validators.coercing : validators.strict).at(media.schema)
   const data = form ? structuredClone(request.body) : request.body
-  if (validate && !validate(data)) problems.push(..._problems(validate.errors, (pointer) => `body${pointer}`))
+  if (validate && !validate(data)) problems.push(..._problems(spec, validate.errors, (pointer) => `body${pointer}`))
   return problems
 }
 
@@ -90,14 +90,29 @@ function _delimiter(spec: SpecDocument, parameter: ParameterSpec): string | unde
   return owner.explode === false ? DELIMITERS[String(owner.style ?? 'form')] : undefined
 }
 
-function _problems(errors: ErrorObject[] | null | undefined, toPath: (pointer: string) => string): RequestProblem[] {
-  return (errors ?? []).map((error) => {
+// A body of 400,000 bad items gives as many errors: the first ones say enough.
+const MAX_PROBLEMS = 50
+
+function _problems(spec: SpecDocument, errors: ErrorObject[] | null | undefined, toPath: (pointer: string) => string): RequestProblem[] {
+  // OAS: a required readOnly property (a server-made id) is required in responses only.
+  const relevant = (errors ?? []).filter((error) => !(error.keyword === 'required' && _isReadOnly(spec, error)))
+  return relevant.slice(0, MAX_PROBLEMS).map((error) => {
     const params = error.params as Record<string, unknown>
     if (error.keyword === 'required') return { path: toPath(`${error.instancePath}/${_escape(String(params.missingProperty))}`), message: 'is required' }
     if (error.keyword === 'additionalProperties') return { path: toPath(`${error.instancePath}/${_escape(String(params.additionalProperty))}`), message: 'is not allowed' }
     if (error.keyword === 'enum') return { path: toPath(error.instancePath), message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` }
     return { path: toPath(error.instancePath), message: error.message ?? 'is invalid' }
   })
+}
+
+function _isReadOnly(spec: SpecDocument, error: ErrorObject): boolean {
+  const parent = error.parentSchema as Obj | undefined
+  const properties = parent && isObj(parent.properties) ? parent.properties : undefined
+  let property: unknown = properties?.[String((error.params as { missingProperty?: unknown }).missingProperty)]
+  for (let hops = 0; isObj(property) && typeof property.$ref === 'string' && hops < 16; hops += 1) {
+    property = property.$ref.startsWith('#') ? resolvePointer(spec.document, decodeURIComponent(property.$ref.slice(1))) : undefined
+  }
+  return isObj(property) && property.readOnly === true
 }
 
 const _escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1')

@@ -11,6 +11,7 @@ import type { MockEvents } from '../events.ts'
 import type { Endpoint } from '../model.ts'
 import type { OpenApiOperation } from '../openapi/types.ts'
 import { checkRequest, readOperationBody, responderFor, specAnswer } from './openapi.ts'
+import { defaultStatus } from '../openapi/default-status.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
 import { errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
@@ -133,17 +134,31 @@ async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Foun
  */
 async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found, operation: OpenApiOperation, prefer: Preferences): Promise<Response> {
   const { endpoint } = resolution.route
-  const body = WITH_BODY.has(event.req.method) ? await readOperationBody(event, deps.bodyLimit) : undefined
+  const body = WITH_BODY.has(event.req.method) || operation.requestBody ? await readOperationBody(event, deps.bodyLimit) : undefined
   const responder = await responderFor(resolution.route)
   checkRequest(responder, operation, event, resolution.params, body)
+  if (endpoint.schema !== null) {
+    // A schema configured on the endpoint checks on top of the spec's.
+    const { schemaProblems } = await import('../engine/validate.ts')
+    const problems = schemaProblems(endpoint.schema, body)
+    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
+  }
   if (prefer.code === undefined && injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
   const stateful = endpoint.action !== null && resolution.route.collectionId !== null
-  if (prefer.code === undefined && (endpoint.body !== null || stateful)) return answerConfigured(event, deps, resolution, endpoint.status, body)
-  const documented = specAnswer(responder, operation, endpoint.status, prefer, event.req.headers.get('accept'))
+  if (prefer.code === undefined && (endpoint.body !== null || stateful)) {
+    if (stateful && body instanceof Uint8Array) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `a stateful endpoint stores JSON or form bodies, not ${event.req.headers.get('content-type')}`)
+    }
+    return answerConfigured(event, deps, resolution, endpoint.status, body)
+  }
+  // A status configured on the endpoint is chosen like a preferred one: its documented response if any.
+  const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
+  const code = prefer.code ?? configured
+  const documented = specAnswer(responder, operation, endpoint.status, { ...prefer, code }, event.req.headers.get('accept'))
   if (documented) return textResponse(documented.status, documented.body, { ...documented.headers, ...endpoint.headers })
-  // A preferred code the spec does not document: as for any endpoint.
-  if (prefer.code! >= 400) return simulatedError(prefer.code!, 'Prefer: code')
-  return answerConfigured(event, deps, resolution, prefer.code!, body)
+  // A code the spec does not document: as for any endpoint.
+  if (code! >= 400) return simulatedError(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
+  return answerConfigured(event, deps, resolution, code!, body)
 }
 
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */

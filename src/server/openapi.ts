@@ -83,7 +83,7 @@ export interface SpecAnswer {
  * The documented response: `Prefer: code=` and `example=` pick one as Prism does; null when the
  * preferred code is not documented (the caller answers as for any endpoint).
  */
-export function specAnswer(responder: Responder, operation: OpenApiOperation, status: number, prefer: Preferences, accept: string | null): SpecAnswer | null {
+export function specAnswer(responder: Responder, operation: OpenApiOperation, status: number, prefer: Pick<Preferences, 'code' | 'example'>, accept: string | null): SpecAnswer | null {
   const built = responder.buildResponse(operation, {
     status,
     ...(prefer.code === undefined ? {} : { preferCode: prefer.code }),

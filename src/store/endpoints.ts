@@ -87,6 +87,10 @@ export function createEndpointRepo(db: Db) {
     `UPDATE endpoints SET kind = 'openapi', path = @path, spec_id = @specId, operation = @operation, status = @status,
        resource_id = @resourceId, action = @action WHERE id = @id`,
   )
+  const detach = db.prepare(
+    `UPDATE endpoints SET kind = 'custom', spec_id = NULL, operation = NULL, resource_id = NULL, action = NULL,
+       status = @status, body = coalesce(body, @body) WHERE id = @id`,
+  )
   const bySpec = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE spec_id = ? ORDER BY path, id')
   const remove = db.prepare<[number]>('DELETE FROM endpoints WHERE id = ?')
 
@@ -119,6 +123,11 @@ export function createEndpointRepo(db: Db) {
     /** A re-import: the operation and its wiring change; delay, headers, body, error rate stay as configured. */
     reimport(id: number, imported: Pick<Endpoint, 'path' | 'status' | 'resourceId' | 'action'> & { specId: number; operation: OpenApiOperation }): Endpoint {
       reimport.run({ id, ...imported, operation: JSON.stringify(imported.operation) })
+      return toEndpoint(byId.get(id)!)
+    },
+    /** No longer from a spec: a custom endpoint answering `body` (unless one was configured). */
+    detach(id: number, answer: { status: number; body: string | null }): Endpoint {
+      detach.run({ id, ...answer })
       return toEndpoint(byId.get(id)!)
     },
     remove: (id: number): void => void remove.run(id),

@@ -45,6 +45,7 @@ export function createSpecRepo(db: Db) {
        document = excluded.document, imported_at = excluded.imported_at
      RETURNING id`,
   )
+  const stamp = db.prepare<[number], string>('SELECT imported_at FROM api_specs WHERE id = ?').pluck()
   const remove = db.prepare<[number]>('DELETE FROM api_specs WHERE id = ?')
   const unused = db.prepare<[number]>(
     'DELETE FROM api_specs WHERE project_id = ? AND NOT EXISTS (SELECT 1 FROM endpoints WHERE endpoints.spec_id = api_specs.id)',
@@ -55,6 +56,8 @@ export function createSpecRepo(db: Db) {
       const row = byId.get(id)
       return row && toSpec(row)
     },
+    /** When the document was last replaced: a cheap way to tell a parsed copy is still current. */
+    importedAt: (id: number): string | undefined => stamp.get(id),
     listByProject: (projectId: number): StoredSpec[] => byProject.all(projectId).map(toSpec),
     /** Same project and title: the document is replaced, the id (and its endpoints) kept. */
     save: (spec: Omit<StoredSpec, 'id'>): number =>

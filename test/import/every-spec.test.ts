@@ -63,7 +63,8 @@ describe.each(cases.map((c) => [relative(FIXTURES, c.file), c] as const))('%s', 
     const { store } = openStore(db)
     const project = store.repos.projects.bySlug(slug)!
     const [stored] = store.repos.specs.listByProject(project.id)
-    expect(stored).toBeDefined()
+    // A spec with no paths (3.1 webhooks only) leaves nothing to serve, so nothing stored.
+    if (!stored) return expect(store.repos.endpoints.listByProject(project.id)).toEqual([])
     const spec: SpecDocument = { version: stored!.version, title: stored!.title, document: JSON.parse(stored!.document) }
     const sampler = createSampler(spec, createSpecValidators(spec, { coerce: false }))
     const check = responseChecker(spec)

@@ -73,7 +73,7 @@ describe('mockapi import (CLI)', () => {
   })
 
   it('updates instead of duplicating on a second import, keeps what the new version dropped unless --replace', () => {
-    const { ok, cwd } = workspace()
+    const { ok, run, cwd } = workspace()
     ok('project', 'create', 'Pets', '--slug', 'pets')
     ok('import', PETSTORE, '--project', 'pets')
     const again = JSON.parse(ok('import', PETSTORE, '--project', 'pets', '--json'))
@@ -84,12 +84,14 @@ describe('mockapi import (CLI)', () => {
     const smaller = parse(readFileSync(PETSTORE, 'utf8'))
     delete smaller.paths['/pets/{petId}']
     writeFileSync(join(cwd, 'smaller.yaml'), stringify(smaller))
-    const kept = ok('import', 'smaller.yaml', '--project', 'pets')
-    expect(kept).toMatch(/0 created, 2 updated/)
-    expect(endpointsOf(ok, 'pets')).toHaveLength(3)
     const replaced = JSON.parse(ok('import', 'smaller.yaml', '--project', 'pets', '--replace', '--json'))
     expect(replaced.removed.map((e: { path: string }) => e.path)).toEqual(['/pets/:petId'])
     expect(endpointsOf(ok, 'pets').map((e) => e.path).sort()).toEqual(['/pets', '/pets'])
+    ok('import', PETSTORE, '--project', 'pets')
+    const kept = run('import', 'smaller.yaml', '--project', 'pets')
+    expect(kept.stdout).toMatch(/0 created, 2 updated/)
+    expect(kept.stderr).toMatch(/1 endpoint\(s\) from an earlier import are no longer in the spec: kept as custom endpoints/)
+    expect(endpointsOf(ok, 'pets').map((e) => `${e.path} ${e.kind}`).sort()).toEqual(['/pets openapi', '/pets openapi', '/pets/:petId custom'])
   })
 
   it.each([
@@ -294,5 +296,115 @@ describe('imported endpoints with per-endpoint settings, export and apply', () =
     expect(one.headers.get('x-mock')).toBe('yes')
     expect(one.json).toEqual({ id: expect.any(Number), name: expect.any(String), tag: expect.any(String) })
     expect((await send(`${server.url}/api/pets/pets?limit=x`)).status).toBe(422)
+  })
+})
+
+describe('edge cases found in review', () => {
+  /** A small spec written for the case at hand. */
+  function specFile(cwd: string, name: string, spec: object): string {
+    const path = join(cwd, name)
+    writeFileSync(path, stringify(spec))
+    return path
+  }
+  const thing = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string' } } }
+  const things = (extra: Record<string, unknown> = {}) => ({
+    openapi: '3.0.3',
+    info: { title: 'Things', version: '1' },
+    paths: {
+      '/things': {
+        get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'array', maxItems: 500, items: thing }, example: [{ id: 1, name: 'one' }] } } } } },
+        post: {
+          requestBody: { required: true, content: { 'application/json': { schema: thing } } },
+          responses: { 201: { description: 'made', content: { 'application/json': { schema: thing } } }, 404: { description: 'gone', content: { 'application/json': { example: { why: 'gone' } } } } },
+        },
+        delete: { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['confirm'] } } } }, responses: { 204: { description: 'done' } } },
+      },
+      '/things/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'ok', content: { 'application/json': { schema: thing, example: { id: 5, name: 'five' } } } } } } },
+      ...extra,
+    },
+  })
+
+  it('a re-import that drops an operation keeps it as a custom endpoint answering its last example; export/apply still work', async () => {
+    const w = workspace()
+    w.ok('project', 'create', 'T', '--slug', 't')
+    w.ok('import', specFile(w.cwd, 'v1.yaml', things()), '--project', 't')
+    const v2 = things()
+    delete (v2.paths as Record<string, unknown>)['/things/{id}']
+    expect(w.run('import', specFile(w.cwd, 'v2.yaml', v2), '--project', 't').stderr).toMatch(/kept as custom endpoints answering their last example/)
+    const kept = endpointsOf(w.ok, 't').find((e) => e.path === '/things/:id')!
+    expect(kept.kind).toBe('custom')
+    const server = await serve(w.db)
+    const answered = await send(`${server.url}/api/t/things/9`)
+    expect(answered.status).toBe(200)
+    expect(answered.json).toEqual({ id: 5, name: 'five' })
+    writeFileSync(join(w.cwd, 'out.yaml'), w.ok('export', '--project', 't'))
+    const other = workspace()
+    other.ok('apply', join(w.cwd, 'out.yaml'))
+    expect(other.ok('apply', join(w.cwd, 'out.yaml'))).not.toMatch(/^[+~-] /m)
+  })
+
+  it('request validation: readOnly required fields are not demanded, problems are capped, a DELETE body is read', async () => {
+    const w = workspace()
+    w.ok('project', 'create', 'T', '--slug', 't')
+    w.ok('import', specFile(w.cwd, 'things.yaml', things()), '--project', 't')
+    const server = await serve(w.db)
+    const base = `${server.url}/api/t/things`
+    expect((await send(base, { method: 'POST', body: { name: 'no id needed' } })).status).toBe(201)
+    const many = await send(base, { method: 'POST', body: JSON.stringify(Array.from({ length: 300_000 }, () => 1)), headers: { 'content-type': 'application/json' } })
+    expect(many.status).toBe(422)
+    expect(many.json.error.details.length).toBeLessThanOrEqual(50)
+    expect((await send(base, { method: 'DELETE', body: { confirm: true } })).status).toBe(204)
+    expect((await send(base, { method: 'DELETE', body: {} })).status).toBe(422)
+  })
+
+  it('settings on imported endpoints: a schema adds a check, a configured status picks its documented response or a simulated error, and survives a re-import', async () => {
+    const w = workspace()
+    w.ok('project', 'create', 'T', '--slug', 't')
+    const file = specFile(w.cwd, 'things.yaml', things())
+    w.ok('import', file, '--project', 't')
+    w.ok('endpoint', 'set', 'POST', '/things', '--project', 't', '--schema', '{"type":"object","required":["color"]}', '--status', '404')
+    w.ok('endpoint', 'set', 'GET', '/things', '--project', 't', '--status', '503')
+    w.ok('import', file, '--project', 't')
+    const server = await serve(w.db)
+    const base = `${server.url}/api/t/things`
+    const noColor = await send(base, { method: 'POST', body: { name: 'x' } })
+    expect(noColor.status).toBe(422)
+    expect(noColor.json.error.details[0].path).toBe('/color')
+    const documented = await send(base, { method: 'POST', body: { name: 'x', color: 'red' } })
+    expect(documented.status).toBe(404)
+    expect(documented.json).toEqual({ why: 'gone' })
+    const simulated = await send(base)
+    expect(simulated.status).toBe(503)
+    expect(simulated.json.error.code).toBe('SIMULATED_ERROR')
+  })
+
+  it('stateful: a re-import keeps stored records; a body that is not JSON or a form is refused with 415', async () => {
+    const w = workspace()
+    w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
+    const server = await serve(w.db)
+    const base = `${server.url}/api/pets/pets`
+    expect((await send(base, { method: 'POST', body: { id: 7, name: 'Rex' } })).status).toBe(201)
+    w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect((await send(`${base}/7`)).json).toMatchObject({ name: 'Rex' })
+    const xml = await send(base, { method: 'POST', body: '<pet><id>8</id><name>Rex</name></pet>', headers: { 'content-type': 'application/xml' } })
+    expect([415, 422]).toContain(xml.status)
+    expect((await send(`${base}/8`)).status).toBe(404)
+  })
+
+  it('routes that would share a URL with another endpoint clash; removing every endpoint of a spec drops the spec; odd titles still make a slug', () => {
+    const w = workspace()
+    w.ok('project', 'create', 'T', '--slug', 't')
+    w.ok('add-resource', '/api/things', '--project', 't')
+    const clash = w.run('import', specFile(w.cwd, 'things.yaml', things()), '--project', 't')
+    expect(clash.code).toBe(1)
+    expect(clash.stderr).toMatch(/clash with endpoints of project "t": GET \/api\/things \(resource\)/)
+
+    const other = workspace()
+    const health = { ...things(), info: { title: 'Health', version: '1' } }
+    expect(other.ok('import', specFile(other.cwd, 'health.yaml', health))).toMatch(/into project health-api/)
+    for (const [method, path] of [['GET', '/things'], ['POST', '/things'], ['DELETE', '/things'], ['GET', '/things/:id']]) other.ok('remove-endpoint', method!, path!)
+    expect(other.ok('export')).not.toMatch(/imports:/)
   })
 })

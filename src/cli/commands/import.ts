@@ -1,7 +1,7 @@
 import { extname } from 'node:path'
 import type { Command } from 'commander'
 import { AppError } from '../../errors.ts'
-import { createProject, selectProject, slugify } from '../../domain/projects.ts'
+import { createProject, RESERVED_SLUGS, selectProject, slugify } from '../../domain/projects.ts'
 import { writeTransaction } from '../../domain/transaction.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
@@ -27,6 +27,13 @@ function detectFormat(source: string): Format {
   if (extension === '.proto') return 'grpc'
   if (extension === '.wsdl') return 'soap'
   return 'openapi'
+}
+
+/** The spec's title as a slug, unless it is reserved or has no latin letters or digits. */
+function firstSlug(title: string): string {
+  const slug = slugify(title)
+  if (!slug) return 'api'
+  return RESERVED_SLUGS.has(slug) ? `${slug}-api` : slug
 }
 
 function checkFormat(format: string | undefined, source: string): Format {
@@ -62,18 +69,17 @@ export function registerImport(program: Command, ctx: CliContext): void {
         // A local tool: specs served by a back end on localhost are the common case.
         const spec = await loadSpec(source, { allowInternalUrls: true })
         const operations = listOperations(spec)
-        const responder = createResponder(spec)
         const makeFaker = await loadFaker()
         const result = writeTransaction(store.db, () => {
           // `mockapi import spec.yaml && mockapi serve` in an empty folder: the spec makes the first project.
           const project = store.repos.projects.list().length === 0
-            ? createProject(store, { name: spec.title, slug: options.project ?? slugify(spec.title) })
+            ? createProject(store, { name: spec.title, slug: options.project ?? firstSlug(spec.title) })
             : selectProject(store, options.project)
           return importOpenApi(store, project, { source, spec, operations }, {
             replace: options.replace ?? false,
             stateful: options.stateful ?? false,
             seedCount,
-          }, { responder, makeFaker })
+          }, { responderFor: createResponder, makeFaker })
         })
         const { project } = result
         const elapsedMs = Math.round(performance.now() - started)
@@ -92,7 +98,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
         if (result.removed.length > 0) counts.push(`${result.removed.length} removed`)
         ctx.io.out(success(`imported "${spec.title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`}) into project ${project.slug} in ${elapsedMs} ms: ${counts.join(', ')}`))
         const warnings = result.kept.length > 0
-          ? [`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec and were kept (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`]
+          ? [`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec: kept as custom endpoints answering their last example (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`]
           : []
         if (operations.length === 0) warnings.push('the spec describes no paths (only webhooks or components): nothing to serve')
         printWarnings(ctx.io, warnings)
