@@ -4,7 +4,7 @@ import type { Endpoint, Project, Resource } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Store } from './context.ts'
 import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
-import { addEndpoint, resourceActionFor, routeShape } from './endpoints.ts'
+import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
 import { listOperations } from '../openapi/operations.ts'
 import type { OpenApiOperation } from '../openapi/types.ts'
 import { checkResourcePath } from './path-rules.ts'
@@ -176,11 +176,8 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
       const fromSpec = want.spec ? operationOf(want.spec) : null
       if (fromSpec) {
         const path = want.spec!.path
-        const collection = projectResources.find((r) => routeShape(r.path) === routeShape(path))
-        const item = projectResources.find((r) => routeShape(`${r.path}/:id`) === routeShape(path))
-        const resource = collection ?? item
-        const action = resource ? resourceActionFor(want.method as Endpoint['method'], resource === item) : null
-        const wiring = { path, specId: fromSpec.specId, operation: fromSpec.operation, resourceId: action ? resource!.id : null, action }
+        const binding = resourceBinding(projectResources, want.method as Endpoint['method'], path)
+        const wiring = { path, specId: fromSpec.specId, operation: fromSpec.operation, resourceId: binding?.resource.id ?? null, action: binding?.action ?? null }
         if (!endpoint) {
           endpoint = endpoints.insert({ projectId: project.id, method: want.method as Endpoint['method'], kind: 'openapi', status: 200, createdAt: store.clock.now().toISOString(), ...wiring })
           changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)

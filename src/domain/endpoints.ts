@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts'
-import { HTTP_METHODS, type Endpoint, type HttpMethod, type ResourceAction } from '../model.ts'
+import { HTTP_METHODS, type Endpoint, type HttpMethod, type Resource, type ResourceAction } from '../model.ts'
 import type { Store } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
 import { selectProject } from './projects.ts'
@@ -47,8 +47,20 @@ export function findEndpoint(store: Store, projectId: number, method: HttpMethod
   return store.repos.endpoints.listByProject(projectId).find((e) => e.method === method && routeShape(e.path) === shape)
 }
 
+/** The resource whose collection or item path `path` is, and what `method` does to its records there. */
+export function resourceBinding(resources: readonly Resource[], method: HttpMethod, path: string): { resource: Resource; action: ResourceAction } | null {
+  const shape = routeShape(path)
+  const collection = resources.find((r) => routeShape(r.path) === shape)
+  const item = collection ? undefined : resources.find((r) => routeShape(`${r.path}/:id`) === shape)
+  const resource = collection ?? item
+  const action = resource ? resourceActionFor(method, resource === item) : null
+  return resource && action ? { resource, action } : null
+}
+
+const ON_ITEM = new Set<ResourceAction>(['read', 'replace', 'patch', 'delete'])
+
 /** A resource action a method can take on a resource's collection or item path. */
-export function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
+function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
   if (onItem) return ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[method as 'GET'] ?? null
   return ({ GET: 'list', POST: 'create' } as const)[method as 'GET'] ?? null
 }
@@ -80,21 +92,16 @@ export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: 
     const project = selectProject(store, input.project)
     const existing = findEndpoint(store, project.id, method, path)
     if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
-    const shape = routeShape(path)
-    const resources = store.repos.resources.listByProject(project.id)
-    const collection = resources.find((r) => routeShape(r.path) === shape)
-    const item = resources.find((r) => routeShape(`${r.path}/:id`) === shape)
-    const resource = body === null ? (collection ?? item) : undefined
-    const action = resource ? resourceActionFor(method, resource === item) : null
+    const binding = body === null ? resourceBinding(store.repos.resources.listByProject(project.id), method, path) : null
     const endpoint = store.repos.endpoints.insert({
       projectId: project.id,
-      resourceId: action ? resource!.id : null,
+      resourceId: binding?.resource.id ?? null,
       method,
       // A resource endpoint keeps the resource's own parameter names.
-      path: action ? (resource === item ? `${resource!.path}/:id` : resource!.path) : path,
-      kind: action ? 'resource' : 'custom',
-      action,
-      status: status ?? (action === 'create' ? 201 : 200),
+      path: binding ? (ON_ITEM.has(binding.action) ? `${binding.resource.path}/:id` : binding.resource.path) : path,
+      kind: binding ? 'resource' : 'custom',
+      action: binding?.action ?? null,
+      status: status ?? (binding?.action === 'create' ? 201 : 200),
       headers: input.headers ?? {},
       delayMs,
       body,

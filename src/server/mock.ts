@@ -91,15 +91,19 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): P
   if (prefer.code !== undefined && prefer.code >= 400) return simulatedError(prefer.code, 'Prefer: code')
   if (injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
   const body = await requestBody(event, endpoint, deps.bodyLimit)
-  if (endpoint.schema !== null && WITH_BODY.has(event.req.method)) {
-    // ajv recurses like JSON.stringify: the same depth limit as records.
-    if (deeperThan(body, MAX_RECORD_DEPTH)) throw new AppError('INVALID_BODY', `request body is nested deeper than ${MAX_RECORD_DEPTH} levels`)
-    // ajv loads with the first endpoint that has a schema.
-    const { schemaProblems } = await import('../engine/validate.ts')
-    const problems = schemaProblems(endpoint.schema, body)
-    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
-  }
+  if (WITH_BODY.has(event.req.method)) await checkEndpointSchema(endpoint, body)
   return answerConfigured(event, deps, resolution, prefer.code ?? endpoint.status, body)
+}
+
+/** 422 when the body breaks the JSON Schema configured on the endpoint (if any). */
+async function checkEndpointSchema(endpoint: Endpoint, body: unknown): Promise<void> {
+  if (endpoint.schema === null) return
+  // ajv recurses like JSON.stringify: the same depth limit as records.
+  if (deeperThan(body, MAX_RECORD_DEPTH)) throw new AppError('INVALID_BODY', `request body is nested deeper than ${MAX_RECORD_DEPTH} levels`)
+  // ajv loads with the first endpoint that has a schema.
+  const { schemaProblems } = await import('../engine/validate.ts')
+  const problems = schemaProblems(endpoint.schema, body)
+  if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
 }
 
 function injectedError(deps: MockDeps, endpoint: Endpoint): boolean {
@@ -137,12 +141,8 @@ async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found,
   const body = WITH_BODY.has(event.req.method) || operation.requestBody ? await readOperationBody(event, deps.bodyLimit) : undefined
   const responder = await responderFor(resolution.route)
   checkRequest(responder, operation, event, resolution.params, body)
-  if (endpoint.schema !== null) {
-    // A schema configured on the endpoint checks on top of the spec's.
-    const { schemaProblems } = await import('../engine/validate.ts')
-    const problems = schemaProblems(endpoint.schema, body)
-    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
-  }
+  // A schema configured on the endpoint checks on top of the spec's.
+  await checkEndpointSchema(endpoint, body)
   if (prefer.code === undefined && injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
   const stateful = endpoint.action !== null && resolution.route.collectionId !== null
   if (prefer.code === undefined && (endpoint.body !== null || stateful)) {
