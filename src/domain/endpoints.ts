@@ -57,10 +57,11 @@ export function resourceBinding(resources: readonly Resource[], method: HttpMeth
   return resource && action ? { resource, action } : null
 }
 
-const ON_ITEM = new Set<ResourceAction>(['read', 'replace', 'patch', 'delete'])
+/** Actions on one record (the item path); the others act on the collection. */
+export const ON_ITEM = new Set<ResourceAction>(['read', 'replace', 'patch', 'delete'])
 
 /** A resource action a method can take on a resource's collection or item path. */
-function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
+export function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
   if (onItem) return ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[method as 'GET'] ?? null
   return ({ GET: 'list', POST: 'create' } as const)[method as 'GET'] ?? null
 }

@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, ResourceAction } from '../model.ts'
 import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../openapi/types.ts'
 import type { Store } from './context.ts'
-import { routeShape } from './endpoints.ts'
+import { ON_ITEM, resourceActionFor, routeShape } from './endpoints.ts'
 import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
@@ -33,23 +33,22 @@ export interface ExampleSource {
   buildResponse(operation: OpenApiOperation, choice: { status: number }): { status: number; body: string | null } | null
 }
 
-function parsedExample(examples: ExampleSource, op: ImportedOperation | undefined): unknown {
-  const body = op && examples.buildResponse(op.operation, { status: 200 })?.body
+/** The parsed value, or undefined when the text is missing or not JSON (an XML or text example). */
+function parseJsonText(text: string | null | undefined): unknown {
+  if (!text) return undefined
   try {
-    return body ? (JSON.parse(body) as unknown) : null
+    return JSON.parse(text) as unknown
   } catch {
-    return null
+    return undefined
   }
 }
 
+function parsedExample(examples: ExampleSource, op: ImportedOperation | undefined): unknown {
+  return (op && parseJsonText(examples.buildResponse(op.operation, { status: 200 })?.body)) ?? null
+}
+
 function jsonOrNull(text: string | null): string | null {
-  if (text === null) return null
-  try {
-    JSON.parse(text)
-    return text
-  } catch {
-    return null
-  }
+  return parseJsonText(text) === undefined ? null : text
 }
 
 /** An item for a stateful collection: the item GET's example, else the first of the list's. */
@@ -76,23 +75,31 @@ interface StatefulGroup {
 /** `/pets` (GET/POST) with `/pets/{id}` (GET/PUT/PATCH/DELETE) → one resource at `/pets`. */
 function statefulGroups(operations: ImportedOperation[]): StatefulGroup[] {
   const byPath = new Map<string, ImportedOperation[]>()
-  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op])
+  for (const op of operations) {
+    const list = byPath.get(op.path)
+    if (list) list.push(op)
+    else byPath.set(op.path, [op])
+  }
+  // Item paths by their collection path: `/pets/:petId` under `/pets`.
+  const itemPaths = new Map<string, string>()
+  for (const path of byPath.keys()) {
+    const cut = path.lastIndexOf('/')
+    if (path.slice(cut + 1).startsWith(':') && !itemPaths.has(path.slice(0, cut))) itemPaths.set(path.slice(0, cut), path)
+  }
   const groups: StatefulGroup[] = []
   for (const [path, collectionOps] of byPath) {
     if (path.split('/').at(-1)?.startsWith(':')) continue
-    const itemPath = [...byPath.keys()].find((p) => p.startsWith(`${path}/:`) && !p.slice(path.length + 2).includes('/'))
+    const itemPath = itemPaths.get(path)
     const itemOps = itemPath ? byPath.get(itemPath)! : []
     const actions = new Map<string, ResourceAction>()
-    for (const op of collectionOps) {
-      const action = ({ GET: 'list', POST: 'create' } as const)[op.method as 'GET']
-      if (action) actions.set(key(op.method, op.path), action)
+    for (const [ops, onItem] of [[collectionOps, false], [itemOps, true]] as const) {
+      for (const op of ops) {
+        const action = resourceActionFor(op.method, onItem)
+        if (action) actions.set(key(op.method, op.path), action)
+      }
     }
-    for (const op of itemOps) {
-      const action = ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[op.method as 'GET']
-      if (action) actions.set(key(op.method, op.path), action)
-    }
-    const hasItem = [...actions.values()].some((a) => a === 'read' || a === 'replace' || a === 'patch' || a === 'delete')
-    const hasCollection = [...actions.values()].some((a) => a === 'list' || a === 'create')
+    const hasItem = [...actions.values()].some((a) => ON_ITEM.has(a))
+    const hasCollection = [...actions.values()].some((a) => !ON_ITEM.has(a))
     if (hasItem && hasCollection) groups.push({ path, actions, operations: [...collectionOps, ...itemOps] })
   }
   return groups

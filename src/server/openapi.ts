@@ -8,7 +8,8 @@ import { isJsonContentType, parseJson, readRawBody } from './body.ts'
 
 type Responder = ReturnType<typeof import('../openapi/respond.ts').createResponder>
 
-// One responder (compiled validators, cached samples) per parsed spec document of a catalog snapshot.
+// One responder (compiled validators, cached samples) per parsed spec document; the catalog keeps
+// a document (and so its responder) until that spec is imported again.
 const responders = new WeakMap<SpecDocument, Responder>()
 
 /** ajv and openapi-sampler load with the first imported endpoint that answers. */
