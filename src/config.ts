@@ -9,6 +9,8 @@ export interface Environment {
 
 export const DEFAULT_PORT = 3000
 export const DEFAULT_HOST = '127.0.0.1'
+/** gRPC's customary port; only listened on once a project has gRPC methods. */
+export const DEFAULT_GRPC_PORT = 50051
 
 export function resolveDbPath(flag: string | undefined, environment: Environment): string {
   const chosen = flag ?? environment.env.MOCKAPI_DB

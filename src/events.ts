@@ -10,6 +10,8 @@ export interface RequestServed {
   /** Read only when an event is recorded; most requests never pay for turning it into JSON. */
   query: URLSearchParams
   status: number
+  /** An error answered with a success status (GraphQL `errors`, a gRPC status): also a `mock.error`. */
+  failed?: boolean
   durationMs: number
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean

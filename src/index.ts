@@ -19,6 +19,8 @@ export interface MockApiOptions {
   /** 0 (the default) picks a free port. */
   port?: number
   host?: string
+  /** Port for imported gRPC services; 0 (the default) picks a free one, read back from `api.grpcPort`. */
+  grpcPort?: number
   /** Delays between webhook delivery attempts, in ms (default 5 s, 30 s, 2 min, 10 min, 30 min). */
   webhookRetryDelaysMs?: number[]
 }
@@ -36,6 +38,8 @@ export interface MockApi {
   /** `http://127.0.0.1:<port>` */
   url: string
   port: number
+  /** Where imported gRPC services answer (host as `url`); null when no project has any. */
+  readonly grpcPort: number | null
   /** A project by slug; without one, the project of the config file (or the default project). */
   project(slug?: string): MockApiProject
   /** Every project's records back to their seeded state. */
@@ -56,10 +60,14 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     demo: config === undefined,
     config,
     retryDelaysMs: options.webhookRetryDelaysMs,
+    grpcPort: options.grpcPort ?? 0,
   })
   return {
     url: server.url,
     port: server.port,
+    get grpcPort() {
+      return server.grpcPort
+    },
     project(slug) {
       const project = server.project(slug)
       return { id: project.id, slug: project.slug, name: project.name, shareToken: project.shareToken, url: `${server.url}/api/${project.slug}` }

@@ -7,6 +7,10 @@ export type HttpMethod = (typeof HTTP_METHODS)[number]
 export const ENDPOINT_KINDS = ['resource', 'custom', 'openapi', 'graphql', 'grpc', 'soap'] as const
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
 
+/** What an imported definition is; each serves endpoints of the kind of the same name. */
+export const SPEC_FORMATS = ['openapi', 'graphql', 'grpc', 'soap'] as const
+export type SpecFormat = (typeof SPEC_FORMATS)[number]
+
 /** What a resource endpoint does with the records; null for endpoints that answer a fixed body. */
 export const RESOURCE_ACTIONS = ['list', 'create', 'read', 'replace', 'delete', 'patch'] as const
 export type ResourceAction = (typeof RESOURCE_ACTIONS)[number]
@@ -57,7 +61,11 @@ export interface Endpoint {
   /** Percentage (0–100) of requests answered with `errorStatus`. */
   errorRate: number
   errorStatus: number
-  /** For `openapi` endpoints: the imported spec and the operation in it; null otherwise. */
+  /**
+   * For imported endpoints: the spec they answer from; `operation` for `openapi` ones (graphql,
+   * grpc and soap endpoints name their operation in the path: `/graphql#Query.film`,
+   * `/helloworld.Greeter/SayHello`, `/soap/Calculator#Add`).
+   */
   specId: number | null
   operation: OpenApiOperation | null
   createdAt: string

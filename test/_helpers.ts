@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,7 +34,7 @@ export function openStore(dbPath: string): Runtime {
   return runtime
 }
 
-export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number } = {}): Promise<RunningServer> {
+export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
   cleanups.push(() => server.close())
   return server
@@ -82,6 +83,27 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
     timeout: 20_000,
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+export interface CliWorkspace {
+  cwd: string
+  db: string
+  run(...args: string[]): CliResult
+  /** Runs, expects exit code 0 (showing stderr otherwise) and returns stdout. */
+  ok(...args: string[]): string
+}
+
+/** A temp folder with its own database file, and the real CLI run against it. */
+export function cliWorkspace(): CliWorkspace {
+  const cwd = tempDir()
+  const db = join(cwd, 'm.db')
+  const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
+  const ok = (...args: string[]) => {
+    const result = run(...args)
+    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    return result.stdout
+  }
+  return { cwd, db, run, ok }
 }
 
 /** `cli` without blocking this process, for commands that talk to a server running in the test. */

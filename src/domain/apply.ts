@@ -1,12 +1,12 @@
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
-import type { Endpoint, Project, Resource } from '../model.ts'
+import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Store } from './context.ts'
 import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
 import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
 import { listOperations } from '../openapi/operations.ts'
-import type { OpenApiOperation } from '../openapi/types.ts'
+import type { OpenApiOperation, SpecVersion } from '../openapi/types.ts'
 import { checkResourcePath } from './path-rules.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { checkSlug, createProject, slugify } from './projects.ts'
@@ -48,7 +48,7 @@ function sameSeed(resource: Resource, spec: ResourceSpec): boolean {
     === canonical({ f: spec.fields, c: spec.count, v: spec.seed, r: spec.records })
 }
 
-function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, makeFaker: FakerFactory): EndpointSettings {
+function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, makeFaker: FakerFactory, kind: Endpoint['kind']): EndpointSettings {
   if (!spec) return base
   return mergeSettings(base, {
     status: spec.status,
@@ -58,7 +58,7 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,
     errorStatus: spec.errorStatus,
-  }, makeFaker)
+  }, makeFaker, kind)
 }
 
 /** The project the file targets, created or updated; `seedChanged` when its default seed value moved. */
@@ -91,16 +91,20 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
     const { project, seedChanged } = resolveProject(store, file, options, changes)
     const { resources, endpoints, collections, specs } = store.repos
 
-    // Imported specs, matched by title; an endpoint names its operation by pointer.
-    const imported = new Map<string, { specId: number; operations: Map<string, OpenApiOperation> }>()
+    // Imported specs, matched by title; an OpenAPI endpoint names its operation by pointer, others by their path.
+    const imported = new Map<string, { specId: number; format: SpecFormat; operations: Map<string, OpenApiOperation> }>()
     const storedSpecs = new Map(specs.listByProject(project.id).map((s) => [s.title, s]))
     for (const spec of file.imports) {
-      const document = JSON.stringify(spec.document)
+      const document = typeof spec.document === 'string' ? spec.document : JSON.stringify(spec.document)
       const stored = storedSpecs.get(spec.title)
-      if (stored?.document !== document || stored.version !== spec.version) changes.push(`${stored ? '~' : '+'} import ${spec.title}`)
-      const specId = specs.save({ projectId: project.id, title: spec.title, version: spec.version, source: spec.source, document, importedAt: store.clock.now().toISOString() })
-      const operations = new Map(listOperations({ title: spec.title, version: spec.version, document: spec.document }).map((op) => [op.operation.pointer, op.operation]))
-      imported.set(spec.title, { specId, operations })
+      if (stored?.document !== document || stored.version !== spec.version || stored.format !== spec.format) changes.push(`${stored ? '~' : '+'} import ${spec.title}`)
+      // Re-importing in place keeps its endpoints; only a document that changed gets a new stamp (and is parsed again by `serve`).
+      const importedAt = stored?.document === document ? stored.importedAt : store.clock.now().toISOString()
+      const specId = specs.save({ projectId: project.id, format: spec.format, title: spec.title, version: spec.version, source: spec.source, document, importedAt })
+      const operations = spec.format === 'openapi' && typeof spec.document !== 'string'
+        ? new Map(listOperations({ title: spec.title, version: spec.version as SpecVersion, document: spec.document }).map((op) => [op.operation.pointer, op.operation]))
+        : new Map<string, OpenApiOperation>()
+      imported.set(spec.title, { specId, format: spec.format, operations })
     }
     if (options.prune) {
       for (const [title, stored] of storedSpecs) {
@@ -109,12 +113,13 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
         changes.push(`- import ${title}`)
       }
     }
-    const operationOf = (spec: EndpointSpec): { specId: number; operation: OpenApiOperation } | null => {
-      if (!spec.import || !spec.operation) return null
-      const { specId, operations } = imported.get(spec.import)!
-      const operation = operations.get(spec.operation)
+    const operationOf = (spec: EndpointSpec): { specId: number; kind: SpecFormat; operation: OpenApiOperation | null } | null => {
+      if (!spec.import) return null
+      const { specId, format, operations } = imported.get(spec.import)!
+      if (format !== 'openapi') return { specId, kind: format, operation: null }
+      const operation = spec.operation === undefined ? undefined : operations.get(spec.operation)
       if (!operation) throw new AppError('INVALID_INPUT', `endpoint ${spec.method} ${spec.path}: import "${spec.import}" has no operation ${spec.operation}`)
-      return { specId, operation }
+      return { specId, kind: format, operation }
     }
     // Paths a spec defines are not judged by the path rules (`/pets` has no /api).
     const specPaths = new Set(file.endpoints.filter((e) => e.import).map((e) => routeShape(e.path)))
@@ -177,15 +182,16 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
       if (fromSpec) {
         const path = want.spec!.path
         const binding = resourceBinding(projectResources, want.method as Endpoint['method'], path)
-        const wiring = { path, specId: fromSpec.specId, operation: fromSpec.operation, resourceId: binding?.resource.id ?? null, action: binding?.action ?? null }
+        const wiring = { kind: fromSpec.kind, path, specId: fromSpec.specId, operation: fromSpec.operation, resourceId: binding?.resource.id ?? null, action: binding?.action ?? null }
         if (!endpoint) {
-          endpoint = endpoints.insert({ projectId: project.id, method: want.method as Endpoint['method'], kind: 'openapi', status: 200, createdAt: store.clock.now().toISOString(), ...wiring })
+          const status = defaultSettings({ kind: fromSpec.kind, action: null, operation: null }).status
+          endpoint = endpoints.insert({ projectId: project.id, method: want.method as Endpoint['method'], status, createdAt: store.clock.now().toISOString(), ...wiring })
           changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)
-        } else if (canonical([endpoint.kind, endpoint.path, endpoint.specId, endpoint.operation, endpoint.resourceId, endpoint.action]) !== canonical(['openapi', path, wiring.specId, wiring.operation, wiring.resourceId, wiring.action])) {
+        } else if (canonical([endpoint.kind, endpoint.path, endpoint.specId, endpoint.operation, endpoint.resourceId, endpoint.action]) !== canonical([wiring.kind, path, wiring.specId, wiring.operation, wiring.resourceId, wiring.action])) {
           endpoint = endpoints.reimport(endpoint.id, { ...wiring, status: endpoint.status })
           changes.push(`~ endpoint ${endpoint.method} ${endpoint.path}`)
         }
-      } else if (endpoint?.operation) {
+      } else if (endpoint?.specId) {
         // The file has this route as a plain endpoint now: it stops answering from the spec.
         endpoints.remove(endpoint.id)
         endpoint = undefined
@@ -203,7 +209,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
         endpoint = added
         changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)
       }
-      const settings = settingsOf(want.spec, defaultSettings(endpoint), makeFaker)
+      const settings = settingsOf(want.spec, defaultSettings(endpoint), makeFaker, endpoint.kind)
       if (canonical(settings) !== canonical(currentSettings(endpoint))) {
         endpoints.configure(endpoint.id, settings)
         if (current.has(k)) changes.push(`~ endpoint ${endpoint.method} ${endpoint.path}`)

@@ -1,8 +1,10 @@
 import type { MockEvents } from '../events.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
-import type { SpecDocument } from '../openapi/types.ts'
+import type { SpecDocument, SpecVersion } from '../openapi/types.ts'
+import type { StoredSpec } from '../store/specs.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Store } from './context.ts'
+import { splitOperationPath } from './protocol-paths.ts'
 import { parentFields } from './resources.ts'
 import { createVersionedCache } from './versioned-cache.ts'
 
@@ -17,15 +19,33 @@ export interface RoutedEndpoint {
   spec: (() => SpecDocument) | null
 }
 
+/** A GraphQL schema or SOAP service: one URL answering each of its operations. */
+export interface ProtocolRoute {
+  protocol: 'graphql' | 'soap'
+  /** `/graphql`, `/soap/Calculator`. */
+  mount: string
+  specId: number
+  /** Changes when the spec is re-imported; handlers cache what they build from the spec by it. */
+  importedAt: string
+  loadSpec: () => StoredSpec
+  /** The endpoints by operation: `Query.film`, `Add`. */
+  operations: Map<string, Endpoint>
+}
+
+type RouteValue = RoutedEndpoint | ProtocolRoute
+
 export type Resolution =
   | { kind: 'found'; project: Project; route: RoutedEndpoint; params: Record<string, string> }
+  | { kind: 'protocol'; project: Project; route: ProtocolRoute }
   | { kind: 'method-not-allowed'; project: Project; allow: string[] }
   | { kind: 'not-found'; project: Project | null }
 
 interface Snapshot {
-  bySlug: Map<string, { project: Project; router: Router<RoutedEndpoint> }>
+  bySlug: Map<string, { project: Project; router: Router<RouteValue> }>
   /** The default project's endpoints at their own paths (`/api/posts`, `/pets`). */
-  ownPaths: { project: Project; router: Router<RoutedEndpoint> } | null
+  ownPaths: { project: Project; router: Router<RouteValue> } | null
+  /** A new array whenever anything changed. */
+  grpc: GrpcEndpoint[]
 }
 
 function segmentsOf(path: string): string[] {
@@ -39,6 +59,56 @@ function slugMount(path: string): string[] {
 }
 
 type SpecCache = Map<number, { importedAt: string; spec: SpecDocument }>
+
+/** A gRPC method to serve (the gRPC server turns these into bindings; protobufjs stays out of HTTP-only starts). */
+export interface GrpcEndpoint {
+  endpoint: Endpoint
+  importedAt: string
+}
+
+function isProtocolRoute(value: RouteValue): value is ProtocolRoute {
+  return 'mount' in value
+}
+
+/** GraphQL fields and SOAP operations grouped under the URL that serves them. */
+function protocolRoutes(store: Store, endpoints: Endpoint[], stamps: Map<number, string>): ProtocolRoute[] {
+  const byMount = new Map<string, ProtocolRoute>()
+  for (const endpoint of endpoints) {
+    if ((endpoint.kind !== 'graphql' && endpoint.kind !== 'soap') || endpoint.specId === null) continue
+    const split = splitOperationPath(endpoint.path)
+    if (!split) continue
+    let route = byMount.get(split.mount)
+    if (!route) {
+      const specId = endpoint.specId
+      route = {
+        protocol: endpoint.kind,
+        mount: split.mount,
+        specId,
+        importedAt: stamps.get(specId) ?? '',
+        loadSpec: () => store.repos.specs.byId(specId)!,
+        operations: new Map(),
+      }
+      byMount.set(split.mount, route)
+    }
+    route.operations.set(split.operation, endpoint)
+  }
+  return [...byMount.values()]
+}
+
+/**
+ * Every gRPC method served, by path; where two projects define the same method, the project
+ * served at its own paths wins, then the older project.
+ */
+function grpcEndpoints(projectOrder: Project[], byProject: Map<number, RoutedEndpoint[]>, stamps: Map<number, string>): GrpcEndpoint[] {
+  const byPath = new Map<string, GrpcEndpoint>()
+  for (const project of projectOrder) {
+    for (const { endpoint } of byProject.get(project.id) ?? []) {
+      if (endpoint.kind !== 'grpc' || endpoint.specId === null || byPath.has(endpoint.path)) continue
+      byPath.set(endpoint.path, { endpoint, importedAt: stamps.get(endpoint.specId) ?? '' })
+    }
+  }
+  return [...byPath.values()]
+}
 
 function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: SpecCache): Snapshot {
   const { projects, endpoints, resources } = store.repos
@@ -58,7 +128,7 @@ function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: Spec
     if (cached?.importedAt === importedAt) spec = cached.spec
     else {
       const stored = store.repos.specs.byId(id)
-      spec = { version: stored?.version ?? '3.0', title: stored?.title ?? '', document: stored ? (JSON.parse(stored.document) as Record<string, unknown>) : {} }
+      spec = { version: (stored?.version ?? '3.0') as SpecVersion, title: stored?.title ?? '', document: stored ? (JSON.parse(stored.document) as Record<string, unknown>) : {} }
       parsedSpecs.set(id, { importedAt, spec })
     }
     current.set(id, spec)
@@ -81,12 +151,19 @@ function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: Spec
   }
   const referenced = new Set([...byProject.values()].flat().flatMap((r) => (r.endpoint.specId === null ? [] : [r.endpoint.specId])))
   for (const id of parsedSpecs.keys()) if (!referenced.has(id)) parsedSpecs.delete(id)
-  const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null }
+  const stamps = store.repos.specs.stamps()
   const fallback = allProjects.find((p) => p.slug === ownPathsSlug) ?? allProjects.find((p) => p.isDefault) ?? allProjects[0]
+  const projectOrder = fallback ? [fallback, ...allProjects.filter((p) => p !== fallback)] : allProjects
+  const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null, grpc: grpcEndpoints(projectOrder, byProject, stamps) }
   for (const project of allProjects) {
     const routed = byProject.get(project.id) ?? []
-    const toRoute = (segments: (path: string) => string[]) =>
-      routed.map((r) => ({ method: r.endpoint.method, segments: segments(r.endpoint.path), value: r }))
+    const mounted = protocolRoutes(store, routed.map((r) => r.endpoint), stamps)
+    const toRoute = (segments: (path: string) => string[]) => [
+      // Protocol operations are answered through their mount; gRPC ones on the gRPC port.
+      ...routed.filter((r) => r.endpoint.kind !== 'graphql' && r.endpoint.kind !== 'soap' && r.endpoint.kind !== 'grpc')
+        .map((r) => ({ method: r.endpoint.method, segments: segments(r.endpoint.path), value: r as RouteValue })),
+      ...mounted.flatMap((m) => ['GET', 'POST'].map((method) => ({ method, segments: segments(m.mount), value: m as RouteValue }))),
+    ]
     snapshot.bySlug.set(project.slug, { project, router: createRouter(toRoute(slugMount)) })
     if (project === fallback) snapshot.ownPaths = { project, router: createRouter(toRoute(segmentsOf)) }
   }
@@ -95,6 +172,8 @@ function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: Spec
 
 export interface Catalog {
   resolve(method: string, segments: readonly string[]): Resolution
+  /** The gRPC methods to serve, with their settings; cheap enough to call per call. */
+  grpc(): GrpcEndpoint[]
   /** Call after this process changed projects or endpoints. */
   invalidate(): void
 }
@@ -103,12 +182,16 @@ export interface Catalog {
 export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined; events?: MockEvents } = {}): Catalog {
   const parsedSpecs: SpecCache = new Map()
   const snapshots = createVersionedCache(store.db, () => build(store, options.ownPathsSlug, parsedSpecs))
+  const found = (project: Project, match: { value: RouteValue; params: Record<string, string> }): Resolution =>
+    isProtocolRoute(match.value)
+      ? { kind: 'protocol', project, route: match.value }
+      : { kind: 'found', project, route: match.value, params: match.params }
   options.events?.on('config.changed', snapshots.invalidate)
 
   const matchOwnPaths = (s: Snapshot, method: string, segments: readonly string[]): Resolution | null => {
     if (!s.ownPaths) return null
     const match = s.ownPaths.router.match(method, segments)
-    if (match.kind === 'found') return { kind: 'found', project: s.ownPaths.project, route: match.value, params: match.params }
+    if (match.kind === 'found') return found(s.ownPaths.project, match)
     if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: s.ownPaths.project, allow: match.allow }
     return null
   }
@@ -119,12 +202,13 @@ export function createCatalog(store: Store, options: { ownPathsSlug?: string | u
       const slugged = segments[0] === 'api' && segments[1] !== undefined ? s.bySlug.get(segments[1]) : undefined
       if (slugged) {
         const match = slugged.router.match(method, segments.slice(2))
-        if (match.kind === 'found') return { kind: 'found', project: slugged.project, route: match.value, params: match.params }
+        if (match.kind === 'found') return found(slugged.project, match)
         if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: slugged.project, allow: match.allow }
         return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: slugged.project }
       }
       return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
     },
+    grpc: () => snapshots.get().grpc,
     invalidate: snapshots.invalidate,
   }
 }

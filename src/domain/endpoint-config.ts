@@ -22,8 +22,9 @@ export interface SettingsInput {
   errorStatus?: number | undefined
 }
 
-export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation'>): EndpointSettings {
-  const status = endpoint.operation ? defaultStatus(endpoint.operation) : endpoint.action === 'create' ? 201 : 200
+/** gRPC methods answer a gRPC status (0 is OK); everything else an HTTP one. */
+export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
+  const status = endpoint.kind === 'grpc' ? 0 : endpoint.operation ? defaultStatus(endpoint.operation) : endpoint.action === 'create' ? 201 : 200
   return { status, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
@@ -36,23 +37,31 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
 }
 
 /** Merges `input` over `current` and checks every setting; the result is what gets stored. */
-export function mergeSettings(current: EndpointSettings, input: SettingsInput, makeFaker: FakerFactory): EndpointSettings {
+export function mergeSettings(current: EndpointSettings, input: SettingsInput, makeFaker: FakerFactory, kind?: Endpoint['kind']): EndpointSettings {
   const next: EndpointSettings = {
-    status: input.status === undefined ? current.status : checkStatus(input.status),
+    status: input.status === undefined ? current.status : kind === 'grpc' ? checkGrpcStatus(input.status) : checkStatus(input.status),
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
     delayMs: input.delayMs === undefined ? current.delayMs : checkDelay(input.delayMs),
     body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
-    errorStatus: input.errorStatus === undefined ? current.errorStatus : checkStatus(input.errorStatus),
+    errorStatus: input.errorStatus === undefined ? current.errorStatus : kind === 'grpc' ? checkGrpcStatus(input.errorStatus) : checkStatus(input.errorStatus),
   }
   if (!Number.isFinite(next.errorRate) || next.errorRate < 0 || next.errorRate > 100) {
     throw new AppError('INVALID_INPUT', `error rate ${next.errorRate} must be a percentage from 0 to 100`)
   }
-  if (next.errorStatus < 400) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more`)
+  const grpcError = kind === 'grpc' && next.errorStatus >= 1 && next.errorStatus <= 16
+  if (next.errorStatus < 400 && !grpcError) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${kind === 'grpc' ? ', or a gRPC code from 1 to 16' : ''}`)
   if (next.schema !== null) compileSchema(next.schema)
   if (next.body !== null && hasPlaceholders(next.body)) checkTemplate(next.body, makeFaker())
   return next
+}
+
+/** A gRPC code (0–16), or an HTTP status the gRPC server maps to the closest code. */
+function checkGrpcStatus(status: number): number {
+  if (Number.isInteger(status) && status >= 0 && status <= 16) return status
+  if (Number.isInteger(status) && status >= 100 && status <= 599) return status
+  throw new AppError('INVALID_INPUT', `status ${status} must be a gRPC status code from 0 (OK) to 16, or an HTTP status to map to one`)
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
@@ -70,6 +79,6 @@ export function requireEndpoint(store: Store, input: { project?: string | undefi
 
 /** `mockapi endpoint set`: changes only the settings given, on this endpoint only. */
 export function configureEndpoint(store: Store, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
-  const settings = mergeSettings(currentSettings(endpoint), input, makeFaker)
+  const settings = mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
   return writeTransaction(store.db, () => store.repos.endpoints.configure(endpoint.id, settings))
 }

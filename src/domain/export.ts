@@ -11,9 +11,9 @@ function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): En
   const settings = currentSettings(endpoint)
   const defaults = defaultSettings(endpoint)
   const spec: EndpointSpec = { method: endpoint.method, path: endpoint.path }
-  if (endpoint.operation && endpoint.specId !== null) {
+  if (endpoint.specId !== null) {
     spec.import = importTitles.get(endpoint.specId)!
-    spec.operation = endpoint.operation.pointer
+    if (endpoint.operation) spec.operation = endpoint.operation.pointer
   }
   if (settings.status !== defaults.status) spec.status = settings.status
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
@@ -54,7 +54,13 @@ export function exportProject(store: Store, project: Project): ProjectFile {
     resources,
     endpoints: endpointSpecs,
     webhooks: store.repos.subscriptions.listByProject(project.id).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
-    imports: specs.map((s) => ({ title: s.title, version: s.version, source: s.source, document: JSON.parse(s.document) as Record<string, unknown> })),
+    imports: specs.map((s) => ({
+      format: s.format,
+      title: s.title,
+      version: s.version,
+      source: s.source,
+      document: s.format === 'graphql' || s.format === 'soap' ? s.document : (JSON.parse(s.document) as Record<string, unknown>),
+    })),
   }
 }
 

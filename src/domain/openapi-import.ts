@@ -3,6 +3,7 @@ import type { Endpoint, Project, Resource, ResourceAction } from '../model.ts'
 import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../openapi/types.ts'
 import type { Store } from './context.ts'
 import { ON_ITEM, resourceActionFor, routeShape } from './endpoints.ts'
+import { splitOperationPath } from './protocol-paths.ts'
 import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
@@ -120,7 +121,11 @@ export function importOpenApi(
   return writeTransaction(store.db, () => {
     const current = endpoints.listByProject(project.id)
     const existing = new Map(current.map((e) => [key(e.method, e.path), e]))
-    const mounted = new Map(current.map((e) => [mountedKey(e.method, e.path), e]))
+    // A GraphQL schema or SOAP service answers GET and POST at its URL.
+    const mounted = new Map(current.flatMap((e) => {
+      const mount = splitOperationPath(e.path)?.mount
+      return mount ? ['GET', 'POST'].map((method) => [mountedKey(method, mount), e] as const) : [[mountedKey(e.method, e.path), e] as const]
+    }))
     // An imported route may update an imported endpoint at the same path; anything else served at the same URL clashes.
     const clashes = input.operations.flatMap((op) => {
       const taken = mounted.get(mountedKey(op.method, op.path))
@@ -132,8 +137,12 @@ export function importOpenApi(
     }
     const now = store.clock.now().toISOString()
     const previous = specs.listByProject(project.id).find((stored) => stored.title === input.spec.title)
+    if (previous && previous.format !== 'openapi') {
+      throw new AppError('CONFLICT', `project "${project.slug}" already has a ${previous.format} import titled "${input.spec.title}"; import into another project (--project)`)
+    }
     const specId = specs.save({
       projectId: project.id,
+      format: 'openapi',
       title: input.spec.title,
       version: input.spec.version,
       source: input.source,
@@ -180,7 +189,7 @@ export function importOpenApi(
       }
     }
     // The previous document is replaced: what it alone described keeps answering its last example.
-    const previousExamples = previous ? tools.responderFor({ version: previous.version, title: previous.title, document: JSON.parse(previous.document) as Record<string, unknown> }) : null
+    const previousExamples = previous ? tools.responderFor({ version: previous.version as SpecDocument['version'], title: previous.title, document: JSON.parse(previous.document) as Record<string, unknown> }) : null
     for (const endpoint of endpoints.listBySpec(specId)) {
       if (imported.has(key(endpoint.method, endpoint.path))) continue
       if (options.replace) {

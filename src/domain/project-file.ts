@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
-import { EVENT_TYPES, HTTP_METHODS, type EventType } from '../model.ts'
-import type { SpecVersion } from '../openapi/types.ts'
+import { EVENT_TYPES, HTTP_METHODS, SPEC_FORMATS, type EventType, type SpecFormat } from '../model.ts'
 
 /** The YAML format of `mockapi export`, `mockapi apply` and `templates/*.yaml`. */
 export interface ProjectFile {
@@ -14,16 +13,29 @@ export interface ProjectFile {
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
-  /** Imported OpenAPI/Swagger documents that endpoints answer from. */
+  /** Imported definitions (OpenAPI, GraphQL, gRPC, SOAP) that endpoints answer from. */
   imports: ImportSpec[]
 }
 
 export interface ImportSpec {
+  /** Absent in the file: openapi. */
+  format: SpecFormat
   title: string
-  version: SpecVersion
+  version: string
   source: string
-  /** The bundled document, so the file is complete without the original spec. */
-  document: Record<string, unknown>
+  /**
+   * So the file is complete without the original: the bundled OpenAPI document or the gRPC
+   * descriptor (mappings), the GraphQL SDL or the WSDL (text).
+   */
+  document: Record<string, unknown> | string
+}
+
+/** The document's shape in a project file, by format. */
+const DOCUMENT_SHAPES: Record<SpecFormat, { text: boolean; what: string }> = {
+  openapi: { text: false, what: 'the OpenAPI document (a mapping)' },
+  grpc: { text: false, what: 'the protobuf descriptor (a mapping, as `mockapi export` writes it)' },
+  graphql: { text: true, what: 'the GraphQL SDL (text)' },
+  soap: { text: true, what: 'the WSDL (text)' },
 }
 
 export interface ResourceSpec {
@@ -135,12 +147,15 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     const at: Path = ['imports', i]
     if (!isObject(entry)) fail(at, 'must be a mapping with title, version, source and document')
     const m = entry as Record<string, unknown>
+    const format = (m.format ?? 'openapi') as SpecFormat
+    if (!SPEC_FORMATS.includes(format)) fail([...at, 'format'], `must be one of ${SPEC_FORMATS.join(', ')}`)
     if (typeof m.title !== 'string' || !m.title) fail([...at, 'title'], 'must be a non-empty string')
-    if (!['2.0', '3.0', '3.1'].includes(m.version as string)) fail([...at, 'version'], 'must be "2.0", "3.0" or "3.1"')
-    if (!isObject(m.document)) fail([...at, 'document'], 'must be the OpenAPI document (a mapping)')
-    return { title: m.title as string, version: m.version as SpecVersion, source: typeof m.source === 'string' ? m.source : '', document: m.document as Record<string, unknown> }
+    if (format === 'openapi' && !['2.0', '3.0', '3.1'].includes(m.version as string)) fail([...at, 'version'], 'must be "2.0", "3.0" or "3.1"')
+    const shape = DOCUMENT_SHAPES[format]
+    if (shape.text ? typeof m.document !== 'string' || !m.document.trim() : !isObject(m.document)) fail([...at, 'document'], `must be ${shape.what}`)
+    return { format, title: m.title as string, version: String(m.version ?? ''), source: typeof m.source === 'string' ? m.source : '', document: m.document as ImportSpec['document'] }
   })
-  const importTitles = new Set(imports.map((m) => m.title))
+  const importFormats = new Map(imports.map((m) => [m.title, m.format]))
 
   const endpoints = list(file.endpoints, ['endpoints']).map((entry, i): EndpointSpec => {
     const at: Path = ['endpoints', i]
@@ -164,10 +179,13 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate as number
     if (e.errorStatus !== undefined) spec.errorStatus = e.errorStatus as number
     if (e.import !== undefined || e.operation !== undefined) {
-      if (typeof e.import !== 'string' || !importTitles.has(e.import)) fail([...at, 'import'], 'must be the title of an entry under imports')
-      if (typeof e.operation !== 'string' || !e.operation.startsWith('/paths/')) fail([...at, 'operation'], 'must be the operation\'s pointer, e.g. /paths/~1pets/get')
+      if (typeof e.import !== 'string' || !importFormats.has(e.import)) fail([...at, 'import'], 'must be the title of an entry under imports')
       spec.import = e.import as string
-      spec.operation = e.operation as string
+      // GraphQL, gRPC and SOAP endpoints name their operation in the path.
+      if (importFormats.get(e.import as string) === 'openapi') {
+        if (typeof e.operation !== 'string' || !e.operation.startsWith('/paths/')) fail([...at, 'operation'], 'must be the operation\'s pointer, e.g. /paths/~1pets/get')
+        spec.operation = e.operation as string
+      }
     }
     return spec
   })

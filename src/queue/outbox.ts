@@ -21,7 +21,7 @@ function queryObject(query: URLSearchParams): Record<string, string | string[]> 
 }
 
 function eventTypes(served: RequestServed): EventType[] {
-  return served.status >= 400 ? ['mock.request', 'mock.error'] : ['mock.request']
+  return served.status >= 400 || served.failed ? ['mock.request', 'mock.error'] : ['mock.request']
 }
 
 /**

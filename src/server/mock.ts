@@ -15,6 +15,7 @@ import { defaultStatus } from '../openapi/default-status.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
 import { errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
+import type { ProtocolAnswer } from './protocol.ts'
 
 export interface MockDeps {
   store: Store
@@ -73,7 +74,7 @@ async function renderFixedBody(event: H3Event, endpoint: Endpoint, params: Recor
 }
 
 /** match → delay → simulated errors → validate → answer (fixed body or records). */
-async function answer(event: H3Event, deps: MockDeps, resolution: Resolution): Promise<Response> {
+async function answer(event: H3Event, deps: MockDeps, resolution: Exclude<Resolution, { kind: 'protocol' }>): Promise<Response> {
   if (resolution.kind === 'not-found') {
     throw new AppError('ROUTE_NOT_MATCHED', `no mock endpoint matches ${event.req.method} ${event.url.pathname}`)
   }
@@ -161,22 +162,36 @@ async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found,
   return answerConfigured(event, deps, resolution, code!, body)
 }
 
+/** A GraphQL schema or SOAP service; their modules (and libraries) load with the first request. */
+async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extract<Resolution, { kind: 'protocol' }>): Promise<ProtocolAnswer> {
+  const context = { bodyLimit: deps.bodyLimit, random: deps.random ?? Math.random }
+  if (resolution.route.protocol === 'graphql') return (await import('./graphql.ts')).answerGraphql(event, resolution.route, context)
+  return (await import('./soap.ts')).answerSoap(event, resolution.route, context)
+}
+
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */
 export function createMockHandler(deps: MockDeps) {
   return async (event: H3Event): Promise<Response> => {
     const started = performance.now()
     let resolution: Resolution = { kind: 'not-found', project: null }
     let response: Response
+    let operation: ProtocolAnswer | null = null
     try {
       resolution = deps.catalog.resolve(event.req.method, decodeSegments(event.url.pathname))
-      response = await answer(event, deps, resolution)
+      if (resolution.kind === 'protocol') {
+        operation = await answerProtocol(event, deps, resolution)
+        response = operation.response
+      } else {
+        response = await answer(event, deps, resolution)
+      }
     } catch (error) {
       response = errorResponse(error, { debug: deps.debug })
     }
     if (deps.events.listenerCount('request.served') > 0) {
       deps.events.emit('request.served', {
         projectId: resolution.project?.id ?? null,
-        endpointId: resolution.kind === 'found' ? resolution.route.endpoint.id : null,
+        endpointId: resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null),
+        failed: operation?.failed ?? false,
         method: event.req.method,
         path: event.url.pathname,
         query: event.url.searchParams,

@@ -11,6 +11,7 @@ import { createOutbox } from '../queue/outbox.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
 import { createApp } from './app.ts'
+import { serveGrpc, type GrpcHost } from './grpc.ts'
 import { listenApp } from './listen.ts'
 import { watchFile } from './watch.ts'
 
@@ -27,6 +28,10 @@ export interface StartOptions {
   retryDelaysMs?: number[] | undefined
   /** Per-attempt timeout (default 10 s). */
   deliveryTimeoutMs?: number | undefined
+  /** Where gRPC methods are served (0: any free port); absent: not at all. */
+  grpcPort?: number | undefined
+  /** gRPC methods imported while serving could not be served (the gRPC port is taken). */
+  onGrpcError?: (error: Error) => void
   /** When `port` is taken, listen on a free one instead of failing (the default port of `serve`). */
   fallbackPort?: boolean
   /** Server timeouts (default 30 s per request, 10 s for headers). */
@@ -43,6 +48,8 @@ export interface StartOptions {
 export interface RunningServer {
   url: string
   port: number
+  /** The gRPC port, once there are gRPC methods to serve; null before (or without `grpcPort`). */
+  readonly grpcPort: number | null
   events: MockEvents
   createdDemo: boolean
   projects: { slug: string; servedAtOwnPaths: boolean }[]
@@ -64,6 +71,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const runtime = openRuntime(options.dbPath)
   const { store, events } = runtime
   let watcher: { close(): void } | null = null
+  let grpc: GrpcHost | null = null
   try {
     const config = options.config
     const needsDemo = options.demo !== false && !config && store.repos.projects.list().length === 0
@@ -81,6 +89,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
     const app = createApp({ store, catalog, events, debug: options.debug ?? false })
     const listening = await listenApp(app, { port: options.port, host: options.host, fallbackPort: options.fallbackPort ?? false, timeouts: options.timeouts })
+    try {
+      grpc = options.grpcPort === undefined ? null : await serveGrpc({ store, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}) })
+    } catch (error) {
+      await listening.close()
+      throw error
+    }
     worker.start()
     const retention = startRetention(store, { ...DEFAULT_RETENTION, ...options.retention })
     if (options.watch && config && 'path' in config) {
@@ -96,9 +110,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       })
     }
     let closing: Promise<void> | null = null
+    const grpcHost = grpc
     return {
       url: listening.url,
       port: listening.port,
+      get grpcPort() {
+        return grpcHost?.port() ?? null
+      },
       events,
       createdDemo,
       configured,
@@ -123,7 +141,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         closing ??= (async () => {
           watcher?.close()
           retention.stop()
-          await listening.close()
+          await Promise.all([listening.close(), grpcHost?.close()])
           outbox.close()
           await worker.stop()
           runtime.close()

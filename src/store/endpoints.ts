@@ -84,7 +84,7 @@ export function createEndpointRepo(db: Db) {
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
   const reimport = db.prepare(
-    `UPDATE endpoints SET kind = 'openapi', path = @path, spec_id = @specId, operation = @operation, status = @status,
+    `UPDATE endpoints SET kind = @kind, path = @path, spec_id = @specId, operation = @operation, status = @status,
        resource_id = @resourceId, action = @action WHERE id = @id`,
   )
   const detach = db.prepare(
@@ -121,8 +121,8 @@ export function createEndpointRepo(db: Db) {
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),
     /** A re-import: the operation and its wiring change; delay, headers, body, error rate stay as configured. */
-    reimport(id: number, imported: Pick<Endpoint, 'path' | 'status' | 'resourceId' | 'action'> & { specId: number; operation: OpenApiOperation }): Endpoint {
-      reimport.run({ id, ...imported, operation: JSON.stringify(imported.operation) })
+    reimport(id: number, imported: Pick<Endpoint, 'path' | 'status' | 'resourceId' | 'action'> & { kind?: EndpointKind; specId: number; operation: OpenApiOperation | null }): Endpoint {
+      reimport.run({ kind: 'openapi', id, ...imported, operation: imported.operation && JSON.stringify(imported.operation) })
       return toEndpoint(byId.get(id)!)
     },
     /** No longer from a spec: a custom endpoint answering `body` (unless one was configured). */

@@ -1,24 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, exited, openStore, send, spawnServe, tempDir } from '../_helpers.ts'
+import { cleanup, cli, exited, openStore, send, spawnServe, tempDir, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
-function workspace() {
-  const cwd = tempDir()
-  const db = join(cwd, 'a.db')
-  const run = (...args: string[]) => {
-    const result = cli(['--db', db, ...args], { cwd })
-    return result
-  }
-  const ok = (...args: string[]) => {
-    const result = run(...args)
-    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
-    return result.stdout
-  }
-  return { cwd, db, run, ok }
-}
+const workspace = cliWorkspace
 
 /** A project that uses every kind of setting the file format carries. */
 function buildRichProject(ok: (...args: string[]) => string, cwd: string) {

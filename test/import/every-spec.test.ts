@@ -65,7 +65,7 @@ describe.each(cases.map((c) => [relative(FIXTURES, c.file), c] as const))('%s', 
     const [stored] = store.repos.specs.listByProject(project.id)
     // A spec with no paths (3.1 webhooks only) leaves nothing to serve, so nothing stored.
     if (!stored) return expect(store.repos.endpoints.listByProject(project.id)).toEqual([])
-    const spec: SpecDocument = { version: stored!.version, title: stored!.title, document: JSON.parse(stored!.document) }
+    const spec: SpecDocument = { version: stored!.version as SpecDocument['version'], title: stored!.title, document: JSON.parse(stored!.document) }
     const sampler = createSampler(spec, createSpecValidators(spec, { coerce: false }))
     const check = responseChecker(spec)
     const endpoints: Endpoint[] = store.repos.endpoints.listBySpec(stored!.id)

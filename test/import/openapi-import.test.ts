@@ -2,24 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
-import { cleanup, cli, cliAsync, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, cli, cliAsync, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
 const FIXTURES = join(ROOT, 'fixtures', 'openapi')
 const PETSTORE = join(FIXTURES, 'oai-v3.0', 'petstore.yaml')
 
-function workspace() {
-  const cwd = tempDir()
-  const db = join(cwd, 'm.db')
-  const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
-  const ok = (...args: string[]) => {
-    const result = run(...args)
-    expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
-    return result.stdout
-  }
-  return { cwd, db, run, ok }
-}
+const workspace = cliWorkspace
 
 function endpointsOf(ok: (...args: string[]) => string, project: string): { method: string; path: string; kind: string; status: number }[] {
   return JSON.parse(ok('endpoints', '--project', project, '--json'))

@@ -2,6 +2,8 @@ import type { Command } from 'commander'
 import { configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
+import type { Store } from '../../domain/context.ts'
+import type { Endpoint } from '../../model.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, success } from '../output.ts'
@@ -20,6 +22,14 @@ interface SetOptions {
   errorRate?: string
   errorStatus?: number
   json?: boolean
+}
+
+/** A gRPC method's fixed response must fit its output message, or every call would fail. */
+async function checkGrpcResponse(store: Store, endpoint: Endpoint, body: string): Promise<void> {
+  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../../grpc/load.ts'), import('../../grpc/server.ts')])
+  const descriptor = JSON.parse(store.repos.specs.byId(endpoint.specId!)!.document) as Record<string, unknown>
+  const method = methodsOf(descriptor).find((m) => m.path === endpoint.path)
+  if (method) checkGrpcBody(descriptor, method.responseType, body)
 }
 
 function parseRate(value: string): number {
@@ -79,6 +89,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         }
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')
         const target = requireEndpoint(store, { project: options.project, method, path })
+        if (target.kind === 'grpc' && typeof input.body === 'string' && target.specId !== null) await checkGrpcResponse(store, target, input.body)
         const updated = configureEndpoint(store, target, input, await loadFaker())
         if (options.json) return printJson(ctx.io, endpointView(updated))
         ctx.io.out(success(`updated ${updated.method} ${updated.path}`))

@@ -1,19 +1,20 @@
-import { extname } from 'node:path'
+import { basename, dirname, extname, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { AppError } from '../../errors.ts'
+import type { DefinitionInput } from '../../domain/definition-import.ts'
 import { createProject, RESERVED_SLUGS, selectProject, slugify } from '../../domain/projects.ts'
+import type { Store } from '../../domain/context.ts'
 import { writeTransaction } from '../../domain/transaction.ts'
+import { SPEC_FORMATS as FORMATS, type Project, type SpecFormat as Format } from '../../model.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, printWarnings, success } from '../output.ts'
-import { parseInteger } from '../parse.ts'
-
-const FORMATS = ['openapi', 'graphql', 'grpc', 'soap'] as const
-type Format = (typeof FORMATS)[number]
+import { collect, parseInteger } from '../parse.ts'
 
 interface ImportOptions {
   project?: string
   format?: string
+  protoPath?: string[]
   replace?: boolean
   stateful?: boolean
   seed?: number
@@ -36,6 +37,68 @@ function firstSlug(title: string): string {
   return RESERVED_SLUGS.has(slug) ? `${slug}-api` : slug
 }
 
+const isUrl = (source: string) => /^https?:\/\//i.test(source)
+
+/** A file's text, or a URL's (a local tool: definitions served on localhost are the common case). */
+async function readSource(source: string): Promise<string> {
+  if (isUrl(source)) {
+    const response = await fetch(source).catch((error: Error) => {
+      throw new AppError('INVALID_INPUT', `cannot fetch ${source}: ${(error.cause as Error | undefined)?.message ?? error.message}`)
+    })
+    if (!response.ok) throw new AppError('INVALID_INPUT', `cannot fetch ${source}: HTTP ${response.status}`)
+    return response.text()
+  }
+  const { readFile } = await import('node:fs/promises')
+  return readFile(source, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new AppError('INVALID_INPUT', error.code === 'ENOENT' ? `no such file: ${source}` : `cannot read ${source}: ${error.message}`)
+  })
+}
+
+const GENERIC_NAMES = new Set(['schema', 'service', 'services', 'api', 'index', 'main', 'definition'])
+
+/** `route_guide.proto` → `route_guide`; `swapi/schema.graphql` → `swapi` (the folder says more than "schema"). */
+function titleFromSource(source: string): string {
+  const path = isUrl(source) ? new URL(source).pathname : resolve(source)
+  const name = basename(path, extname(path))
+  const folder = basename(dirname(path))
+  return GENERIC_NAMES.has(name.toLowerCase()) && folder ? folder : name || 'api'
+}
+
+/** Parses the definition with its format's parser (loaded only when needed) into what gets stored. */
+async function readDefinition(format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions): Promise<DefinitionInput> {
+  if (format === 'grpc') {
+    if (isUrl(source)) throw new AppError('INVALID_INPUT', 'a .proto is imported from a file (its imports are resolved next to it); download it first')
+    const { loadProto } = await import('../../grpc/load.ts')
+    const proto = await loadProto(source, { protoPaths: options.protoPath ?? [] })
+    return { format, title: titleFromSource(source), version: 'proto', source, document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) }
+  }
+  const text = await readSource(source)
+  if (format === 'graphql') {
+    const [{ loadGraphqlSchema }, { graphqlOperationPath }] = await Promise.all([import('../../graphql/load.ts'), import('../../domain/protocol-paths.ts')])
+    const schema = loadGraphqlSchema(text, source)
+    return { format, title: titleFromSource(source), version: 'SDL', source, document: schema.sdl, operations: schema.operations.map((op) => graphqlOperationPath(op.type, op.field)) }
+  }
+  const [{ loadWsdl }, { soapOperationPath }] = await Promise.all([import('../../soap/load.ts'), import('../../domain/protocol-paths.ts')])
+  const wsdl = await loadWsdl(text, source)
+  return {
+    format,
+    title: wsdl.title || titleFromSource(source),
+    version: 'WSDL 1.1',
+    source,
+    document: text,
+    operations: wsdl.services.flatMap((service) => service.operations.map((op) => soapOperationPath(service.name, op.name))),
+  }
+}
+
+const FORMAT_LABELS = { graphql: 'GraphQL schema', grpc: 'proto', soap: 'WSDL' } as const
+
+/** In an empty database the import makes the first project, so `import x && serve` serves it. */
+function targetProject(store: Store, title: string, slug: string | undefined): Project {
+  return store.repos.projects.list().length === 0
+    ? createProject(store, { name: title, slug: slug ?? firstSlug(title) })
+    : selectProject(store, slug)
+}
+
 function checkFormat(format: string | undefined, source: string): Format {
   if (format === undefined) return detectFormat(source)
   if (!(FORMATS as readonly string[]).includes(format)) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${FORMATS.join(', ')}`)
@@ -45,17 +108,18 @@ function checkFormat(format: string | undefined, source: string): Format {
 export function registerImport(program: Command, ctx: CliContext): void {
   program
     .command('import <file>')
-    .description('create endpoints from a schema file or URL (OpenAPI 3.0/3.1 or Swagger 2.0, YAML or JSON)')
+    .description('create endpoints from a schema file or URL: OpenAPI 3.0/3.1 or Swagger 2.0 (YAML or JSON), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1)')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--format <format>', `${FORMATS.join(' | ')} (default: detected from the file)`)
-    .option('--replace', 'remove endpoints of an earlier import of this spec that it no longer has')
+    .option('--proto-path <dir>', 'gRPC: another folder to resolve imports from (repeatable)', collect)
+    .option('--replace', 'OpenAPI: remove endpoints of an earlier import of this spec that it no longer has')
     .option('--stateful', 'collection + item paths (/pets, /pets/{id}) store what is POSTed, like a resource')
     .option('--seed <n>', 'with --stateful: generated items each collection starts with (default 5)', parseInteger)
     .option('--json', 'print the result as JSON')
     .action((source: string, options: ImportOptions, command: Command) =>
       withRuntime(command, ctx, async ({ store }) => {
         const format = checkFormat(options.format, source)
-        if (format !== 'openapi') throw new AppError('INVALID_INPUT', `importing ${format} schemas is not available yet; this version imports OpenAPI and Swagger`)
+        if (format !== 'openapi') return importDefinitionFile(ctx, store, format, source, options)
         const seedCount = options.seed ?? 5
         if (seedCount < 0 || seedCount > 10_000) throw new AppError('INVALID_INPUT', `--seed ${seedCount} must be from 0 to 10000`)
         const started = performance.now()
@@ -71,10 +135,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
         const operations = listOperations(spec)
         const makeFaker = await loadFaker()
         const result = writeTransaction(store.db, () => {
-          // `mockapi import spec.yaml && mockapi serve` in an empty folder: the spec makes the first project.
-          const project = store.repos.projects.list().length === 0
-            ? createProject(store, { name: spec.title, slug: options.project ?? firstSlug(spec.title) })
-            : selectProject(store, options.project)
+          const project = targetProject(store, spec.title, options.project)
           return importOpenApi(store, project, { source, spec, operations }, {
             replace: options.replace ?? false,
             stateful: options.stateful ?? false,
@@ -105,4 +166,27 @@ export function registerImport(program: Command, ctx: CliContext): void {
         const rows = [...result.created, ...result.updated].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
         printTable(ctx.io, ['METHOD', 'PATH', 'STATUS', 'STATEFUL'], rows.map((e) => [e.method, e.path, e.status, e.action ?? '']))
       }))
+}
+
+async function importDefinitionFile(ctx: CliContext, store: Store, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions): Promise<void> {
+  const started = performance.now()
+  const input = await readDefinition(format, source, options)
+  const { importDefinition } = await import('../../domain/definition-import.ts')
+  const result = writeTransaction(store.db, () => importDefinition(store, targetProject(store, input.title, options.project), input))
+  if (options.json) {
+    return printJson(ctx.io, {
+      project: result.project.slug,
+      spec: { id: result.specId, title: input.title, format, version: input.version },
+      created: result.created.map(endpointView),
+      kept: result.kept.map(endpointView),
+      removed: result.removed.map(endpointView),
+    })
+  }
+  const counts = [`${result.created.length} created`, `${result.kept.length} kept`]
+  if (result.removed.length > 0) counts.push(`${result.removed.length} removed`)
+  const elapsedMs = Math.round(performance.now() - started)
+  ctx.io.out(success(`imported ${FORMAT_LABELS[format]} "${input.title}" into project ${result.project.slug} in ${elapsedMs} ms: ${counts.join(', ')}`))
+  if (input.operations.length === 0) printWarnings(ctx.io, [`the ${FORMAT_LABELS[format]} defines no operations: nothing to serve`])
+  const rows = [...result.created, ...result.kept].sort((a, b) => a.path.localeCompare(b.path))
+  printTable(ctx.io, ['METHOD', 'PATH', 'KIND'], rows.map((e) => [e.method, e.path, e.kind]))
 }

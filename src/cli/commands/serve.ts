@@ -1,7 +1,7 @@
 import chalk from 'chalk'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { DEFAULT_HOST, DEFAULT_PORT, resolveRetryDelays } from '../../config.ts'
+import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolveRetryDelays } from '../../config.ts'
 import { parseDuration } from '../../domain/durations.ts'
 import { AppError } from '../../errors.ts'
 import type { DeliveryAttempted, RequestServed } from '../../events.ts'
@@ -10,6 +10,7 @@ import { parseInteger } from '../parse.ts'
 
 interface ServeOptions {
   port: number
+  grpcPort: number
   host: string
   project?: string
   quiet?: boolean
@@ -37,6 +38,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .description('start the mock server (creates a demo project on an empty database)')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parseInteger, DEFAULT_PORT)
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
+    .option('--grpc-port <port>', 'port for imported gRPC services (0 picks a free one); used once a project has some', parseInteger, DEFAULT_GRPC_PORT)
     .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
     .option('--webhook-retry-delays <list>', 'delays between delivery attempts (env MOCKAPI_WEBHOOK_RETRY_DELAYS; default 5s,30s,2m,10m,30m)')
     .option('--webhook-timeout <duration>', 'time a receiver has to answer one delivery (default 10s)')
@@ -51,6 +53,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
         dbPath,
         port: options.port,
         host: options.host,
+        grpcPort: options.grpcPort,
+        onGrpcError: (error) => ctx.io.err(chalk.red(`✖ gRPC methods not served: ${error.message}`)),
         ownPathsProject: options.project,
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
@@ -79,6 +83,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ctx.io.out(`  ${project.slug.padEnd(16)} ${chalk.cyan(`${server.url}/api/${project.slug}/`)}${own}`)
       }
       ctx.io.out(`  ${'health'.padEnd(16)} ${chalk.cyan(`${server.url}/api/health`)}`)
+      if (server.grpcPort !== null) ctx.io.out(`  ${'gRPC'.padEnd(16)} ${chalk.cyan(`${options.host}:${server.grpcPort}`)}`)
       ctx.io.out(chalk.dim('Ctrl-C to stop'))
       if (!options.quiet) {
         server.events.on('request.served', (served: RequestServed) => {

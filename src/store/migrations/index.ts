@@ -6,6 +6,7 @@ import { up as endpointConfig } from './0030-endpoint-config.ts'
 import { up as retention } from './0040-retention.ts'
 import { up as fieldIndexes } from './0050-field-indexes.ts'
 import { up as apiSpecs } from './0060-api-specs.ts'
+import { up as specFormats } from './0070-spec-formats.ts'
 
 export interface Migration {
   version: number
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 40, up: retention },
   { version: 50, up: fieldIndexes },
   { version: 60, up: apiSpecs },
+  { version: 70, up: specFormats },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

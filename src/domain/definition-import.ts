@@ -1,0 +1,89 @@
+import { AppError } from '../errors.ts'
+import type { Endpoint, Project } from '../model.ts'
+import type { Store } from './context.ts'
+import { defaultSettings } from './endpoint-config.ts'
+import { splitOperationPath } from './protocol-paths.ts'
+import { writeTransaction } from './transaction.ts'
+
+/** A GraphQL schema, .proto or WSDL ready to store: its operations already listed by the parser. */
+export interface DefinitionInput {
+  format: 'graphql' | 'grpc' | 'soap'
+  title: string
+  version: string
+  source: string
+  document: string
+  /** One endpoint path per operation: `/graphql#Query.film`, `/pkg.Service/Method`, `/soap/Calc#Add`. */
+  operations: string[]
+}
+
+export interface DefinitionImportResult {
+  project: Project
+  specId: number
+  created: Endpoint[]
+  /** Operations an earlier import already had: their settings are kept. */
+  kept: Endpoint[]
+  /** Operations the new version no longer has: without their schema they cannot answer. */
+  removed: Endpoint[]
+}
+
+const FORMAT_NAMES = { openapi: 'OpenAPI spec', graphql: 'GraphQL schema', grpc: 'proto', soap: 'WSDL' } as const
+
+/** `/api/graphql` and `/graphql` are both served at `/api/{slug}/graphql`. */
+const mounted = (path: string) => path.replace(/^\/api(?=\/|$)/, '') || '/'
+
+function refuse(project: Project, message: string): never {
+  throw new AppError('CONFLICT', `${message}; import into another project (--project) or remove those endpoints first`)
+}
+
+/** Nothing else may answer where the definition's operations are served. */
+function checkClashes(store: Store, project: Project, input: DefinitionInput, specId: number | undefined): void {
+  const current = store.repos.endpoints.listByProject(project.id)
+  const wanted = new Set(input.operations)
+  const mounts = new Set(input.operations.map((path) => splitOperationPath(path)?.mount).filter((m): m is string => m !== undefined))
+  for (const endpoint of current) {
+    if (endpoint.specId !== null && endpoint.specId === specId) continue
+    if (endpoint.method === 'POST' && wanted.has(endpoint.path)) {
+      refuse(project, `project "${project.slug}" already has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
+    }
+    const theirs = splitOperationPath(endpoint.path)?.mount ?? endpoint.path
+    if (!mounts.has(mounted(theirs))) continue
+    if (endpoint.kind === 'graphql') refuse(project, `project "${project.slug}" already serves another GraphQL schema at ${theirs}`)
+    if (endpoint.kind === 'soap') refuse(project, `project "${project.slug}" already serves a SOAP service at ${theirs}`)
+    if (endpoint.method === 'GET' || endpoint.method === 'POST') refuse(project, `the ${FORMAT_NAMES[input.format]} is served at ${mounted(theirs)}, where project "${project.slug}" has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
+  }
+}
+
+/**
+ * Stores the definition (by title: importing it again replaces the document) and one endpoint per
+ * operation, in one transaction. Operations kept from an earlier import keep their settings.
+ */
+export function importDefinition(store: Store, project: Project, input: DefinitionInput): DefinitionImportResult {
+  const { endpoints, specs } = store.repos
+  return writeTransaction(store.db, () => {
+    const previous = specs.listByProject(project.id).find((spec) => spec.title === input.title)
+    if (previous && previous.format !== input.format) {
+      throw new AppError('CONFLICT', `project "${project.slug}" already has an import titled "${input.title}" (${FORMAT_NAMES[previous.format]}); import into another project (--project)`)
+    }
+    checkClashes(store, project, input, previous?.id)
+    const now = store.clock.now().toISOString()
+    const specId = specs.save({ projectId: project.id, format: input.format, title: input.title, version: input.version, source: input.source, document: input.document, importedAt: now })
+    const result: DefinitionImportResult = { project, specId, created: [], kept: [], removed: [] }
+    const existing = new Map(endpoints.listBySpec(specId).map((e) => [e.path, e]))
+    for (const path of input.operations) {
+      const before = existing.get(path)
+      if (before) {
+        result.kept.push(before)
+        continue
+      }
+      const status = defaultSettings({ kind: input.format, action: null, operation: null }).status
+      result.created.push(endpoints.insert({ projectId: project.id, resourceId: null, method: 'POST', path, kind: input.format, action: null, status, specId, createdAt: now }))
+    }
+    const wanted = new Set(input.operations)
+    for (const endpoint of existing.values()) {
+      if (wanted.has(endpoint.path)) continue
+      endpoints.remove(endpoint.id)
+      result.removed.push(endpoint)
+    }
+    return result
+  })
+}

@@ -1,0 +1,113 @@
+import type { H3Event } from 'h3'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { ProtocolRoute } from '../domain/catalog.ts'
+import { loadFaker } from '../engine/generators.ts'
+import { createGraphqlExecutor, type GraphqlExecutor, type GraphqlRequest } from '../graphql/execute.ts'
+import { readRawBody } from './body.ts'
+import { graphqlPlayground } from './graphql-playground.ts'
+import { createSpecCache, decodeText, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
+import { textResponse } from './respond.ts'
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json'
+const executors = createSpecCache<Promise<GraphqlExecutor>>()
+
+function executorFor(route: ProtocolRoute): Promise<GraphqlExecutor> {
+  return executors(route, async () => createGraphqlExecutor(route.loadSpec().document, await loadFaker()))
+}
+
+/**
+ * GraphQL over HTTP: a client asking for `application/graphql-response+json` gets 4xx for a
+ * request that could not run; others get the classic `application/json`, 200 for any GraphQL error.
+ */
+function mediaType(event: H3Event): string {
+  const accept = event.req.headers.get('accept') ?? ''
+  return accept.includes(GRAPHQL_RESPONSE) ? GRAPHQL_RESPONSE : 'application/json'
+}
+
+function graphqlResponse(status: number, type: string, body: unknown, headers: Record<string, string> = {}): Response {
+  return textResponse(status, JSON.stringify(body), { 'Content-Type': `${type}; charset=utf-8`, ...headers })
+}
+
+/** A request error (no GraphQL execution): 400 whatever the media type, as the spec allows for malformed requests. */
+function requestError(type: string, message: string, status = 400, headers: Record<string, string> = {}): ProtocolAnswer {
+  return { response: graphqlResponse(status, type, { errors: [{ message }] }, headers), endpointId: null, failed: true }
+}
+
+function parseVariables(value: unknown): Record<string, unknown> | null | string {
+  if (value === undefined || value === null || value === '') return null
+  if (typeof value === 'string') {
+    try {
+      return parseVariables(JSON.parse(value) as unknown)
+    } catch {
+      return 'variables must be a JSON object'
+    }
+  }
+  return typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : 'variables must be a JSON object'
+}
+
+/** The GraphQL request in a POST body: JSON `{query, variables, operationName}`, or a bare `application/graphql` query. */
+async function readPost(event: H3Event, context: ProtocolContext): Promise<GraphqlRequest | string> {
+  const contentType = (event.req.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase()
+  const text = decodeText(await readRawBody(event, context.bodyLimit))
+  if (contentType === 'application/graphql') return { query: text }
+  if (contentType !== 'application/json' && contentType !== '') return `Content-Type ${contentType} is not supported: send application/json`
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (error) {
+    return `request body is not valid JSON: ${(error as Error).message}`
+  }
+  if (Array.isArray(body)) return 'batched requests are not supported: send one operation per request'
+  if (!body || typeof body !== 'object') return 'request body must be a JSON object with a "query"'
+  const { query, variables, operationName } = body as Record<string, unknown>
+  if (typeof query !== 'string' || !query.trim()) return 'request body must have a "query" string'
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return '"operationName" must be a string'
+  const parsed = parseVariables(variables)
+  if (typeof parsed === 'string') return parsed
+  return { query, variables: parsed, operationName: (operationName as string | null | undefined) ?? null }
+}
+
+function readGet(event: H3Event): GraphqlRequest | string {
+  const params = event.url.searchParams
+  const variables = parseVariables(params.get('variables'))
+  if (typeof variables === 'string') return variables
+  return { query: params.get('query')!, variables, operationName: params.get('operationName') }
+}
+
+const operationKey = (type: 'query' | 'mutation' | 'subscription', field: string) => `${type === 'query' ? 'Query' : 'Mutation'}.${field}`
+
+/** Executes one GraphQL request against the schema's mocks, with the settings of each root field selected. */
+export async function answerGraphql(event: H3Event, route: ProtocolRoute, context: ProtocolContext): Promise<ProtocolAnswer> {
+  const method = event.req.method
+  const type = mediaType(event)
+  const params = event.url.searchParams
+  if (method === 'GET' && params.has('sdl')) {
+    return { response: textResponse(200, route.loadSpec().document, { 'Content-Type': 'text/plain; charset=utf-8' }), endpointId: null, failed: false }
+  }
+  if (method === 'GET' && !params.has('query')) {
+    return { response: textResponse(200, graphqlPlayground(event.url.pathname), { 'Content-Type': 'text/html; charset=utf-8' }), endpointId: null, failed: false }
+  }
+  const request = method === 'GET' ? readGet(event) : await readPost(event, context)
+  if (typeof request === 'string') return requestError(type, request, request.startsWith('Content-Type') ? 415 : 400)
+  const prepared = (await executorFor(route)).prepare(request)
+  if (!prepared.ok) return { response: graphqlResponse(type === GRAPHQL_RESPONSE ? 400 : 200, type, { errors: prepared.errors }), endpointId: null, failed: true }
+  if (method === 'GET' && prepared.operationType !== 'query') {
+    return requestError(type, `a ${prepared.operationType} cannot be sent with GET: use POST`, 405, { Allow: 'POST' })
+  }
+  if (prepared.operationType === 'subscription') return requestError(type, 'subscriptions are not served over plain HTTP')
+  const endpoints = prepared.rootFields.map((field) => route.operations.get(operationKey(prepared.operationType, field)))
+  const delayMs = Math.max(0, ...endpoints.map((e) => e?.delayMs ?? 0))
+  if (delayMs > 0) await sleep(delayMs)
+  const result = prepared.execute((field) => {
+    const endpoint = route.operations.get(operationKey(prepared.operationType, field))
+    return endpoint && operationOverride(endpoint, context.random)
+  })
+  const failed = (result.errors?.length ?? 0) > 0
+  const status = type === GRAPHQL_RESPONSE && !('data' in result) ? 400 : 200
+  const headers = Object.assign({}, ...endpoints.map((e) => e?.headers ?? {})) as Record<string, string>
+  return {
+    response: graphqlResponse(status, type, result, headers),
+    endpointId: endpoints.find((e) => e !== undefined)?.id ?? null,
+    failed,
+  }
+}

@@ -1,0 +1,106 @@
+import type { Catalog, GrpcEndpoint } from '../domain/catalog.ts'
+import type { Store } from '../domain/context.ts'
+import { loadFaker } from '../engine/generators.ts'
+import type { MockEvents } from '../events.ts'
+import type { GrpcMethodInfo } from '../grpc/load.ts'
+import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from '../grpc/server.ts'
+
+/** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
+const HTTP_STATUS_OF_CODE = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401]
+
+/** Turns the catalog's gRPC endpoints into what the gRPC server serves; descriptors parsed once per import. */
+function createSnapshots(store: Store, catalog: Catalog, methodsOf: (descriptor: Record<string, unknown>) => GrpcMethodInfo[]): () => GrpcSnapshot {
+  const parsed = new Map<number, { importedAt: string; descriptor: Record<string, unknown>; methods: Map<string, GrpcMethodInfo> }>()
+  let source: GrpcEndpoint[] | null = null
+  let snapshot: GrpcSnapshot = { version: '', descriptors: new Map(), methods: new Map() }
+  return () => {
+    const current = catalog.grpc()
+    if (current === source) return snapshot
+    source = current
+    const descriptors = new Map<number, Record<string, unknown>>()
+    const methods = new Map<string, GrpcMethodBinding>()
+    for (const { endpoint, importedAt } of current) {
+      const specId = endpoint.specId!
+      let spec = parsed.get(specId)
+      if (spec?.importedAt !== importedAt) {
+        const descriptor = JSON.parse(store.repos.specs.byId(specId)!.document) as Record<string, unknown>
+        spec = { importedAt, descriptor, methods: new Map(methodsOf(descriptor).map((m) => [m.path, m])) }
+        parsed.set(specId, spec)
+      }
+      const info = spec.methods.get(endpoint.path)
+      if (!info) continue
+      descriptors.set(specId, spec.descriptor)
+      const { status, body, delayMs, errorRate, errorStatus } = endpoint
+      methods.set(endpoint.path, { info, specId, endpointId: endpoint.id, projectId: endpoint.projectId, settings: { status, body, delayMs, errorRate, errorStatus } })
+    }
+    const version = [...methods.values()].map((m) => `${m.info.path}@${m.specId}:${parsed.get(m.specId)!.importedAt}`).sort().join('|')
+    snapshot = { version, descriptors, methods }
+    return snapshot
+  }
+}
+
+export interface GrpcHost {
+  /** The port gRPC listens on; null while there is nothing to serve. */
+  port(): number | null
+  close(): Promise<void>
+}
+
+/**
+ * Listens for gRPC as soon as a project has gRPC methods: at start (a taken port fails the
+ * start), or when an import adds the first ones while serving (a taken port is then reported).
+ * grpc-js and protobufjs load only then.
+ */
+export async function serveGrpc(options: {
+  store: Store
+  catalog: Catalog
+  events: MockEvents
+  host: string
+  port: number
+  onError: (error: Error) => void
+}): Promise<GrpcHost> {
+  let server: RunningGrpcServer | null = null
+  let starting: Promise<void> | null = null
+  let failed = false
+  const start = async () => {
+    const [{ methodsOf }, { startGrpcServer }, makeFaker] = await Promise.all([import('../grpc/load.ts'), import('../grpc/server.ts'), loadFaker()])
+    server = await startGrpcServer({
+      host: options.host,
+      port: options.port,
+      snapshot: createSnapshots(options.store, options.catalog, methodsOf),
+      makeFaker,
+      onServed: (call) => {
+        if (options.events.listenerCount('request.served') === 0) return
+        options.events.emit('request.served', {
+          projectId: call.projectId,
+          endpointId: call.endpointId,
+          method: 'POST',
+          path: call.path,
+          query: new URLSearchParams(),
+          status: HTTP_STATUS_OF_CODE[call.code] ?? 500,
+          failed: call.code !== 0,
+          durationMs: call.durationMs,
+          fromDelivery: false,
+        })
+      },
+    })
+  }
+  if (options.catalog.grpc().length > 0) await start()
+  const watch = setInterval(() => {
+    if (server || starting || failed || options.catalog.grpc().length === 0) return
+    starting = start().catch((error: Error) => {
+      failed = true
+      options.onError(error)
+    }).finally(() => {
+      starting = null
+    })
+  }, 1000)
+  watch.unref()
+  return {
+    port: () => (server as RunningGrpcServer | null)?.port ?? null,
+    async close() {
+      clearInterval(watch)
+      await starting
+      await (server as RunningGrpcServer | null)?.close()
+    },
+  }
+}
