@@ -22,9 +22,50 @@ export type DeliveryAttempted = Pick<Attempt, 'deliveryId' | 'subscriptionId' | 
   outcome: 'succeeded' | 'retrying' | 'failed'
 }
 
+/** Headers and body (text, cut at 64 KiB; null when there is none) of one side of a mock exchange. */
+export interface ExchangeSide {
+  headers: Record<string, string>
+  body: string | null
+}
+
+/** One mock request as the request log and the dashboard's live stream show it. */
+export interface RequestEntry {
+  /** Increasing per server run. */
+  id: number
+  /** When the request came in (ISO). */
+  time: string
+  method: string
+  path: string
+  query: Record<string, string | string[]>
+  status: number
+  durationMs: number
+  endpointId: number | null
+  request: ExchangeSide
+  response: ExchangeSide
+}
+
+/**
+ * A mock request with its headers and bodies. Raised only while something listens (the request log,
+ * once the dashboard asked for it): capturing costs a copy of both bodies.
+ */
+export interface RequestCaptured {
+  projectId: number
+  entry: Omit<RequestEntry, 'id'>
+}
+
+/** A payload the project's inbox stored, as the inbox API lists it (JSON text: the body verbatim). */
+export interface InboxReceived {
+  projectId: number
+  json: string
+}
+
 interface EventMap {
   'request.served': [RequestServed]
+  'request.captured': [RequestCaptured]
+  'inbox.received': [InboxReceived]
   'delivery.attempted': [DeliveryAttempted]
+  /** Deliveries were queued outside the outbox (a redelivery): the worker looks now, not at its next poll. */
+  'delivery.queued': []
   /** This process changed projects, endpoints or subscriptions; caches built from them rebuild. */
   'config.changed': []
 }

@@ -1,4 +1,4 @@
-import type { Attempt, Endpoint, Project, Subscription } from './model.ts'
+import type { Attempt, Endpoint, Project, Resource, Subscription } from './model.ts'
 
 /** The public JSON shapes of contract §3, shared by `--json` output and the HTTP API. */
 export function projectView(project: Project) {
@@ -57,5 +57,17 @@ export function attemptView(attempt: Attempt) {
     error: attempt.error,
     durationMs: attempt.durationMs,
     timestamp: attempt.timestamp,
+  }
+}
+
+/** A resource as the management API lists it. */
+export function resourceView(resource: Resource, recordCount: number, endpointIds: number[]) {
+  return {
+    id: resource.id,
+    path: resource.path,
+    fields: resource.fields,
+    seedCount: resource.seedCount,
+    recordCount,
+    endpointIds,
   }
 }

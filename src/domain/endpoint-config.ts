@@ -82,3 +82,67 @@ export function configureEndpoint(store: Store, endpoint: Endpoint, input: Setti
   const settings = mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
   return writeTransaction(store.db, () => store.repos.endpoints.configure(endpoint.id, settings))
 }
+
+const SETTING_FIELDS = ['status', 'delayMs', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
+
+function invalidSetting(field: string, message: string): never {
+  throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
+}
+
+/** The settings of a JSON object (the management API's PATCH): `body` and `schema` any JSON, null clears. */
+export function settingsFromJson(input: unknown): SettingsInput {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new AppError('INVALID_BODY', `request body must be a JSON object with any of ${SETTING_FIELDS.join(', ')}`)
+  }
+  const fields = input as Record<string, unknown>
+  const unknown = Object.keys(fields).find((key) => !(SETTING_FIELDS as readonly string[]).includes(key))
+  if (unknown !== undefined) invalidSetting(unknown, `is not an endpoint setting; send any of ${SETTING_FIELDS.join(', ')}`)
+  if (Object.keys(fields).length === 0) throw new AppError('INVALID_INPUT', `nothing to change: send any of ${SETTING_FIELDS.join(', ')}`)
+  const numberOf = (field: string): number | undefined => {
+    const value = fields[field]
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) invalidSetting(field, `must be a number, got ${JSON.stringify(value)}`)
+    return value as number | undefined
+  }
+  const jsonOf = (field: string): string | null | undefined => (fields[field] === undefined ? undefined : fields[field] === null ? null : JSON.stringify(fields[field]))
+  const headers = fields.headers
+  if (headers !== undefined && (headers === null || typeof headers !== 'object' || Array.isArray(headers))) {
+    invalidSetting('headers', 'must be an object of header names to string values')
+  }
+  return {
+    status: numberOf('status'),
+    delayMs: numberOf('delayMs'),
+    errorRate: numberOf('errorRate'),
+    errorStatus: numberOf('errorStatus'),
+    headers: headers as Record<string, string> | undefined,
+    body: jsonOf('body'),
+    schema: jsonOf('schema'),
+  }
+}
+
+/** A gRPC method's fixed response must fit its output message, or every call would fail. */
+export async function checkGrpcResponse(store: Store, endpoint: Endpoint, body: string): Promise<void> {
+  if (endpoint.kind !== 'grpc' || endpoint.specId === null) return
+  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../grpc/load.ts'), import('../grpc/server.ts')])
+  const descriptor = JSON.parse(store.repos.specs.byId(endpoint.specId)!.document) as Record<string, unknown>
+  const method = methodsOf(descriptor).find((m) => m.path === endpoint.path)
+  if (method) checkGrpcBody(descriptor, method.responseType, body)
+}
+
+/**
+ * `configureEndpoint` with each refused setting named by its field (`"delayMs": …`), as an API
+ * caller sent it; a gRPC method's body is checked against its output message.
+ */
+export async function configureEndpointFields(store: Store, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
+  const current = currentSettings(endpoint)
+  for (const [field, value] of Object.entries(input)) {
+    if (value === undefined) continue
+    try {
+      mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
+      if (field === 'body' && typeof value === 'string') await checkGrpcResponse(store, endpoint, value)
+    } catch (error) {
+      if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)
+      throw error
+    }
+  }
+  return configureEndpoint(store, endpoint, input, makeFaker)
+}

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts'
-import { HTTP_METHODS, type Endpoint, type HttpMethod, type Resource, type ResourceAction } from '../model.ts'
+import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
 import type { Store } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
 import { selectProject } from './projects.ts'
@@ -118,11 +118,38 @@ export function removeEndpoint(store: Store, input: { project?: string | undefin
     const project = selectProject(store, input.project)
     const endpoint = findEndpoint(store, project.id, method, input.path.replace(/\/+$/, '') || '/')
     if (!endpoint) throw new AppError('NOT_FOUND', `no endpoint ${method} ${input.path} in project "${project.slug}"`)
-    store.repos.endpoints.remove(endpoint.id)
-    // A spec none of whose endpoints are left is not kept (nor exported) for nothing.
-    store.repos.specs.removeUnused(project.id)
+    deleteEndpoint(store, endpoint)
     return endpoint
   })
+}
+
+/** Deletes one endpoint; the others of its resource stay. */
+export function deleteEndpoint(store: Store, endpoint: Endpoint): void {
+  writeTransaction(store.db, () => {
+    store.repos.endpoints.remove(endpoint.id)
+    // A spec none of whose endpoints are left is not kept (nor exported) for nothing.
+    store.repos.specs.removeUnused(endpoint.projectId)
+  })
+}
+
+/** An id as the management API takes it in a path: a positive integer, else nothing matches. */
+export function parseId(text: string): number | null {
+  const id = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : NaN
+  return Number.isSafeInteger(id) ? id : null
+}
+
+/** An endpoint of the project by id; unknown (or another project's) → 404. */
+export function requireEndpointById(store: Store, project: Project, idText: string): Endpoint {
+  const id = parseId(idText)
+  const endpoint = id === null ? undefined : store.repos.endpoints.byId(id)
+  if (!endpoint || endpoint.projectId !== project.id) throw new AppError('NOT_FOUND', `no endpoint with id "${idText}" in project ${project.id}`)
+  return endpoint
+}
+
+/** The project's endpoints by path, then method. */
+export function endpointsByPath(store: Store, projectId: number): Endpoint[] {
+  const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  return store.repos.endpoints.listByProject(projectId).sort((a, b) => byCodePoint(a.path, b.path) || byCodePoint(a.method, b.method))
 }
 
 export function listEndpoints(store: Store, projectSlug?: string): Endpoint[] {

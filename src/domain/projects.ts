@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
 import type { Store } from './context.ts'
+import { projectView } from '../views.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const RESERVED_SLUGS = new Set(['projects', 'webhooks', 'health', 'auth', 'admin', '_mockapi'])
@@ -70,4 +71,13 @@ export function selectProject(store: Store, slug?: string): Project {
 export function defaultProject(store: Store): Project | undefined {
   const projects = store.repos.projects.list()
   return projects.find((p) => p.isDefault) ?? projects[0]
+}
+
+/** A project as the management API shows it: its view with how many resources and endpoints it has. */
+export function projectSummary(store: Store, project: Project) {
+  return {
+    ...projectView(project),
+    resourceCount: store.repos.resources.countByProject(project.id),
+    endpointCount: store.repos.endpoints.countByProject(project.id),
+  }
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts'
-import type { Endpoint, HttpMethod, Resource, ResourceAction } from '../model.ts'
+import type { Endpoint, HttpMethod, Project, Resource, ResourceAction } from '../model.ts'
 import type { Store } from './context.ts'
 import { findEndpoint } from './endpoints.ts'
 import { checkResourcePath } from './path-rules.ts'
@@ -31,14 +31,8 @@ export function createResource(store: Store, input: { project?: string | undefin
   const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkResourcePath(input.path)
   return writeTransaction(store.db, () => {
     const project = selectProject(store, input.project)
-    if (store.repos.resources.byPath(project.id, path)) {
-      throw new AppError('CONFLICT', `resource ${path} already exists in project "${project.slug}"`)
-    }
-    for (const spec of RESOURCE_ENDPOINTS) {
-      const endpointPath = spec.onItem ? `${path}/:id` : path
-      const taken = findEndpoint(store, project.id, spec.method, endpointPath)
-      if (taken) throw new AppError('CONFLICT', `${spec.method} ${taken.path} already exists in project "${project.slug}"`)
-    }
+    const conflict = resourceConflict(store, project, path)
+    if (conflict) throw new AppError('CONFLICT', conflict)
     const createdAt = store.clock.now().toISOString()
     const collectionId = store.repos.collections.ensure(project.id, collectionName(path))
     const resource = store.repos.resources.insert({ projectId: project.id, collectionId, path, createdAt })
@@ -55,6 +49,16 @@ export function createResource(store: Store, input: { project?: string | undefin
       }))
     return { resource, endpoints, warnings }
   })
+}
+
+/** Why a resource cannot be created at `path` (already there, or one of its endpoints taken); null if it can. */
+export function resourceConflict(store: Store, project: Project, path: string): string | null {
+  if (store.repos.resources.byPath(project.id, path)) return `resource ${path} already exists in project "${project.slug}"`
+  for (const spec of RESOURCE_ENDPOINTS) {
+    const taken = findEndpoint(store, project.id, spec.method, spec.onItem ? `${path}/:id` : path)
+    if (taken) return `${spec.method} ${taken.path} already exists in project "${project.slug}"`
+  }
+  return null
 }
 
 /** The last resource name of a path: `/api/users/:userId/posts` keeps its records in "posts". */

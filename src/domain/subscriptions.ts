@@ -88,11 +88,12 @@ export function recentAttempts(store: Store, subscriptionId: number, limit = DEL
   return store.repos.deliveries.recentAttempts(subscriptionId, Math.min(limit, 1000))
 }
 
-/** Queues the event of a logged attempt once more, for the same subscription. */
-export function redeliver(store: Store, attemptId: string): { deliveryId: number; attempt: Attempt } {
+/** Queues the event of a logged attempt once more, for the same subscription (of `project`, when given). */
+export function redeliver(store: Store, attemptId: string, project?: Project): { deliveryId: number; attempt: Attempt } {
   const id = /^[1-9][0-9]{0,15}$/.test(attemptId) ? Number(attemptId) : NaN
-  const attempt = Number.isSafeInteger(id) ? store.repos.deliveries.attemptById(id) : undefined
-  if (!attempt) throw new AppError('NOT_FOUND', `no delivery with id "${attemptId}" (ids are listed by "mockapi webhooks deliveries")`)
+  const found = Number.isSafeInteger(id) ? store.repos.deliveries.attemptById(id) : undefined
+  const attempt = found && (!project || store.repos.subscriptions.byId(found.subscriptionId)?.projectId === project.id) ? found : undefined
+  if (!attempt) throw new AppError('NOT_FOUND', `no delivery with id "${attemptId}"${project ? ` in project ${project.id}` : ''} (ids are listed by "mockapi webhooks deliveries")`)
   const subscription = requireSubscription(store, attempt.subscriptionId)
   if (!subscription.enabled) throw new AppError('CONFLICT', `subscription ${subscription.id} is off; turn it on first`)
   const now = store.clock.now()

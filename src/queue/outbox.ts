@@ -11,7 +11,8 @@ export interface Outbox {
   close(): void
 }
 
-function queryObject(query: URLSearchParams): Record<string, string | string[]> {
+/** A query string as the event's `query`: one value as a string, a repeated key as an array. */
+export function queryObject(query: URLSearchParams): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {}
   for (const key of new Set(query.keys())) {
     const values = query.getAll(key)

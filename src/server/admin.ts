@@ -1,37 +1,53 @@
-import { getRouterParam, type H3, type H3Event } from 'h3'
-import { AppError } from '../errors.ts'
-import { authorizeProject, verifyBearer } from '../domain/auth.ts'
-import type { Store } from '../domain/context.ts'
+import type { H3 } from 'h3'
+import { verifyBearer } from '../domain/auth.ts'
+import { projectSummary } from '../domain/projects.ts'
 import {
-  createSubscription, deleteSubscription, recentAttempts, requireSubscription, updateSubscription,
+  DELIVERY_LOG_LIMIT, createSubscription, deleteSubscription, recentAttempts, redeliver, requireSubscription, updateSubscription,
 } from '../domain/subscriptions.ts'
+import { AppError } from '../errors.ts'
 import { parsePaging } from '../engine/list-query.ts'
 import { resetProject } from '../domain/seeding.ts'
-import type { MockEvents } from '../events.ts'
-import type { Project } from '../model.ts'
 import { attemptView, subscriptionView } from '../views.ts'
+import { createAuthorize, notAllowed, pathParam, type AdminDeps } from './admin-common.ts'
+import { mountAdminEndpoints } from './admin-endpoints.ts'
+import { mountAdminLive } from './admin-live.ts'
+import { mountAdminResources } from './admin-resources.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './respond.ts'
 
-export interface AdminDeps {
-  store: Store
-  events: MockEvents
-  bodyLimit: number
+export type { AdminDeps } from './admin-common.ts'
+
+const MAX_ATTEMPTS_LISTED = 1000
+
+function attemptLimit(query: URLSearchParams): number {
+  const raw = query.get('limit')
+  if (raw === null) return DELIVERY_LOG_LIMIT
+  const limit = /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : NaN
+  if (!(limit <= MAX_ATTEMPTS_LISTED)) {
+    throw new AppError('INVALID_QUERY', `query parameter "limit" must be an integer from 1 to ${MAX_ATTEMPTS_LISTED}, got "${raw}"`, {
+      details: [{ parameter: 'limit', message: `must be an integer from 1 to ${MAX_ATTEMPTS_LISTED}` }],
+    })
+  }
+  return limit
 }
 
-function notAllowed(event: H3Event, allow: string[]): never {
-  throw new AppError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed here; allowed: ${allow.join(', ')}`, {
-    headers: { Allow: allow.join(', ') },
-  })
-}
-
-/** The management API under `/api/projects/{project_id}/…`: JWT first, then the project. */
+/** The management API under `/api/projects…`: JWT first, then the project. */
 export function mountAdmin(app: H3, deps: AdminDeps): void {
   const { store } = deps
-  const authorized = async (event: H3Event): Promise<Project> => {
+  const authorized = createAuthorize(store)
+
+  app.all('/api/projects', async (event) => {
     const claims = await verifyBearer(store, event.req.headers.get('authorization'))
-    return authorizeProject(store, claims, getRouterParam(event, 'projectId') ?? '')
-  }
+    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    const projects = store.repos.projects.list().filter((p) => claims.projectId === undefined || p.id === claims.projectId)
+    return jsonResponse(200, projects.map((p) => projectSummary(store, p)))
+  })
+
+  app.all('/api/projects/:projectId', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    return jsonResponse(200, projectSummary(store, project))
+  })
 
   app.all('/api/projects/:projectId/webhook-inbox', async (event) => {
     const project = await authorized(event)
@@ -73,7 +89,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
 
   app.all('/api/projects/:projectId/webhooks/:id', async (event) => {
     const project = await authorized(event)
-    const subscription = requireSubscription(store, getRouterParam(event, 'id') ?? '', project)
+    const subscription = requireSubscription(store, pathParam(event, 'id'), project)
     if (event.req.method === 'GET') return jsonResponse(200, subscriptionView(subscription))
     if (event.req.method === 'PATCH') {
       const updated = updateSubscription(store, subscription, await readJsonBody(event, deps.bodyLimit))
@@ -87,4 +103,23 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     }
     notAllowed(event, ['DELETE', 'GET', 'PATCH'])
   })
+
+  app.all('/api/projects/:projectId/webhooks/:id/deliveries', async (event) => {
+    const project = await authorized(event)
+    const subscription = requireSubscription(store, pathParam(event, 'id'), project)
+    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    return jsonResponse(200, recentAttempts(store, subscription.id, attemptLimit(event.url.searchParams)).map(attemptView))
+  })
+
+  app.all('/api/projects/:projectId/deliveries/:attemptId/redeliver', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'POST') notAllowed(event, ['POST'])
+    const { deliveryId, attempt } = redeliver(store, pathParam(event, 'attemptId'), project)
+    deps.events.emit('delivery.queued')
+    return jsonResponse(202, { deliveryId, attempt: attemptView(attempt) })
+  })
+
+  mountAdminEndpoints(app, deps, authorized)
+  mountAdminResources(app, deps, authorized)
+  mountAdminLive(app, deps, authorized)
 }

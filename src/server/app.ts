@@ -5,8 +5,10 @@ import type { MockEvents } from '../events.ts'
 import { DEFAULT_BODY_LIMIT } from './body.ts'
 import { preflightResponse } from './cors.ts'
 import { mountAdmin } from './admin.ts'
+import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
+import { createRequestLog, type RequestLog } from './request-log.ts'
 import { errorResponse, jsonResponse } from './respond.ts'
 
 export interface AppDeps {
@@ -15,9 +17,13 @@ export interface AppDeps {
   events: MockEvents
   bodyLimit?: number
   debug?: boolean
+  /** Aborted when the server closes: the management API's event streams end then. */
+  signal?: AbortSignal
+  /** The recent mock requests the dashboard shows (made here when not given). */
+  requestLog?: RequestLog
 }
 
-/** The HTTP surface: health, inbox, management API, then the mock routes; errors render in one place. */
+/** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
 export function createApp(deps: AppDeps): H3 {
   const debug = deps.debug ?? false
   const app = new H3({
@@ -28,8 +34,15 @@ export function createApp(deps: AppDeps): H3 {
   app.options('/**', (event) => preflightResponse(event.req))
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
   app.get('/api/health', () => jsonResponse(200, { status: 'ok' }))
-  mountInbox(app, { store: deps.store, bodyLimit })
-  mountAdmin(app, { store: deps.store, events: deps.events, bodyLimit })
+  mountInbox(app, { store: deps.store, events: deps.events, bodyLimit })
+  mountAdmin(app, {
+    store: deps.store,
+    events: deps.events,
+    bodyLimit,
+    requestLog: deps.requestLog ?? createRequestLog(deps.events),
+    signal: deps.signal ?? new AbortController().signal,
+  })
+  mountDashboard(app)
   app.all('/**', createMockHandler({ store: deps.store, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))
   return app
 }

@@ -57,10 +57,28 @@ async function readWebBody(request: Request, limit: number): Promise<Uint8Array>
   return Buffer.concat(chunks, size)
 }
 
+/**
+ * Set on `event.context` by the mock handler while the request log listens: `readRawBody` keeps
+ * the bytes it read there, so the log shows the body without reading the stream twice.
+ */
+export const BODY_CAPTURE = 'mockapi:bodyCapture'
+
+export interface BodyCapture {
+  /** Reading started (whatever its outcome): the stream cannot be read again. */
+  read: boolean
+  bytes: Uint8Array | null
+}
+
 /** The raw request body, refused past `limit` bytes whether or not Content-Length was sent. */
 export function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> {
   const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
-  return node ? readNodeBody(node, limit) : readWebBody(event.req, limit)
+  const reading = node ? readNodeBody(node, limit) : readWebBody(event.req, limit)
+  const capture = event.context[BODY_CAPTURE] as BodyCapture | undefined
+  if (capture) {
+    capture.read = true
+    reading.then((bytes) => (capture.bytes = bytes), () => {})
+  }
+  return reading
 }
 
 export function parseJson(bytes: Uint8Array): unknown {

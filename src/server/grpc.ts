@@ -69,6 +69,24 @@ export async function serveGrpc(options: {
       snapshot: createSnapshots(options.store, options.catalog, methodsOf),
       makeFaker,
       onServed: (call) => {
+        const status = HTTP_STATUS_OF_CODE[call.code] ?? 500
+        if (options.events.listenerCount('request.captured') > 0) {
+          // Messages are protobuf, not text: the request log shows gRPC calls without bodies.
+          options.events.emit('request.captured', {
+            projectId: call.projectId,
+            entry: {
+              time: new Date(options.store.clock.now().getTime() - call.durationMs).toISOString(),
+              method: 'POST',
+              path: call.path,
+              query: {},
+              status,
+              durationMs: call.durationMs,
+              endpointId: call.endpointId,
+              request: { headers: {}, body: null },
+              response: { headers: {}, body: null },
+            },
+          })
+        }
         if (options.events.listenerCount('request.served') === 0) return
         options.events.emit('request.served', {
           projectId: call.projectId,
@@ -76,7 +94,7 @@ export async function serveGrpc(options: {
           method: 'POST',
           path: call.path,
           query: new URLSearchParams(),
-          status: HTTP_STATUS_OF_CODE[call.code] ?? 500,
+          status,
           failed: call.code !== 0,
           durationMs: call.durationMs,
           fromDelivery: false,

@@ -2,13 +2,15 @@ import { getRequestIP, getRouterParam, type H3 } from 'h3'
 import { AppError } from '../errors.ts'
 import type { Store } from '../domain/context.ts'
 import { projectForInbox, receivePayload } from '../domain/inbox.ts'
+import type { MockEvents } from '../events.ts'
+import { inboxItemJson } from '../store/inbox.ts'
 import { isJsonContentType, parseJson, readRawBody } from './body.ts'
 import { jsonResponse } from './respond.ts'
 
 const decoder = new TextDecoder()
 
 /** `POST /api/webhooks/inbox/{token}`: public; stores any JSON value exactly as sent. */
-export function mountInbox(app: H3, deps: { store: Store; bodyLimit: number }): void {
+export function mountInbox(app: H3, deps: { store: Store; events: MockEvents; bodyLimit: number }): void {
   app.all('/api/webhooks/inbox/:token', async (event) => {
     if (event.req.method !== 'POST') {
       throw new AppError('METHOD_NOT_ALLOWED', 'the inbox takes POST only', { headers: { Allow: 'POST' } })
@@ -19,14 +21,21 @@ export function mountInbox(app: H3, deps: { store: Store; bodyLimit: number }): 
     }
     const bytes = await readRawBody(event, deps.bodyLimit)
     parseJson(bytes)
-    const received = receivePayload(deps.store, project, {
+    const payload = {
       method: event.req.method,
       headers: Object.fromEntries(event.req.headers),
       // Decoding again after the strict check drops a leading BOM, so the stored text is plain JSON.
       body: decoder.decode(bytes),
       sizeBytes: bytes.byteLength,
       sourceIp: getRequestIP(event) ?? null,
-    })
+    }
+    const received = receivePayload(deps.store, project, payload)
+    if (deps.events.listenerCount('inbox.received') > 0) {
+      deps.events.emit('inbox.received', {
+        projectId: project.id,
+        json: inboxItemJson({ ...payload, id: Number(received.id), receivedAt: received.receivedAt, headers: JSON.stringify(payload.headers) }),
+      })
+    }
     return jsonResponse(201, received)
   })
 }

@@ -16,6 +16,7 @@ import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.
 import { errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import type { ProtocolAnswer } from './protocol.ts'
+import { finishCapture, startCapture } from './request-capture.ts'
 
 export interface MockDeps {
   store: Store
@@ -173,6 +174,8 @@ async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extrac
 export function createMockHandler(deps: MockDeps) {
   return async (event: H3Event): Promise<Response> => {
     const started = performance.now()
+    // Headers and bodies are kept only while the request log listens (the dashboard asked for it).
+    const capture = deps.events.listenerCount('request.captured') > 0 ? startCapture(event, deps.store.clock) : null
     let resolution: Resolution = { kind: 'not-found', project: null }
     let response: Response
     let operation: ProtocolAnswer | null = null
@@ -187,18 +190,23 @@ export function createMockHandler(deps: MockDeps) {
     } catch (error) {
       response = errorResponse(error, { debug: deps.debug })
     }
+    const durationMs = Math.round((performance.now() - started) * 100) / 100
+    const endpointId = resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null)
     if (deps.events.listenerCount('request.served') > 0) {
       deps.events.emit('request.served', {
         projectId: resolution.project?.id ?? null,
-        endpointId: resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null),
+        endpointId,
         failed: operation?.failed ?? false,
         method: event.req.method,
         path: event.url.pathname,
         query: event.url.searchParams,
         status: response.status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        durationMs,
         fromDelivery: event.req.headers.has(DELIVERY_HEADER),
       })
+    }
+    if (capture && resolution.project) {
+      await finishCapture(event, { events: deps.events, bodyLimit: deps.bodyLimit, capture, projectId: resolution.project.id, endpointId, durationMs, response })
     }
     return response
   }

@@ -1,4 +1,5 @@
 import type { ApplyResult } from '../domain/apply.ts'
+import { mintToken } from '../domain/auth.ts'
 import { createCatalog } from '../domain/catalog.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
@@ -57,10 +58,14 @@ export interface RunningServer {
   configured: Project | null
   /** Every project's records back to their seeded state. */
   reset(): { collections: number; records: number }
+  /** A management API token for every project, valid 7 days: the dashboard's login (`/_mockapi/#token=…`). */
+  dashboardToken(): Promise<string>
   /** A project by slug; without one, the configured or default project. */
   project(slug?: string): Project
   close(): Promise<void>
 }
+
+const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
 
 /**
  * Opens the database, applies a config file or prepares the demo, starts the delivery worker and
@@ -87,7 +92,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const catalog = createCatalog(store, { ownPathsSlug: own?.slug, events })
     const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })
     const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
-    const app = createApp({ store, catalog, events, debug: options.debug ?? false })
+    // Ends the management API's event streams first, so closing never waits on them.
+    const shutdown = new AbortController()
+    const app = createApp({ store, catalog, events, debug: options.debug ?? false, signal: shutdown.signal })
     const listening = await listenApp(app, { port: options.port, host: options.host, fallbackPort: options.fallbackPort ?? false, timeouts: options.timeouts })
     try {
       grpc = options.grpcPort === undefined ? null : await serveGrpc({ store, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}) })
@@ -96,6 +103,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       throw error
     }
     worker.start()
+    const wakeWorker = () => worker.wake()
+    events.on('delivery.queued', wakeWorker)
     const retention = startRetention(store, { ...DEFAULT_RETENTION, ...options.retention })
     if (options.watch && config && 'path' in config) {
       watcher = watchFile(config.path, () => {
@@ -137,10 +146,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         }
         return { collections, records }
       },
+      dashboardToken() {
+        return mintToken(store, { expiresInMs: DASHBOARD_TOKEN_MS, subject: 'mockapi-dashboard' })
+      },
       close() {
         closing ??= (async () => {
           watcher?.close()
           retention.stop()
+          shutdown.abort()
+          events.off('delivery.queued', wakeWorker)
           await Promise.all([listening.close(), grpcHost?.close()])
           outbox.close()
           await worker.stop()

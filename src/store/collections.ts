@@ -12,7 +12,8 @@ export function createCollectionRepo(db: Db) {
   const snapshot = db.prepare<[number], string>('SELECT snapshot FROM collections WHERE id = ?').pluck()
   const setSnapshot = db.prepare<[string, number]>('UPDATE collections SET snapshot = ? WHERE id = ?')
   const byProject = db.prepare<[number], number>('SELECT id FROM collections WHERE project_id = ? ORDER BY id').pluck()
-  const removeUnused = db.prepare<[number]>('DELETE FROM collections WHERE id = ? AND NOT EXISTS (SELECT 1 FROM resources WHERE collection_id = ?1)')
+  // better-sqlite3 refuses numbered parameters (`?1`): the id is bound twice.
+  const removeUnused = db.prepare<[number, number]>('DELETE FROM collections WHERE id = ? AND NOT EXISTS (SELECT 1 FROM resources WHERE collection_id = ?)')
 
   return {
     /** The collection's id, created on first use. */
@@ -30,6 +31,6 @@ export function createCollectionRepo(db: Db) {
     snapshot: (id: number): string[] => JSON.parse((snapshot.get(id) as string | undefined) ?? '[]') as string[],
     setSnapshot: (id: number, records: string[]): void => void setSnapshot.run(JSON.stringify(records), id),
     /** Drops a collection no resource uses any more, with its records. */
-    removeIfUnused: (id: number): void => void removeUnused.run(id),
+    removeIfUnused: (id: number): void => void removeUnused.run(id, id),
   }
 }

@@ -93,10 +93,16 @@ export function createEndpointRepo(db: Db) {
   )
   const bySpec = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE spec_id = ? ORDER BY path, id')
   const remove = db.prepare<[number]>('DELETE FROM endpoints WHERE id = ?')
+  const countByProject = db.prepare<[number], number>('SELECT count(*) FROM endpoints WHERE project_id = ?').pluck()
 
   return {
     listAll: (): Endpoint[] => all.all().map(toEndpoint),
     listByProject: (projectId: number): Endpoint[] => byProject.all(projectId).map(toEndpoint),
+    byId: (id: number): Endpoint | undefined => {
+      const row = byId.get(id)
+      return row && toEndpoint(row)
+    },
+    countByProject: (projectId: number): number => countByProject.get(projectId) as number,
     byRoute: (projectId: number, method: string, path: string): Endpoint | undefined => {
       const row = byRoute.get(projectId, method, path)
       return row && toEndpoint(row)

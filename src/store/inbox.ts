@@ -19,6 +19,11 @@ interface InboxRow {
   source_ip: string | null
 }
 
+/** One inbox item as JSON text; the stored body goes in verbatim (it is JSON already). */
+export function inboxItemJson(item: { id: number; receivedAt: string; headers: string; body: string; sizeBytes: number; sourceIp: string | null }): string {
+  return `{"id":${JSON.stringify(String(item.id))},"receivedAt":${JSON.stringify(item.receivedAt)},"headers":${item.headers},"body":${item.body},"sizeBytes":${item.sizeBytes},"sourceIp":${JSON.stringify(item.sourceIp)}}`
+}
+
 export type InboxRepo = ReturnType<typeof createInboxRepo>
 
 export function createInboxRepo(db: Db) {
@@ -42,7 +47,7 @@ export function createInboxRepo(db: Db) {
      */
     pageJson(projectId: number, limit: number | null, offset: number): string {
       const items = page.all(projectId, limit ?? -1, offset).map((row) =>
-        `{"id":${JSON.stringify(String(row.id))},"receivedAt":${JSON.stringify(row.received_at)},"headers":${row.headers},"body":${row.body},"sizeBytes":${row.size_bytes},"sourceIp":${JSON.stringify(row.source_ip)}}`)
+        inboxItemJson({ id: row.id, receivedAt: row.received_at, headers: row.headers, body: row.body, sizeBytes: row.size_bytes, sourceIp: row.source_ip }))
       return `[${items.join(',')}]`
     },
     clear: (projectId: number): number => clear.run(projectId).changes,

@@ -210,5 +210,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       removeAll.run(collectionId)
     },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
+    /** How many records the collection holds (a counter kept by triggers, no scan). */
+    count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
   }
 }

@@ -48,10 +48,16 @@ export function createResourceRepo(db: Db) {
     'UPDATE resources SET fields = @fields, seed_count = @seedCount, seed_value = @seedValue, seed_records = @seedRecords WHERE id = @id',
   )
   const remove = db.prepare<[number]>('DELETE FROM resources WHERE id = ?')
+  const countByProject = db.prepare<[number], number>('SELECT count(*) FROM resources WHERE project_id = ?').pluck()
 
   return {
     listByProject: (projectId: number): Resource[] => byProject.all(projectId).map(toResource),
     listByCollection: (collectionId: number): Resource[] => byCollection.all(collectionId).map(toResource),
+    byId: (id: number): Resource | undefined => {
+      const row = byId.get(id)
+      return row && toResource(row)
+    },
+    countByProject: (projectId: number): number => countByProject.get(projectId) as number,
     byPath: (projectId: number, path: string): Resource | undefined => {
       const row = byPath.get(projectId, path)
       return row && toResource(row)

@@ -1,9 +1,7 @@
 import type { Command } from 'commander'
-import { configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
+import { checkGrpcResponse, configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
-import type { Store } from '../../domain/context.ts'
-import type { Endpoint } from '../../model.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, success } from '../output.ts'
@@ -22,14 +20,6 @@ interface SetOptions {
   errorRate?: string
   errorStatus?: number
   json?: boolean
-}
-
-/** A gRPC method's fixed response must fit its output message, or every call would fail. */
-async function checkGrpcResponse(store: Store, endpoint: Endpoint, body: string): Promise<void> {
-  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../../grpc/load.ts'), import('../../grpc/server.ts')])
-  const descriptor = JSON.parse(store.repos.specs.byId(endpoint.specId!)!.document) as Record<string, unknown>
-  const method = methodsOf(descriptor).find((m) => m.path === endpoint.path)
-  if (method) checkGrpcBody(descriptor, method.responseType, body)
 }
 
 function parseRate(value: string): number {

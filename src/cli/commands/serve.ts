@@ -83,6 +83,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ctx.io.out(`  ${project.slug.padEnd(16)} ${chalk.cyan(`${server.url}/api/${project.slug}/`)}${own}`)
       }
       ctx.io.out(`  ${'health'.padEnd(16)} ${chalk.cyan(`${server.url}/api/health`)}`)
+      ctx.io.out(`  ${'dashboard'.padEnd(16)} ${chalk.cyan(`${server.url}/_mockapi/#token=${await server.dashboardToken()}`)}`)
       if (server.grpcPort !== null) ctx.io.out(`  ${'gRPC'.padEnd(16)} ${chalk.cyan(`${options.host}:${server.grpcPort}`)}`)
       ctx.io.out(chalk.dim('Ctrl-C to stop'))
       if (!options.quiet) {

@@ -1,0 +1,51 @@
+import { getRouterParam, type H3Event } from 'h3'
+import { authorizeProject, verifyBearer } from '../domain/auth.ts'
+import type { Store } from '../domain/context.ts'
+import { AppError } from '../errors.ts'
+import type { MockEvents } from '../events.ts'
+import type { Project } from '../model.ts'
+import type { RequestLog } from './request-log.ts'
+
+export interface AdminDeps {
+  store: Store
+  events: MockEvents
+  bodyLimit: number
+  requestLog: RequestLog
+  /** Aborted when the server closes: live streams end then. */
+  signal: AbortSignal
+}
+
+/** Checks the token, then the project of the path; the event stream may take the token as `?access_token=`. */
+export type Authorize = (event: H3Event, options?: { queryToken?: boolean }) => Promise<Project>
+
+export function notAllowed(event: H3Event, allow: string[]): never {
+  throw new AppError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed here; allowed: ${allow.join(', ')}`, {
+    headers: { Allow: allow.join(', ') },
+  })
+}
+
+/** The `Authorization` header, or (where allowed: `EventSource` cannot set headers) the `access_token` query parameter. */
+export function bearerOf(event: H3Event, queryToken = false): string | null {
+  const header = event.req.headers.get('authorization')
+  if (header !== null || !queryToken) return header
+  const token = event.url.searchParams.get('access_token')
+  return token ? `Bearer ${token}` : null
+}
+
+export function createAuthorize(store: Store): Authorize {
+  return async (event, options = {}) => {
+    const claims = await verifyBearer(store, bearerOf(event, options.queryToken))
+    return authorizeProject(store, claims, getRouterParam(event, 'projectId') ?? '')
+  }
+}
+
+/** A path parameter, percent-decoded (`/records/a%2Fb` is the record "a/b", as on the mock routes). */
+export function pathParam(event: H3Event, name: string): string {
+  const raw = getRouterParam(event, name) ?? ''
+  if (!raw.includes('%')) return raw
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    throw new AppError('BAD_REQUEST', `path parameter "${raw}" has a malformed percent-encoding`)
+  }
+}

@@ -1,0 +1,40 @@
+import type { H3 } from 'h3'
+import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
+import { endpointView } from '../views.ts'
+import { notAllowed, pathParam, type AdminDeps, type Authorize } from './admin-common.ts'
+import { readJsonBody } from './body.ts'
+import { jsonResponse, textResponse } from './respond.ts'
+
+/** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
+export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
+  const { store } = deps
+
+  app.all('/api/projects/:projectId/endpoints', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    return jsonResponse(200, endpointsByPath(store, project.id).map(endpointView))
+  })
+
+  app.all('/api/projects/:projectId/endpoints/:endpointId', async (event) => {
+    const project = await authorized(event)
+    const endpoint = requireEndpointById(store, project, pathParam(event, 'endpointId'))
+    if (event.req.method === 'PATCH') {
+      const input = await readJsonBody(event, deps.bodyLimit)
+      // ajv (schemas) and faker (templates) load with the first change, not with the server.
+      const [{ configureEndpointFields, settingsFromJson }, { loadFaker }] = await Promise.all([
+        import('../domain/endpoint-config.ts'),
+        import('../engine/generators.ts'),
+      ])
+      const settings = settingsFromJson(input)
+      const updated = await configureEndpointFields(store, endpoint, settings, await loadFaker())
+      deps.events.emit('config.changed')
+      return jsonResponse(200, endpointView(updated))
+    }
+    if (event.req.method === 'DELETE') {
+      deleteEndpoint(store, endpoint)
+      deps.events.emit('config.changed')
+      return textResponse(204, null)
+    }
+    notAllowed(event, ['DELETE', 'PATCH'])
+  })
+}

@@ -1,0 +1,80 @@
+import type { H3, H3Event } from 'h3'
+import type { Store } from '../domain/context.ts'
+import { runRecordAction } from '../domain/records.ts'
+import { addResource, checkNewResource, deleteResource, listResources, requireResource } from '../domain/resource-admin.ts'
+import type { Resource, ResourceAction } from '../model.ts'
+import { notAllowed, pathParam, type AdminDeps, type Authorize } from './admin-common.ts'
+import { readJsonBody } from './body.ts'
+import { jsonResponse, textResponse } from './respond.ts'
+
+const SUCCESS: Record<ResourceAction, number> = { list: 200, create: 201, read: 200, replace: 200, patch: 200, delete: 200 }
+
+/** The records of a resource, through the same code as its mock endpoints (filters, sort, paging, `X-Total-Count`, `Link`). */
+function recordResponse(store: Store, event: H3Event, resource: Resource, action: ResourceAction, body: unknown, id?: string): Response {
+  const result = runRecordAction(store, {
+    action,
+    collectionId: resource.collectionId,
+    parents: [],
+    id,
+    query: event.url.searchParams,
+    body,
+    url: event.url,
+    status: SUCCESS[action],
+  })
+  if (action === 'delete') return textResponse(204, null)
+  return textResponse(result.status, result.body, result.headers)
+}
+
+/** `…/resources` and their records. */
+export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Authorize): void {
+  const { store } = deps
+
+  app.all('/api/projects/:projectId/resources', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method === 'GET') return jsonResponse(200, listResources(store, project.id))
+    if (event.req.method === 'POST') {
+      const input = await readJsonBody(event, deps.bodyLimit)
+      const { loadFaker } = await import('../engine/generators.ts')
+      const created = addResource(store, project, input, await loadFaker())
+      deps.events.emit('config.changed')
+      return jsonResponse(201, created)
+    }
+    notAllowed(event, ['GET', 'POST'])
+  })
+
+  app.all('/api/projects/:projectId/resources/check', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    return jsonResponse(200, checkNewResource(store, project, event.url.searchParams.get('path')))
+  })
+
+  app.all('/api/projects/:projectId/resources/:resourceId', async (event) => {
+    const project = await authorized(event)
+    const resource = requireResource(store, project, pathParam(event, 'resourceId'))
+    if (event.req.method !== 'DELETE') notAllowed(event, ['DELETE'])
+    deleteResource(store, resource)
+    deps.events.emit('config.changed')
+    return textResponse(204, null)
+  })
+
+  app.all('/api/projects/:projectId/resources/:resourceId/records', async (event) => {
+    const project = await authorized(event)
+    const resource = requireResource(store, project, pathParam(event, 'resourceId'))
+    if (event.req.method === 'GET') return recordResponse(store, event, resource, 'list', undefined)
+    if (event.req.method === 'POST') return recordResponse(store, event, resource, 'create', await readJsonBody(event, deps.bodyLimit))
+    notAllowed(event, ['GET', 'POST'])
+  })
+
+  app.all('/api/projects/:projectId/resources/:resourceId/records/:recordId', async (event) => {
+    const project = await authorized(event)
+    const resource = requireResource(store, project, pathParam(event, 'resourceId'))
+    const id = pathParam(event, 'recordId')
+    switch (event.req.method) {
+      case 'GET': return recordResponse(store, event, resource, 'read', undefined, id)
+      case 'PUT': return recordResponse(store, event, resource, 'replace', await readJsonBody(event, deps.bodyLimit), id)
+      case 'PATCH': return recordResponse(store, event, resource, 'patch', await readJsonBody(event, deps.bodyLimit), id)
+      case 'DELETE': return recordResponse(store, event, resource, 'delete', undefined, id)
+      default: notAllowed(event, ['DELETE', 'GET', 'PATCH', 'PUT'])
+    }
+  })
+}

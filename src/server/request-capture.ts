@@ -1,0 +1,78 @@
+import type { H3Event } from 'h3'
+import type { Clock } from '../model.ts'
+import type { MockEvents } from '../events.ts'
+import { queryObject } from '../queue/outbox.ts'
+import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
+
+/** Bodies in the request log are cut here. */
+export const MAX_LOGGED_BODY = 64 * 1024
+
+// Not fatal: a binary or cut body shows with replacement characters rather than not at all.
+const decoder = new TextDecoder()
+
+/** Body bytes as text, cut at 64 KiB; null when there are none. */
+export function loggedBody(bytes: Uint8Array | null): string | null {
+  if (!bytes || bytes.byteLength === 0) return null
+  return decoder.decode(bytes.byteLength > MAX_LOGGED_BODY ? bytes.subarray(0, MAX_LOGGED_BODY) : bytes)
+}
+
+export interface Capture {
+  time: string
+  body: BodyCapture
+}
+
+/** Called only while the request log listens: from here on `readRawBody` keeps what it reads. */
+export function startCapture(event: H3Event, clock: Clock): Capture {
+  const body: BodyCapture = { read: false, bytes: null }
+  event.context[BODY_CAPTURE] = body
+  return { time: clock.now().toISOString(), body }
+}
+
+/**
+ * The request body, read now if answering did not need it (a simulated error, a fixed answer):
+ * only a declared length within the limit, so a body cut short or too large never stalls the
+ * connection.
+ */
+async function requestBody(event: H3Event, capture: Capture, bodyLimit: number): Promise<string | null> {
+  if (!capture.body.read) {
+    const declared = Number(event.req.headers.get('content-length') ?? 0)
+    if (declared > 0 && declared <= bodyLimit) await readRawBody(event, bodyLimit).catch(() => null)
+  }
+  return loggedBody(capture.body.bytes)
+}
+
+async function responseBody(response: Response): Promise<string | null> {
+  try {
+    return loggedBody(new Uint8Array(await response.clone().arrayBuffer()))
+  } catch {
+    return null
+  }
+}
+
+/** Raises `request.captured` for one answered mock request of a project. */
+export async function finishCapture(event: H3Event, options: {
+  events: MockEvents
+  bodyLimit: number
+  capture: Capture
+  projectId: number
+  endpointId: number | null
+  durationMs: number
+  response: Response
+}): Promise<void> {
+  const { response } = options
+  const [requestText, responseText] = await Promise.all([requestBody(event, options.capture, options.bodyLimit), responseBody(response)])
+  options.events.emit('request.captured', {
+    projectId: options.projectId,
+    entry: {
+      time: options.capture.time,
+      method: event.req.method,
+      path: event.url.pathname,
+      query: queryObject(event.url.searchParams),
+      status: response.status,
+      durationMs: options.durationMs,
+      endpointId: options.endpointId,
+      request: { headers: Object.fromEntries(event.req.headers), body: requestText },
+      response: { headers: Object.fromEntries(response.headers), body: responseText },
+    },
+  })
+}

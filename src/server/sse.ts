@@ -1,0 +1,68 @@
+import { FastResponse } from 'srvx'
+import { CORS_HEADERS } from './cors.ts'
+
+/** A comment line every 15 s keeps proxies and idle timeouts from closing a quiet stream. */
+export const PING_MS = 15_000
+/** A client this far behind (bytes queued, unread) is dropped rather than buffered without end. */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024
+
+const encoder = new TextEncoder()
+
+/** One server-sent event; a data text with line breaks becomes several `data:` lines. */
+export function formatEvent(name: string, data: string): string {
+  return `event: ${name}\ndata: ${data.split(/\r\n|\r|\n/).join('\ndata: ')}\n\n`
+}
+
+export type Send = (name: string, data: string) => void
+
+/**
+ * A `text/event-stream` response. `open` subscribes and returns the unsubscribe, called once when
+ * the client goes away, the client falls too far behind, or `signal` aborts (the server closes).
+ */
+export function eventStream(signal: AbortSignal, open: (send: Send) => () => void, options: { pingMs?: number } = {}): Response {
+  let finish = (): void => {}
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let done = false
+      let unsubscribe: (() => void) | null = null
+      const write = (text: string) => {
+        if (done) return
+        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) return finish()
+        controller.enqueue(encoder.encode(text))
+      }
+      const ping = setInterval(() => write(': ping\n\n'), options.pingMs ?? PING_MS)
+      ping.unref()
+      finish = () => {
+        if (done) return
+        done = true
+        clearInterval(ping)
+        signal.removeEventListener('abort', finish)
+        unsubscribe?.()
+        try {
+          controller.close()
+        } catch {
+          // already closed or errored (the client went away)
+        }
+      }
+      if (signal.aborted) return finish()
+      signal.addEventListener('abort', finish)
+      // Sent at once, so a client sees the stream open before any event.
+      write(': connected\n\n')
+      unsubscribe = open((name, data) => write(formatEvent(name, data)))
+    },
+    cancel() {
+      finish()
+    },
+  }, { highWaterMark: 0, size: (chunk) => chunk.byteLength })
+  return new FastResponse(stream, {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+      // One stream per connection: when it ends the socket goes too, so closing the server never waits on it.
+      Connection: 'close',
+      'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
+    },
+  })
+}

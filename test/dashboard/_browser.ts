@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { mintToken } from '../../src/domain/auth.ts'
+import { applyProjectFile } from '../../src/domain/apply.ts'
+import { parseProjectFile } from '../../src/domain/project-file.ts'
+import { loadFaker } from '../../src/engine/generators.ts'
+import type { RunningServer } from '../../src/server/start.ts'
+import { openStore, serve, tempDb } from '../_helpers.ts'
+
+/** Debian's chromium (`.ci/run` installs it); playwright-core brings no browser of its own. */
+export const CHROMIUM = '/usr/bin/chromium'
+
+/** Screenshots of every run land here, to look at. */
+export const SCREENSHOTS = join(tmpdir(), 'mockapi-dashboard-screenshots')
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  })
+}
+
+/** A shop project with a dozen known products, served on a free port; a token for every project. */
+export async function startShop(options: { retryDelaysMs?: number[] } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
+  const dbPath = tempDb()
+  const { store } = openStore(dbPath)
+  const products = Array.from({ length: 12 }, (_, i) => `      - { id: "${i + 1}", name: Product ${i + 1}, price: ${(i + 1) * 5}, active: ${i % 2 === 0} }`)
+  const yaml = ['name: Shop', 'slug: shop', 'resources:', '  - path: /api/products', '    records:', ...products].join('\n')
+  applyProjectFile(store, parseProjectFile(yaml, 'shop.yaml'), await loadFaker(), { prune: true })
+  const token = await mintToken(store, { expiresInMs: 60 * 60 * 1000 })
+  const server = await serve(dbPath, options)
+  return { server, token, dbPath }
+}
+
+export interface Opened {
+  context: BrowserContext
+  page: Page
+  /** Uncaught page errors and CSP refusals: none expected. */
+  problems: string[]
+}
+
+/** A fresh browser context (own sessionStorage) on the dashboard URL. */
+export async function openPage(browser: Browser, url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Opened> {
+  const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 860 } })
+  const page = await context.newPage()
+  page.setDefaultTimeout(15_000)
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text())
+  })
+  await page.goto(url)
+  return { context, page, problems }
+}
+
+export async function openDashboard(browser: Browser, server: RunningServer, token: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Opened> {
+  const opened = await openPage(browser, `${server.url}/_mockapi/#token=${token}`, colorScheme)
+  await opened.page.getByTestId('project').first().waitFor()
+  return opened
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const path = join(SCREENSHOTS, `${name}.png`)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
+
+/** The same page in the other color scheme, screenshotted. */
+export async function screenshotDark(page: Page, name: string): Promise<void> {
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await screenshot(page, `${name}-dark`)
+  await page.emulateMedia({ colorScheme: 'light' })
+}
