@@ -2,6 +2,7 @@ import { AppError } from '../errors.ts'
 import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
 import type { Store } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
+import { splitOperationPath } from './protocol-paths.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -40,6 +41,24 @@ export function checkJsonBody(text: string): string {
   } catch (error) {
     throw new AppError('INVALID_INPUT', `response body is not valid JSON: ${(error as Error).message}`)
   }
+}
+
+// `/pets` and `/api/pets` are both served at `/api/{slug}/pets`.
+const servedKey = (method: string, path: string) => `${method} ${routeShape(path.replace(/^\/api(?=\/|$)/, '') || '/')}`
+
+/**
+ * What else of the project is served at the same URL as `path` (an imported `/pets` for
+ * `/api/pets`; a GraphQL schema or SOAP service answers GET and POST at its mount), described for
+ * the refusal: one of the two would shadow the other. Null when nothing is.
+ */
+function servedClash(endpoints: readonly Endpoint[], method: HttpMethod, path: string): string | null {
+  const wanted = servedKey(method, path)
+  for (const e of endpoints) {
+    const mount = splitOperationPath(e.path)?.mount
+    if (mount && ['GET', 'POST'].some((m) => servedKey(m, mount) === wanted)) return `the ${e.kind === 'graphql' ? 'GraphQL schema' : 'SOAP service'} at ${mount}`
+    if (!mount && servedKey(e.method, e.path) === wanted) return `${e.method} ${e.path} (${e.kind})`
+  }
+  return null
 }
 
 export function findEndpoint(store: Store, projectId: number, method: HttpMethod, path: string): Endpoint | undefined {
@@ -93,6 +112,8 @@ export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: 
     const project = selectProject(store, input.project)
     const existing = findEndpoint(store, project.id, method, path)
     if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
+    const clash = servedClash(store.repos.endpoints.listByProject(project.id), method, path)
+    if (clash) throw new AppError('CONFLICT', `${method} ${path} would be served at the same URL as ${clash} in project "${project.slug}"`)
     const binding = body === null ? resourceBinding(store.repos.resources.listByProject(project.id), method, path) : null
     const endpoint = store.repos.endpoints.insert({
       projectId: project.id,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, HTTP_METHODS, SPEC_FORMATS, type EventType, type SpecFormat } from '../model.ts'
+import { OPERATION_PATH_SHAPES } from './protocol-paths.ts'
 
 /** The YAML format of `mockapi export`, `mockapi apply` and `templates/*.yaml`. */
 export interface ProjectFile {
@@ -182,10 +183,17 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       if (typeof e.import !== 'string' || !importFormats.has(e.import)) fail([...at, 'import'], 'must be the title of an entry under imports')
       spec.import = e.import as string
       // GraphQL, gRPC and SOAP endpoints name their operation in the path.
-      if (importFormats.get(e.import as string) === 'openapi') {
+      const format = importFormats.get(e.import as string)!
+      if (format === 'openapi') {
         if (typeof e.operation !== 'string' || !e.operation.startsWith('/paths/')) fail([...at, 'operation'], 'must be the operation\'s pointer, e.g. /paths/~1pets/get')
         spec.operation = e.operation as string
+      } else if (!OPERATION_PATH_SHAPES[format].pattern.test(spec.path)) {
+        // Else the endpoint would be stored under a kind that never serves it (a format edited by hand).
+        fail([...at, 'path'], `must name an operation of the ${format} import "${spec.import}", e.g. ${OPERATION_PATH_SHAPES[format].example}`)
       }
+    } else if (spec.path.includes('#')) {
+      // Else it would become a custom endpoint no URL reaches.
+      fail([...at, 'path'], 'names an operation (after "#"): give the import it belongs to (import: title)')
     }
     return spec
   })

@@ -24,3 +24,10 @@ export function splitOperationPath(path: string): { mount: string; operation: st
   const hash = path.indexOf('#')
   return hash < 0 ? null : { mount: path.slice(0, hash), operation: path.slice(hash + 1) }
 }
+
+/** The endpoint path of each operation kind, as a project file must write it, with an example for messages. */
+export const OPERATION_PATH_SHAPES: Record<'graphql' | 'grpc' | 'soap', { pattern: RegExp; example: string }> = {
+  graphql: { pattern: /^\/graphql#(Query|Mutation)\.[_A-Za-z][_0-9A-Za-z]*$/, example: `${GRAPHQL_MOUNT}#Query.film` },
+  grpc: { pattern: /^\/[^/#\s]+\/[^/#\s]+$/, example: '/helloworld.Greeter/SayHello' },
+  soap: { pattern: /^\/soap\/[^/#\s]+#[^/#\s]+$/, example: soapOperationPath('Calculator', 'Add') },
+}

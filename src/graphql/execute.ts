@@ -60,6 +60,11 @@ export interface GraphqlExecutor {
 /** graphql-tools keeps root fields in its store under this key. */
 const ROOT_KEY = 'ROOT'
 const LIST_LENGTH = { min: 2, max: 4 }
+/**
+ * Generated list items per execution. Nested lists multiply (2–4 items each), so a query of a few
+ * hundred bytes could otherwise ask for millions of objects and block the server for minutes.
+ */
+export const MAX_LIST_ITEMS = 10_000
 
 /**
  * Answers requests against `sdl` (as stored by loadGraphqlSchema) with generated data. The mocked
@@ -73,14 +78,15 @@ export function createGraphqlExecutor(sdl: string, makeFaker: FakerFactory, opti
   const seed = options.seed ?? null
   const unseeded = makeFaker(null)
   // Execution is synchronous, so the mocks can read the execution's faker from here without interleaving.
-  const current = { faker: unseeded }
-  const store = createMockStore({ schema, mocks: _mocks(schema, () => current.faker), typePolicies: _rootTypePolicies(schema) })
+  const current = { faker: unseeded, listItems: 0 }
+  const store = createMockStore({ schema, mocks: _mocks(schema, () => current), typePolicies: _rootTypePolicies(schema) })
   const mocked = addMocksToSchema({ schema, store })
   // Validated once now rather than on the first request.
   validateSchema(mocked)
 
   const run = (document: DocumentNode, request: GraphqlRequest, rootValue: Record<string, RootMethod> | undefined): FormattedExecutionResult => {
     current.faker = seed === null ? unseeded : makeFaker(seed)
+    current.listItems = 0
     store.reset()
     try {
       // executeSync throws rather than return a Promise: every resolver here is synchronous.
@@ -212,10 +218,16 @@ function _rootTypePolicies(schema: GraphQLSchema): Record<string, { keyFieldName
  * follow the field's name (email, createdAt, …) and lists get 2–4 items. Scalars, enums and abstract
  * types keep type-level mocks for the values graphql-tools generates on its own.
  */
-function _mocks(schema: GraphQLSchema, faker: () => Faker): IMocks {
+function _mocks(schema: GraphQLSchema, execution: () => { faker: Faker; listItems: number }): IMocks {
+  const faker = () => execution().faker
   const valueOf = (type: GraphQLOutputType, field: string): unknown => {
     const nullable = getNullableType(type)
-    if (isListType(nullable)) return Array.from({ length: faker().number.int(LIST_LENGTH) }, () => valueOf(nullable.ofType, field))
+    if (isListType(nullable)) {
+      const length = faker().number.int(LIST_LENGTH)
+      // Past the budget each further list is a field error, so the execution ends quickly.
+      if ((execution().listItems += length) > MAX_LIST_ITEMS) throw new Error(`the response would hold more than ${MAX_LIST_ITEMS} generated list items: select fewer nested lists`)
+      return Array.from({ length }, () => valueOf(nullable.ofType, field))
+    }
     if (isScalarType(nullable)) return scalarValue(nullable.name, field, faker())
     if (isEnumType(nullable)) return faker().helpers.arrayElement(nullable.getValues()).value
     // An empty record becomes a new store entry whose fields are mocked when read.

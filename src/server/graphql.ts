@@ -99,8 +99,11 @@ export async function answerGraphql(event: H3Event, route: ProtocolRoute, contex
   const delayMs = Math.max(0, ...endpoints.map((e) => e?.delayMs ?? 0))
   if (delayMs > 0) await sleep(delayMs)
   const result = prepared.execute((field) => {
-    const endpoint = route.operations.get(operationKey(prepared.operationType, field))
-    return endpoint && operationOverride(endpoint, context.random)
+    const key = operationKey(prepared.operationType, field)
+    const endpoint = route.operations.get(key)
+    // A root field whose endpoint was removed is no longer mocked, as a removed gRPC method or REST route.
+    if (!endpoint) return { error: `${key} is not mocked: its endpoint was removed` }
+    return operationOverride(endpoint, context.random)
   })
   const failed = (result.errors?.length ?? 0) > 0
   const status = type === GRAPHQL_RESPONSE && !('data' in result) ? 400 : 200

@@ -38,7 +38,9 @@ export async function answerSoap(event: H3Event, route: ProtocolRoute, context: 
     },
     (operation) => {
       const endpoint = route.operations.get(operation)
-      const override = endpoint && operationOverride(endpoint, context.random)
+      // An operation whose endpoint was removed is no longer mocked: the client asked for something not served.
+      if (!endpoint) return { fault: { code: 'Client', message: `operation ${operation} is not mocked: its endpoint was removed` } }
+      const override = operationOverride(endpoint, context.random)
       if (!override) return undefined
       return override.error === undefined ? { value: override.value } : { fault: { message: override.error } }
     },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, exited, openStore, send, spawnServe, tempDir, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, exited, openStore, ROOT, send, spawnServe, tempDir, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -124,6 +124,21 @@ describe('export and apply', () => {
     const { cwd, ok, run } = copyOfRich()
     const exported = richYaml
     writeFileSync(join(cwd, 'mockapi.yaml'), edit(exported).replace('status: 203', 'status: 207'))
+    const result = run('apply', 'mockapi.yaml')
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toMatch(reason)
+    expect(ok('export')).toBe(exported)
+  })
+
+  it.each([
+    ['its format edited to another with a text document', (y: string) => y.replace('format: graphql', 'format: soap'), /line \d+: endpoints\[0\]\.path must name an operation of the soap import "swapi", e\.g\. \/soap\/Calculator#Add/],
+    ['an operation without its import', (y: string) => y.replace(/(path: \/graphql#Query\.film)\n\s+import: swapi\n/, '$1\n'), /line \d+: endpoints\[\d+\]\.path names an operation/],
+  ])('refuses a file with an import with %s, with the line and reason, and changes nothing', (_name, edit, reason) => {
+    const { cwd, ok, run } = workspace()
+    ok('import', join(ROOT, 'fixtures', 'graphql', 'swapi', 'schema.graphql'))
+    const exported = ok('export')
+    writeFileSync(join(cwd, 'mockapi.yaml'), edit(exported))
     const result = run('apply', 'mockapi.yaml')
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)

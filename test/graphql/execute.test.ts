@@ -1,7 +1,7 @@
 import { buildSchema } from 'graphql'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadFaker, type FakerFactory } from '../../src/engine/generators.ts'
-import { createGraphqlExecutor, type FieldOverride, type GraphqlExecutor, type GraphqlRequest } from '../../src/graphql/execute.ts'
+import { createGraphqlExecutor, MAX_LIST_ITEMS, type FieldOverride, type GraphqlExecutor, type GraphqlRequest } from '../../src/graphql/execute.ts'
 import { loadGraphqlSchema } from '../../src/graphql/load.ts'
 import { readFixture } from './_fixtures.ts'
 import { shapeProblems } from './_queries.ts'
@@ -192,6 +192,16 @@ describe('queries', () => {
     expect(data.__type.possibleTypes).toHaveLength(6)
     const prepared = swapi.prepare({ query: '{ __schema { types { name } } }' })
     expect(prepared.ok && prepared.rootFields).toEqual([])
+  })
+
+  it('stop generating past MAX_LIST_ITEMS: a short query nesting lists answers an error instead of blocking', () => {
+    // At least 2 items per level: 2 + 4 + … + 2^13 > 10,000 list items, up to 4^13 without the limit.
+    const query = `{ users { ${'friends { '.repeat(12)}id${' }'.repeat(12)} } }`
+    const result = run(shop, query)
+    expect(result.errors?.[0]?.message).toMatch(new RegExp(`more than ${MAX_LIST_ITEMS} generated list items`))
+    expect(JSON.stringify(result).length).toBeLessThan(100_000)
+    // The next execution starts with a fresh budget.
+    expect(run(shop, '{ users { id } }').errors).toBeUndefined()
   })
 
   it('run the operation named by operationName', () => {

@@ -171,6 +171,18 @@ describe('GraphQL import: settings, events, re-import, export/apply, broken inpu
     expect(reply.body).toEqual({ data: { film: { title: 'Kept' }, allSpecies: { totalCount: expect.any(Number) } } })
   })
 
+  it('a root field whose endpoint was removed answers a GraphQL error at that field; the others still answer', async () => {
+    const { ok, db } = workspace()
+    ok('import', SWAPI)
+    ok('remove-endpoint', 'POST', '/graphql#Query.film')
+    const server = await serve(db)
+    const reply = await graphql(`${server.url}/graphql`, { query: '{ film(id: "1") { title } allFilms { totalCount } }' })
+    expect(reply.status).toBe(200)
+    expect(reply.body.data!.film).toBeNull()
+    expect(reply.body.data!.allFilms).toBeTruthy()
+    expect(reply.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/Query\.film is not mocked/), path: ['film'] })])
+  })
+
   it('an introspection JSON imports like SDL', async () => {
     const { ok, cwd, db } = workspace()
     const { introspectionFromSchema } = await import('graphql')
@@ -201,5 +213,9 @@ describe('GraphQL import: settings, events, re-import, export/apply, broken inpu
     expect(second.code).toBe(1)
     expect(second.stderr).toMatch(/already serves another GraphQL schema at \/graphql/)
     expect(JSON.parse(ok('endpoints', '--project', 'shop', '--json'))).toHaveLength(1)
+    // The other way round: an endpoint added where the schema is served would shadow it at /api/two/graphql.
+    const shadow = run('add-endpoint', 'POST', '/api/graphql', '--body', '{}', '--project', 'two')
+    expect(shadow.code).toBe(1)
+    expect(shadow.stderr).toMatch(/POST \/api\/graphql would be served at the same URL as the GraphQL schema at \/graphql in project "two"/)
   })
 })

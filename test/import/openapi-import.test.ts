@@ -116,6 +116,12 @@ describe('mockapi import (CLI)', () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/clash with endpoints of project "pets": GET \/api\/pets \(custom\)/)
     expect(endpointsOf(ok, 'pets')).toHaveLength(1)
+    // The other way round: a custom endpoint at the URL an imported route is served at.
+    ok('project', 'create', 'Zoo', '--slug', 'zoo')
+    ok('import', PETSTORE, '--project', 'zoo')
+    const shadow = run('add-endpoint', 'GET', '/api/pets/:id', '--project', 'zoo')
+    expect(shadow.code).toBe(1)
+    expect(shadow.stderr).toMatch(/GET \/api\/pets\/:id would be served at the same URL as GET \/pets\/:petId \(openapi\)/)
   })
 })
 

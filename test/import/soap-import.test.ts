@@ -153,6 +153,26 @@ describe('SOAP import: settings, export/apply, broken input', () => {
     await expect(add({ intA: 1, intB: 2 })).rejects.toThrow(/simulated 500/)
   })
 
+  it('an operation whose endpoint was removed gets a Client Fault; the service\'s other operations still answer', async () => {
+    const { ok, db } = workspace()
+    ok('import', join(FIXTURES, 'synthetic', 'shop.wsdl'))
+    ok('remove-endpoint', 'POST', '/soap/ShopService#cancelOrder')
+    const server = await serve(db)
+    const post = (operation: string) => fetch(`${server.url}/soap/ShopService`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/xml; charset=utf-8' },
+      body: `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><${operation} xmlns="urn:example:shop:types"><orderId>1</orderId></${operation}></soap:Body></soap:Envelope>`,
+    })
+    const removed = await post('cancelOrder')
+    expect(removed.status).toBe(500)
+    const text = await removed.text()
+    expect(text).toMatch(/<faultcode>[^<]*Client<\/faultcode>/)
+    expect(text).toMatch(/operation cancelOrder is not mocked/)
+    const kept = await post('getOrder')
+    expect(kept.status).toBe(200)
+    expect(await kept.text()).toContain('getOrderResponse')
+  })
+
   it('refuses a WSDL that is not XML or not a WSDL, with the parser message, and creates nothing', () => {
     const { run, ok } = workspace()
     const notXml = run('import', join(FIXTURES, 'broken', 'not-xml.wsdl'))
