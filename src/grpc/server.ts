@@ -323,43 +323,44 @@ function handlerFor(path: string, served: Served, context: CallContext): Untyped
   }
 }
 
-async function answerOne(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, callback: sendUnaryData<object>): Promise<void> {
+/** Where a unary or server-streaming answer goes: the messages, or the failure. */
+interface Reply {
+  send(messages: object[]): void
+  fail(error: Partial<StatusObject>): void
+}
+
+/** Unary and server-streaming calls: after the delay, `count` messages or the configured failure, then one report. */
+async function answerOnce(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, count: number, reply: Reply): Promise<void> {
   const started = performance.now()
   const outcome = outcomeFor(path, served, context)
   await sleep(outcome.binding?.settings.delayMs ?? 0)
   if (call.cancelled) return
   let code = outcome.code
   if (!outcome.binding || code !== GRPC_OK) {
-    callback(failure(code, outcome.details))
+    reply.fail(failure(code, outcome.details))
   } else {
     try {
-      callback(null, responses(served, outcome.binding, context, 1)[0])
+      reply.send(responses(served, outcome.binding, context, count))
     } catch (error) {
       code = GRPC_INTERNAL
-      callback(internal(error))
+      reply.fail(internal(error))
     }
   }
   report(context, path, outcome.binding, code, started)
 }
 
-async function answerStream(path: string, served: Served, context: CallContext, call: ServerWritableStream<object, object>): Promise<void> {
-  const started = performance.now()
-  const outcome = outcomeFor(path, served, context)
-  await sleep(outcome.binding?.settings.delayMs ?? 0)
-  if (call.cancelled) return
-  let code = outcome.code
-  if (!outcome.binding || code !== GRPC_OK) {
-    call.emit('error', failure(code, outcome.details))
-  } else {
-    try {
-      for (const message of responses(served, outcome.binding, context, STREAM_MESSAGES)) call.write(message)
+function answerOne(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, callback: sendUnaryData<object>): Promise<void> {
+  return answerOnce(path, served, context, call, 1, { send: (messages) => callback(null, messages[0]), fail: (error) => callback(error) })
+}
+
+function answerStream(path: string, served: Served, context: CallContext, call: ServerWritableStream<object, object>): Promise<void> {
+  return answerOnce(path, served, context, call, STREAM_MESSAGES, {
+    send: (messages) => {
+      for (const message of messages) call.write(message)
       call.end()
-    } catch (error) {
-      code = GRPC_INTERNAL
-      call.emit('error', internal(error))
-    }
-  }
-  report(context, path, outcome.binding, code, started)
+    },
+    fail: (error) => call.emit('error', error),
+  })
 }
 
 /** Bidi: one answer per incoming message (a fixed array is taken in turn), ending when the client ends. */
