@@ -2,6 +2,7 @@ import { AppError } from '../errors.ts'
 import type { Endpoint, Project } from '../model.ts'
 import type { Store } from './context.ts'
 import { defaultSettings } from './endpoint-config.ts'
+import { servedPath } from './endpoints.ts'
 import { splitOperationPath } from './protocol-paths.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -28,9 +29,6 @@ export interface DefinitionImportResult {
 
 const FORMAT_NAMES = { openapi: 'OpenAPI spec', graphql: 'GraphQL schema', grpc: 'proto', soap: 'WSDL' } as const
 
-/** `/api/graphql` and `/graphql` are both served at `/api/{slug}/graphql`. */
-const mounted = (path: string) => path.replace(/^\/api(?=\/|$)/, '') || '/'
-
 function refuse(project: Project, message: string): never {
   throw new AppError('CONFLICT', `${message}; import into another project (--project) or remove those endpoints first`)
 }
@@ -46,10 +44,10 @@ function checkClashes(store: Store, project: Project, input: DefinitionInput, sp
       refuse(project, `project "${project.slug}" already has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
     }
     const theirs = splitOperationPath(endpoint.path)?.mount ?? endpoint.path
-    if (!mounts.has(mounted(theirs))) continue
+    if (!mounts.has(servedPath(theirs))) continue
     if (endpoint.kind === 'graphql') refuse(project, `project "${project.slug}" already serves another GraphQL schema at ${theirs}`)
     if (endpoint.kind === 'soap') refuse(project, `project "${project.slug}" already serves a SOAP service at ${theirs}`)
-    if (endpoint.method === 'GET' || endpoint.method === 'POST') refuse(project, `the ${FORMAT_NAMES[input.format]} is served at ${mounted(theirs)}, where project "${project.slug}" has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
+    if (endpoint.method === 'GET' || endpoint.method === 'POST') refuse(project, `the ${FORMAT_NAMES[input.format]} is served at ${servedPath(theirs)}, where project "${project.slug}" has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
   }
 }
 

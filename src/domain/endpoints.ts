@@ -43,22 +43,33 @@ export function checkJsonBody(text: string): string {
   }
 }
 
-// `/pets` and `/api/pets` are both served at `/api/{slug}/pets`.
-const servedKey = (method: string, path: string) => `${method} ${routeShape(path.replace(/^\/api(?=\/|$)/, '') || '/')}`
+/** Where a path is answered under `/api/{slug}/`: `/pets` and `/api/pets` are both `/pets`. */
+export function servedPath(path: string): string {
+  return path.replace(/^\/api(?=\/|$)/, '') || '/'
+}
+
+/** One route as served: two endpoints with the same key answer the same requests. */
+export function servedRoute(method: string, path: string): string {
+  return `${method} ${routeShape(servedPath(path))}`
+}
+
+/** The routes an endpoint answers over HTTP: a GraphQL schema or SOAP service answers GET and POST at its mount. */
+export function servedRoutes(endpoint: Pick<Endpoint, 'method' | 'path'>): string[] {
+  const mount = splitOperationPath(endpoint.path)?.mount
+  return mount ? ['GET', 'POST'].map((method) => servedRoute(method, mount)) : [servedRoute(endpoint.method, endpoint.path)]
+}
 
 /**
  * What else of the project is served at the same URL as `path` (an imported `/pets` for
- * `/api/pets`; a GraphQL schema or SOAP service answers GET and POST at its mount), described for
- * the refusal: one of the two would shadow the other. Null when nothing is.
+ * `/api/pets`; a GraphQL schema or SOAP service at its mount), described for the refusal: one of
+ * the two would shadow the other. Null when nothing is.
  */
 function servedClash(endpoints: readonly Endpoint[], method: HttpMethod, path: string): string | null {
-  const wanted = servedKey(method, path)
-  for (const e of endpoints) {
-    const mount = splitOperationPath(e.path)?.mount
-    if (mount && ['GET', 'POST'].some((m) => servedKey(m, mount) === wanted)) return `the ${e.kind === 'graphql' ? 'GraphQL schema' : 'SOAP service'} at ${mount}`
-    if (!mount && servedKey(e.method, e.path) === wanted) return `${e.method} ${e.path} (${e.kind})`
-  }
-  return null
+  const wanted = servedRoute(method, path)
+  const taken = endpoints.find((e) => servedRoutes(e).includes(wanted))
+  if (!taken) return null
+  const mount = splitOperationPath(taken.path)?.mount
+  return mount ? `the ${taken.kind === 'graphql' ? 'GraphQL schema' : 'SOAP service'} at ${mount}` : `${taken.method} ${taken.path} (${taken.kind})`
 }
 
 export function findEndpoint(store: Store, projectId: number, method: HttpMethod, path: string): Endpoint | undefined {

@@ -2,8 +2,7 @@ import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, ResourceAction } from '../model.ts'
 import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../openapi/types.ts'
 import type { Store } from './context.ts'
-import { ON_ITEM, resourceActionFor, routeShape } from './endpoints.ts'
-import { splitOperationPath } from './protocol-paths.ts'
+import { ON_ITEM, resourceActionFor, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
 import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
@@ -64,8 +63,6 @@ function sampleItem(examples: ExampleSource, group: ImportedOperation[]): Record
 }
 
 const key = (method: string, path: string) => `${method} ${routeShape(path)}`
-// `/posts` and `/api/posts` are both served at `/api/{slug}/posts`: they clash.
-const mountedKey = (method: string, path: string) => key(method, path.replace(/^\/api(?=\/|$)/, '') || '/')
 
 interface StatefulGroup {
   path: string
@@ -121,14 +118,11 @@ export function importOpenApi(
   return writeTransaction(store.db, () => {
     const current = endpoints.listByProject(project.id)
     const existing = new Map(current.map((e) => [key(e.method, e.path), e]))
-    // A GraphQL schema or SOAP service answers GET and POST at its URL.
-    const mounted = new Map(current.flatMap((e) => {
-      const mount = splitOperationPath(e.path)?.mount
-      return mount ? ['GET', 'POST'].map((method) => [mountedKey(method, mount), e] as const) : [[mountedKey(e.method, e.path), e] as const]
-    }))
+    // `/posts` and `/api/posts` are both served at `/api/{slug}/posts`: they clash.
+    const mounted = new Map(current.flatMap((e) => servedRoutes(e).map((route) => [route, e] as const)))
     // An imported route may update an imported endpoint at the same path; anything else served at the same URL clashes.
     const clashes = input.operations.flatMap((op) => {
-      const taken = mounted.get(mountedKey(op.method, op.path))
+      const taken = mounted.get(servedRoute(op.method, op.path))
       return taken && (taken.kind !== 'openapi' || key(taken.method, taken.path) !== key(op.method, op.path)) ? [taken] : []
     })
     if (clashes.length > 0) {
