@@ -81,13 +81,17 @@ export function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> 
   return reading
 }
 
-export function parseJson(bytes: Uint8Array): unknown {
-  let text: string
+/** The body as text; bytes that are not UTF-8 are refused with `code` (400). */
+export function utf8Text(bytes: Uint8Array, code: 'BAD_REQUEST' | 'INVALID_JSON' = 'BAD_REQUEST'): string {
   try {
-    text = decoder.decode(bytes)
+    return decoder.decode(bytes)
   } catch {
-    throw new AppError('INVALID_JSON', 'request body is not valid UTF-8')
+    throw new AppError(code, 'request body is not valid UTF-8')
   }
+}
+
+export function parseJson(bytes: Uint8Array): unknown {
+  const text = utf8Text(bytes, 'INVALID_JSON')
   try {
     return JSON.parse(text)
   } catch (error) {

@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ProtocolRoute } from '../domain/catalog.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { createGraphqlExecutor, type GraphqlExecutor, type GraphqlRequest } from '../graphql/execute.ts'
-import { readRawBody } from './body.ts'
+import { readRawBody, utf8Text } from './body.ts'
 import { graphqlPlayground } from './graphql-playground.ts'
-import { createSpecCache, decodeText, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
+import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json'
@@ -48,7 +48,7 @@ function parseVariables(value: unknown): Record<string, unknown> | null | string
 /** The GraphQL request in a POST body: JSON `{query, variables, operationName}`, or a bare `application/graphql` query. */
 async function readPost(event: H3Event, context: ProtocolContext): Promise<GraphqlRequest | string> {
   const contentType = (event.req.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase()
-  const text = decodeText(await readRawBody(event, context.bodyLimit))
+  const text = utf8Text(await readRawBody(event, context.bodyLimit))
   if (contentType === 'application/graphql') return { query: text }
   if (contentType !== 'application/json' && contentType !== '') return `Content-Type ${contentType} is not supported: send application/json`
   let body: unknown

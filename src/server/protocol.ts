@@ -1,6 +1,5 @@
 import type { H3Event } from 'h3'
 import type { Endpoint } from '../model.ts'
-import { AppError } from '../errors.ts'
 
 /** What a GraphQL or SOAP request reports besides its response: the operation answered, and whether it failed. */
 export interface ProtocolAnswer {
@@ -21,16 +20,6 @@ export function operationOverride(endpoint: Endpoint, random: () => number): { v
   if (endpoint.status >= 400) return { error: `simulated ${endpoint.status} (configured status)` }
   if (endpoint.body !== null) return { value: JSON.parse(endpoint.body) as unknown }
   return undefined
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: true })
-
-export function decodeText(bytes: Uint8Array): string {
-  try {
-    return decoder.decode(bytes)
-  } catch {
-    throw new AppError('BAD_REQUEST', 'request body is not valid UTF-8')
-  }
 }
 
 /** Caches what a handler builds from a stored spec, rebuilt when the spec is imported again. */

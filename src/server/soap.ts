@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ProtocolRoute } from '../domain/catalog.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { createSoapResponder, type SoapResponder } from '../soap/respond.ts'
-import { readRawBody } from './body.ts'
-import { createSpecCache, decodeText, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
+import { readRawBody, utf8Text } from './body.ts'
+import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'
 
 const responders = createSpecCache<Promise<SoapResponder>>()
@@ -34,7 +34,7 @@ export async function answerSoap(event: H3Event, route: ProtocolRoute, context: 
       service: route.mount.slice(route.mount.lastIndexOf('/') + 1),
       soapAction: headers.get('soapaction'),
       contentType: headers.get('content-type'),
-      body: decodeText(await readRawBody(event, context.bodyLimit)),
+      body: utf8Text(await readRawBody(event, context.bodyLimit)),
     },
     (operation) => {
       const endpoint = route.operations.get(operation)
