@@ -4,13 +4,14 @@ import { loadFaker } from '../engine/generators.ts'
 import type { MockEvents } from '../events.ts'
 import type { GrpcMethodInfo } from '../grpc/load.ts'
 import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from '../grpc/server.ts'
+import { createSpecCache } from './protocol.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
 const HTTP_STATUS_OF_CODE = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401]
 
 /** Turns the catalog's gRPC endpoints into what the gRPC server serves; descriptors parsed once per import. */
 function createSnapshots(store: Store, catalog: Catalog, methodsOf: (descriptor: Record<string, unknown>) => GrpcMethodInfo[]): () => GrpcSnapshot {
-  const parsed = new Map<number, { importedAt: string; descriptor: Record<string, unknown>; methods: Map<string, GrpcMethodInfo> }>()
+  const parsed = createSpecCache<{ descriptor: Record<string, unknown>; methods: Map<string, GrpcMethodInfo> }>()
   let source: GrpcEndpoint[] | null = null
   let snapshot: GrpcSnapshot = { version: '', descriptors: new Map(), methods: new Map() }
   return () => {
@@ -19,21 +20,21 @@ function createSnapshots(store: Store, catalog: Catalog, methodsOf: (descriptor:
     source = current
     const descriptors = new Map<number, Record<string, unknown>>()
     const methods = new Map<string, GrpcMethodBinding>()
+    const served: string[] = []
     for (const { endpoint, importedAt } of current) {
       const specId = endpoint.specId!
-      let spec = parsed.get(specId)
-      if (spec?.importedAt !== importedAt) {
+      const spec = parsed({ specId, importedAt }, () => {
         const descriptor = JSON.parse(store.repos.specs.byId(specId)!.document) as Record<string, unknown>
-        spec = { importedAt, descriptor, methods: new Map(methodsOf(descriptor).map((m) => [m.path, m])) }
-        parsed.set(specId, spec)
-      }
+        return { descriptor, methods: new Map(methodsOf(descriptor).map((m) => [m.path, m])) }
+      })
       const info = spec.methods.get(endpoint.path)
       if (!info) continue
       descriptors.set(specId, spec.descriptor)
       const { status, body, delayMs, errorRate, errorStatus } = endpoint
       methods.set(endpoint.path, { info, specId, endpointId: endpoint.id, projectId: endpoint.projectId, settings: { status, body, delayMs, errorRate, errorStatus } })
+      served.push(`${endpoint.path}@${specId}:${importedAt}`)
     }
-    const version = [...methods.values()].map((m) => `${m.info.path}@${m.specId}:${parsed.get(m.specId)!.importedAt}`).sort().join('|')
+    const version = served.sort().join('|')
     snapshot = { version, descriptors, methods }
     return snapshot
   }
