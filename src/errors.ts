@@ -20,6 +20,10 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
   VALIDATION_FAILED: { status: 422 },
   INTERNAL: { status: 500 },
+  /** Another process holds the database's write lock longer than a request may wait. */
+  STORE_BUSY: { status: 503 },
+  /** The database file is gone or cannot be written: nothing more can be kept. */
+  STORE_UNAVAILABLE: { status: 503 },
 } as const satisfies Record<string, { status: number }>
 
 export type ErrorCode = keyof typeof ERRORS

@@ -208,3 +208,27 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, 
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 60))
 }
+
+/**
+ * What every robustness test ends with: the server still answers, the file passes SQLite's own
+ * checks, and the delivery log agrees with the queue: no attempt logged twice, and never more
+ * attempts logged for a delivery than it counts (retention may prune old attempts, so fewer is fine).
+ */
+export async function expectAliveAndIntact(url: string, dbPath: string): Promise<void> {
+  const health = await fetch(`${url}/api/health`)
+  expect(health.status).toBe(200)
+  const { default: Database } = await import('better-sqlite3')
+  const file = new Database(dbPath, { readonly: true, fileMustExist: true })
+  try {
+    expect(file.pragma('integrity_check', { simple: true })).toBe('ok')
+    expect(file.pragma('foreign_key_check')).toEqual([])
+    const overLogged = file.prepare(
+      'SELECT d.id FROM deliveries d WHERE (SELECT count(*) FROM attempts a WHERE a.delivery_id = d.id) > d.attempts',
+    ).all()
+    expect(overLogged).toEqual([])
+    const twice = file.prepare('SELECT delivery_id, attempt FROM attempts GROUP BY delivery_id, attempt HAVING count(*) > 1').all()
+    expect(twice).toEqual([])
+  } finally {
+    file.close()
+  }
+}
