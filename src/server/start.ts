@@ -3,6 +3,9 @@ import { mintToken } from '../domain/auth.ts'
 import { createCatalog } from '../domain/catalog.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
+import { takeServeLease, type ServeLease } from '../domain/serve-lease.ts'
+import { guardWrites } from '../domain/transaction.ts'
+import { createFileGuard, type FileGuard } from '../store/file-guard.ts'
 import { resetProject } from '../domain/seeding.ts'
 import { DEFAULT_RETENTION, startRetention, type RetentionLimits } from '../domain/retention.ts'
 import { AppError } from '../errors.ts'
@@ -41,6 +44,10 @@ export interface StartOptions {
   retention?: Partial<RetentionLimits>
   /** A project file (or its content) applied before serving. */
   config?: { path: string } | { file: ProjectFile } | undefined
+  /** The database file was deleted or replaced while serving: nothing more can be kept (writes answer 503). */
+  onStoreLost?: (message: string) => void
+  /** Another serve took this database over (its lease lapsed while this one was frozen): deliveries stop here. */
+  onLeaseLost?: (message: string) => void
   /** Apply `config.path` again whenever it changes; results go to `onWatch`. */
   watch?: boolean
   onWatch?: (result: { ok: true; result: ApplyResult } | { ok: false; error: Error }) => void
@@ -77,7 +84,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { store, events } = runtime
   let watcher: { close(): void } | null = null
   let grpc: GrpcHost | null = null
+  let lease: ServeLease | null = null
+  let fileGuard: FileGuard | null = null
+  let fileCheck: NodeJS.Timeout | null = null
   try {
+    // Before anything writes: a second serve must not touch the first one's queue.
+    let stopDeliveries = () => {}
+    lease = options.dbPath === ':memory:' ? null : takeServeLease(store, {
+      onLost: (by) => {
+        stopDeliveries()
+        options.onLeaseLost?.(`another serve took this database over (${by ? `pid ${by.pid}, ${by.url}` : 'its lease was removed'}); this one no longer delivers webhooks`)
+      },
+    })
     const config = options.config
     const needsDemo = options.demo !== false && !config && store.repos.projects.list().length === 0
     // yaml, faker and the apply code load only when a file or the demo needs them.
@@ -92,6 +110,26 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const catalog = createCatalog(store, { ownPathsSlug: own?.slug, events })
     const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })
     const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
+    stopDeliveries = () => void worker.stop(0)
+    if (options.dbPath !== ':memory:') {
+      const guard = createFileGuard(options.dbPath)
+      fileGuard = guard
+      const lostError = (reason: string) => new AppError('STORE_UNAVAILABLE', `${reason}; nothing more can be kept: restart mockapi serve`)
+      guardWrites(store.db, () => {
+        const reason = guard.lost()
+        if (reason) throw lostError(reason)
+      })
+      // Also without writes, so the user hears of it at once.
+      const timer = setInterval(() => {
+        const reason = guard.lost()
+        if (!reason) return
+        clearInterval(timer)
+        stopDeliveries()
+        options.onStoreLost?.(lostError(reason).message)
+      }, 1000)
+      timer.unref()
+      fileCheck = timer
+    }
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
     const app = createApp({ store, catalog, events, debug: options.debug ?? false, signal: shutdown.signal })
@@ -102,6 +140,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       await listening.close()
       throw error
     }
+    lease?.announce(listening.url)
     worker.start()
     const wakeWorker = () => worker.wake()
     events.on('delivery.queued', wakeWorker)
@@ -120,6 +159,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     let closing: Promise<void> | null = null
     const grpcHost = grpc
+    const heldLease = lease
     return {
       url: listening.url,
       port: listening.port,
@@ -158,6 +198,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           await Promise.all([listening.close(), grpcHost?.close()])
           outbox.close()
           await worker.stop()
+          heldLease?.release()
+          if (fileCheck) clearInterval(fileCheck)
+          fileGuard?.close()
           runtime.close()
         })()
         return closing
@@ -165,6 +208,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   } catch (error) {
     watcher?.close()
+    lease?.release()
+    if (fileCheck) clearInterval(fileCheck)
+    fileGuard?.close()
     runtime.close()
     throw error
   }

@@ -3,6 +3,7 @@ import { createCollectionRepo } from './collections.ts'
 import { createDeliveryRepo } from './deliveries.ts'
 import { createEndpointRepo } from './endpoints.ts'
 import { createInboxRepo } from './inbox.ts'
+import { createLeaseRepo } from './lease.ts'
 import { createSubscriptionRepo } from './subscriptions.ts'
 import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
@@ -22,6 +23,7 @@ export function createRepos(db: Db) {
     endpoints: createEndpointRepo(db),
     records: createRecordRepo(db),
     meta: createMetaRepo(db),
+    lease: createLeaseRepo(db),
     inbox: createInboxRepo(db),
     subscriptions: createSubscriptionRepo(db),
     deliveries: createDeliveryRepo(db),

@@ -49,12 +49,19 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
       const dbPath = dbPathOf(command, ctx)
+      let storeLost: string | null = null
+      let stopServing = (_reason: string) => {}
       const server = await startServer({
         dbPath,
         port: options.port,
         host: options.host,
         grpcPort: options.grpcPort,
         onGrpcError: (error) => ctx.io.err(chalk.red(`✖ gRPC methods not served: ${error.message}`)),
+        onLeaseLost: (message) => ctx.io.err(chalk.red(`✖ ${message}`)),
+        onStoreLost: (message) => {
+          storeLost = message
+          stopServing('database gone')
+        },
         ownPathsProject: options.project,
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
@@ -95,15 +102,29 @@ export function registerServe(program: Command, ctx: CliContext): void {
           ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${chalk.magenta('webhook')} #${a.subscriptionId} ${a.eventType} attempt ${a.attempt} ${result} ${chalk.dim(`${a.durationMs}ms → ${a.outcome}`)}`)
         })
       }
+      const debug = globalOptions(command).debug ?? false
+      // A net, not the fix: whatever escapes the server's own handling is reported and serving goes on.
+      const survive = (error: unknown) => {
+        ctx.io.err(chalk.red(`✖ unexpected error (still serving): ${(error as Error)?.message ?? String(error)}`))
+        if (debug) ctx.io.err(String((error as Error)?.stack ?? error))
+      }
+      process.on('uncaughtException', survive)
+      process.on('unhandledRejection', survive)
       await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals) => {
-          process.off('SIGINT', stop)
-          process.off('SIGTERM', stop)
-          ctx.io.out(chalk.dim(`\n${signal}: shutting down`))
+        const onSignal = (signal: NodeJS.Signals) => stopServing(signal)
+        stopServing = (reason) => {
+          stopServing = () => {}
+          process.off('SIGINT', onSignal)
+          process.off('SIGTERM', onSignal)
+          ctx.io.out(chalk.dim(`\n${reason}: shutting down`))
           server.close().then(resolve, resolve)
         }
-        process.on('SIGINT', stop)
-        process.on('SIGTERM', stop)
+        process.on('SIGINT', onSignal)
+        process.on('SIGTERM', onSignal)
+        if (storeLost) stopServing('database gone')
       })
+      process.off('uncaughtException', survive)
+      process.off('unhandledRejection', survive)
+      if (storeLost) throw new AppError('STORE_UNAVAILABLE', storeLost)
     })
 }
