@@ -11,6 +11,10 @@ if (typeof globalThis.gc !== 'function') {
   process.exit(2)
 }
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+if (process.argv.includes('--faults')) {
+  await import('./soak-faults.mjs')
+  process.exit()
+}
 const { startServer } = await import(join(ROOT, 'dist/server/start.js'))
 const { openRuntime } = await import(join(ROOT, 'dist/runtime.js'))
 const { mintToken } = await import(join(ROOT, 'dist/domain/auth.js'))
