@@ -1041,6 +1041,14 @@ function start() {
   const token = sessionStorage.getItem(TOKEN_KEY)
   if (token) signIn(token)
   else showLogin('')
+  // A banner URL pasted into a tab already open on the dashboard changes only the fragment.
+  window.addEventListener('hashchange', () => {
+    const fresh = tokenFromHash()
+    if (fresh && fresh !== state.token) {
+      closeEvents()
+      signIn(fresh)
+    }
+  })
 }
 
 start()

@@ -83,6 +83,17 @@ describe('dashboard login', { timeout: 60_000 }, () => {
     await context.close()
   })
 
+  it('takes the token of a banner URL given to a tab already open on the login screen (only the #fragment changes)', async () => {
+    const { page, problems, context } = await openPage(browser, `${server.url}/_mockapi/`)
+    await page.getByTestId('login').waitFor()
+    await page.goto(`${server.url}/_mockapi/#token=${token}`)
+    await page.getByTestId('project').first().waitFor()
+    expect(await page.getByTestId('login').isHidden()).toBe(true)
+    expect(new URL(page.url()).hash).toBe('')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
   it('a bad token shows the paste screen with the reason', async () => {
     const { page, context } = await openPage(browser, `${server.url}/_mockapi/#token=not-a-jwt`)
     const error = page.getByTestId('login-error')
