@@ -6,13 +6,14 @@ import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, openStore, send, serve, tempDb, tempDir, waitFor } from '../_helpers.ts'
-import { launchBrowser, openDashboard, openPage, screenshot, screenshotDark, startShop } from './_browser.ts'
+import { launchBrowser, openDashboard, openPage, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
 
 let browser: Browser
 let server: RunningServer
 let token: string
 
 beforeAll(async () => {
+  if (noBrowser) return
   ;({ server, token } = await startShop())
   browser = await launchBrowser()
 })
@@ -21,7 +22,7 @@ afterAll(async () => {
   await cleanup()
 })
 
-describe('dashboard login', { timeout: 60_000 }, () => {
+describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   it('logs in with the token of the banner URL, then forgets it from the address bar', async () => {
     const { page, problems, context } = await openDashboard(browser, server, token)
     expect(await page.getByTestId('project').allTextContents()).toEqual([expect.stringContaining('Shop')])
