@@ -112,21 +112,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
     stopDeliveries = () => void worker.stop(0)
     if (options.dbPath !== ':memory:') {
-      const guard = createFileGuard(options.dbPath)
-      fileGuard = guard
       const lostError = (reason: string) => new AppError('STORE_UNAVAILABLE', `${reason}; nothing more can be kept: restart mockapi serve`)
+      const guard = createFileGuard(options.dbPath, (reason) => {
+        stopDeliveries()
+        // Told after the write that noticed it has been refused.
+        setImmediate(() => options.onStoreLost?.(lostError(reason).message))
+      })
+      fileGuard = guard
       guardWrites(store.db, () => {
         const reason = guard.lost()
         if (reason) throw lostError(reason)
       })
-      // Also without writes, so the user hears of it at once.
-      const timer = setInterval(() => {
-        const reason = guard.lost()
-        if (!reason) return
-        clearInterval(timer)
-        stopDeliveries()
-        options.onStoreLost?.(lostError(reason).message)
-      }, 1000)
+      // Also without writes, where the folder cannot be watched.
+      const timer = setInterval(() => guard.lost(), 1000)
       timer.unref()
       fileCheck = timer
     }
