@@ -7,6 +7,7 @@ import { up as retention } from './0040-retention.ts'
 import { up as fieldIndexes } from './0050-field-indexes.ts'
 import { up as apiSpecs } from './0060-api-specs.ts'
 import { up as specFormats } from './0070-spec-formats.ts'
+import { up as seedSnapshots } from './0080-seed-snapshots.ts'
 
 export interface Migration {
   version: number
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 50, up: fieldIndexes },
   { version: 60, up: apiSpecs },
   { version: 70, up: specFormats },
+  { version: 80, up: seedSnapshots },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
