@@ -89,6 +89,17 @@ async function deliveryRate(dbPath, seconds) {
   return { rate, left }
 }
 
+/** `mockapi reset` of a resource seeded with 100,000 records, spawn to exit. */
+function resetTime(dir) {
+  const db = join(dir, 'reset.db')
+  const cli = (...args) => execFileSync(process.execPath, [BIN, '--db', db, ...args], { stdio: 'ignore' })
+  cli('init', '--yes', '--name', 'Reset', '--slug', 'reset')
+  cli('add-resource', '/api/items', '--fields', 'title:lorem.word,n:number.int', '--seed', '100000', '--seed-value', '1')
+  const started = performance.now()
+  cli('reset')
+  return Math.round(performance.now() - started)
+}
+
 function freePort() {
   return new Promise((resolve) => {
     const probe = createNetServer()
@@ -268,6 +279,7 @@ try {
 
   const coldAfterLoad = await coldStart([process.execPath, BIN, '--db', dbPath, 'serve', '--port', '0', '--quiet'], '/api/bench/items/1')
   const peerCold = PEERS ? await peers(dir, results) : undefined
+  const resetMs = resetTime(dir)
 
   const ceiling = results[0].rps
   const when = new Date().toISOString()
@@ -284,8 +296,9 @@ try {
   console.log(`7 cold start, spawn to first 200 (median of 5): mockapi ${cold} ms; bare h3 + better-sqlite3 on this machine ${coldBare} ms`)
   console.log(`  restart after the load (delivery backlog, receiver gone): mockapi ${coldAfterLoad} ms`)
   if (peerCold) console.log(`  ${peerCold.label}, same 1,000 + 10,000 items: ${peerCold.coldMs} ms`)
+  console.log(`8 reset of 100,000 seeded records (mockapi reset, spawn to exit): ${resetMs} ms`)
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, coldStartMs: cold, coldStartBareMs: coldBare, coldStartAfterLoadMs: coldAfterLoad, coldStartMockoonMs: peerCold?.coldMs }, null, 2))
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, coldStartMs: cold, coldStartBareMs: coldBare, coldStartAfterLoadMs: coldAfterLoad, coldStartMockoonMs: peerCold?.coldMs, reset100kMs: resetMs }, null, 2))
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

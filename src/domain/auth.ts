@@ -16,8 +16,16 @@ function signingKey(store: Store): Uint8Array {
   return Buffer.from(secret, 'hex')
 }
 
+/** The claim binding a project-scoped token to its project's key, so it dies with that project. */
+const PROJECT_KEY_CLAIM = 'projectKey'
+
 export async function mintToken(store: Store, options: { projectId?: number; expiresInMs: number; subject?: string }): Promise<string> {
-  const claims = options.projectId === undefined ? {} : { projectId: options.projectId }
+  let claims = {}
+  if (options.projectId !== undefined) {
+    const key = store.repos.projects.tokenKey(options.projectId)
+    if (key === undefined) throw new AppError('PROJECT_NOT_FOUND', `no project with id "${options.projectId}"`)
+    claims = { projectId: options.projectId, [PROJECT_KEY_CLAIM]: key }
+  }
   const nowSeconds = Math.floor(store.clock.now().getTime() / 1000)
   const { SignJWT } = await loadJose()
   return new SignJWT(claims)
@@ -53,6 +61,11 @@ export async function verifyBearer(store: Store, header: string | null): Promise
     const projectId = payload.projectId
     if (projectId !== undefined && (typeof projectId !== 'number' || !Number.isInteger(projectId))) {
       throw new AppError('UNAUTHORIZED', 'the token claim "projectId" must be an integer')
+    }
+    // 401, not 403 or 404: the credential itself is dead (as if expired), whatever it is used for.
+    const projectKey = payload[PROJECT_KEY_CLAIM]
+    if (projectId !== undefined && (typeof projectKey !== 'string' || projectKey !== store.repos.projects.tokenKey(projectId))) {
+      throw new AppError('UNAUTHORIZED', 'the token\'s project has been deleted (or the token predates project-bound tokens); get a new one with "mockapi token --project <slug>"')
     }
     return { sub: payload.sub!, ...(projectId === undefined ? {} : { projectId }) }
   } catch (error) {

@@ -38,9 +38,8 @@ export function reseedCollection(store: Store, collectionId: number, makeFaker: 
         for (let i = 0; i < resource.seedCount; i += 1) insertRecord(store, collectionId, generateRecord(resource.fields, faker))
       }
     }
-    const seeded = records.allJson(collectionId)
-    collections.setSnapshot(collectionId, seeded)
-    return seeded.length
+    records.saveSnapshot(collectionId)
+    return records.count(collectionId)
   })
 }
 
@@ -60,15 +59,8 @@ export function resetProject(store: Store, projectId: number): { collections: nu
     let restored = 0
     const ids = collections.listIds(projectId)
     for (const collectionId of ids) {
-      records.removeAll(collectionId)
-      let nextId = 1
-      for (const json of collections.snapshot(collectionId)) {
-        const id = String((JSON.parse(json) as { id: unknown }).id)
-        records.insert(collectionId, id, json)
-        if (/^[1-9][0-9]{0,14}$/.test(id)) nextId = Math.max(nextId, Number(id) + 1)
-        restored += 1
-      }
-      collections.setNextId(collectionId, nextId)
+      restored += records.restoreSnapshot(collectionId)
+      collections.setNextId(collectionId, records.maxIntegerId(collectionId) + 1)
     }
     return { collections: ids.length, records: restored }
   })

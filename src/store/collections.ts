@@ -9,8 +9,6 @@ export function createCollectionRepo(db: Db) {
   const nextId = db.prepare<[number], number>('SELECT next_id FROM collections WHERE id = ?').pluck()
   const setNextId = db.prepare<[number, number]>('UPDATE collections SET next_id = ? WHERE id = ?')
   const raiseNextId = db.prepare<[number, number, number]>('UPDATE collections SET next_id = ? WHERE id = ? AND next_id <= ?')
-  const snapshot = db.prepare<[number], string>('SELECT snapshot FROM collections WHERE id = ?').pluck()
-  const setSnapshot = db.prepare<[string, number]>('UPDATE collections SET snapshot = ? WHERE id = ?')
   const byProject = db.prepare<[number], number>('SELECT id FROM collections WHERE project_id = ? ORDER BY id').pluck()
   // better-sqlite3 refuses numbered parameters (`?1`): the id is bound twice.
   const removeUnused = db.prepare<[number, number]>('DELETE FROM collections WHERE id = ? AND NOT EXISTS (SELECT 1 FROM resources WHERE collection_id = ?)')
@@ -27,9 +25,6 @@ export function createCollectionRepo(db: Db) {
     /** Keeps the counter above an integer id a client chose, so generated ids never collide with it. */
     raiseNextIdPast: (id: number, taken: number): void => void raiseNextId.run(taken + 1, id, taken),
     listIds: (projectId: number): number[] => byProject.all(projectId) as number[],
-    /** The records as seeded (JSON texts), which reset restores. */
-    snapshot: (id: number): string[] => JSON.parse((snapshot.get(id) as string | undefined) ?? '[]') as string[],
-    setSnapshot: (id: number, records: string[]): void => void setSnapshot.run(JSON.stringify(records), id),
     /** Drops a collection no resource uses any more, with its records. */
     removeIfUnused: (id: number): void => void removeUnused.run(id, id),
   }

@@ -36,6 +36,7 @@ export function createProjectRepo(db: Db) {
     'INSERT INTO projects (name, slug, share_token, is_default, created_at) VALUES (?, ?, ?, ?, ?)',
   )
   const remove = db.prepare<[number]>('DELETE FROM projects WHERE id = ?')
+  const tokenKey = db.prepare<[number], string>('SELECT token_key FROM projects WHERE id = ?').pluck()
   const updateInfo = db.prepare<[string, string, number | null, number]>('UPDATE projects SET name = ?, description = ?, seed_value = ? WHERE id = ?')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
@@ -59,6 +60,8 @@ export function createProjectRepo(db: Db) {
       const info = insert.run(project.name, project.slug, project.shareToken, project.isDefault ? 1 : 0, project.createdAt)
       return toProject(byId.get(Number(info.lastInsertRowid))!)
     },
+    /** The secret a token for this project carries (made with the project, gone with it). */
+    tokenKey: (id: number): string | undefined => tokenKey.get(id) as string | undefined,
     updateInfo(id: number, info: { name: string; description: string; seedValue: number | null }): void {
       updateInfo.run(info.name, info.description, info.seedValue, id)
     },

@@ -164,6 +164,18 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const removeAll = db.prepare<[number]>('DELETE FROM records WHERE collection_id = ?')
   const allJson = db.prepare<[number], string>('SELECT data FROM records WHERE collection_id = ? ORDER BY seq').pluck()
   const countAll = db.prepare<[number], number>('SELECT record_count FROM collections WHERE id = ?').pluck()
+  // The same test as INTEGER_ID in domain/records.ts (`^[1-9][0-9]{0,14}$`), in GLOB patterns.
+  const maxIntegerId = db.prepare<[number], number>(
+    `SELECT coalesce(max(CAST(id AS INTEGER)), 0) FROM records
+     WHERE collection_id = ? AND length(id) <= 15 AND id GLOB '[1-9]*' AND id NOT GLOB '*[^0-9]*'`,
+  ).pluck()
+  const clearSnapshot = db.prepare<[number]>('DELETE FROM snapshot_records WHERE collection_id = ?')
+  const takeSnapshot = db.prepare<[number]>(
+    'INSERT INTO snapshot_records (collection_id, id, data) SELECT collection_id, id, data FROM records WHERE collection_id = ? ORDER BY seq',
+  )
+  const restoreSnapshot = db.prepare<[number]>(
+    'INSERT INTO records (collection_id, id, data) SELECT collection_id, id, data FROM snapshot_records WHERE collection_id = ? ORDER BY seq',
+  )
 
   return {
     page(collectionId: number, query: RecordQuery): RecordPage {
@@ -210,6 +222,22 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       removeAll.run(collectionId)
     },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
+    /** The highest id that is a plain integer (as generated ids are), 0 if none. */
+    maxIntegerId: (collectionId: number): number => maxIntegerId.get(collectionId) as number,
+    /**
+     * Keeps the collection's records as seeded, for reset; and puts them back. Both copy rows
+     * inside SQLite, never through JavaScript. Callers run these inside a transaction.
+     */
+    saveSnapshot(collectionId: number): void {
+      clearSnapshot.run(collectionId)
+      takeSnapshot.run(collectionId)
+    },
+    /** Returns how many records were restored. */
+    restoreSnapshot(collectionId: number): number {
+      localWrites += 1
+      removeAll.run(collectionId)
+      return restoreSnapshot.run(collectionId).changes
+    },
     /** How many records the collection holds (a counter kept by triggers, no scan). */
     count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
   }

@@ -7,6 +7,8 @@ import { up as retention } from './0040-retention.ts'
 import { up as fieldIndexes } from './0050-field-indexes.ts'
 import { up as apiSpecs } from './0060-api-specs.ts'
 import { up as specFormats } from './0070-spec-formats.ts'
+import { up as seedSnapshots } from './0080-seed-snapshots.ts'
+import { up as uniqueIds } from './0090-unique-ids.ts'
 
 export interface Migration {
   version: number
@@ -22,22 +24,40 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 50, up: fieldIndexes },
   { version: 60, up: apiSpecs },
   { version: 70, up: specFormats },
+  { version: 80, up: seedSnapshots },
+  { version: 90, up: uniqueIds },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
 
 export function migrate(db: Database, target = LATEST_VERSION): void {
-  const current = db.pragma('user_version', { simple: true }) as number
+  const version = () => db.pragma('user_version', { simple: true }) as number
+  const pendingFrom = (current: number) => MIGRATIONS.filter((m) => m.version > current && m.version <= target)
+  const current = version()
   if (current > LATEST_VERSION) {
     throw new AppError('INVALID_INPUT', `database schema version ${current} is newer than this mockapi understands (${LATEST_VERSION}); upgrade mockapi`)
   }
-  const pending = MIGRATIONS.filter((m) => m.version > current && m.version <= target)
-  if (pending.length === 0) return
-  // One transaction for the whole step: a crash mid-way leaves the old schema intact.
-  db.transaction(() => {
-    for (const migration of pending) {
-      migration.up(db)
-      db.pragma(`user_version = ${migration.version}`)
-    }
-  }).immediate()
+  if (pendingFrom(current).length === 0) return
+  // A migration that rebuilds a table drops the old one, which with foreign keys on would
+  // cascade-delete every row referring to it. SQLite ignores this setting inside a transaction,
+  // so it goes off around the step, and the references are checked before it commits.
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1
+  if (foreignKeys) db.pragma('foreign_keys = OFF')
+  try {
+    // One transaction for the whole step: a crash mid-way leaves the old schema intact. The version
+    // is read again under the lock: another process may have migrated while this one waited.
+    db.transaction(() => {
+      for (const migration of pendingFrom(version())) {
+        migration.up(db)
+        db.pragma(`user_version = ${migration.version}`)
+      }
+      const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[]
+      if (broken.length > 0) {
+        const pairs = [...new Set(broken.map((row) => `${row.table} → ${row.parent}`))].join(', ')
+        throw new Error(`${broken.length} rows refer to rows that do not exist (${pairs})`)
+      }
+    }).immediate()
+  } finally {
+    if (foreignKeys) db.pragma('foreign_keys = ON')
+  }
 }
