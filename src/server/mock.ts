@@ -13,7 +13,8 @@ import type { OpenApiOperation } from '../openapi/types.ts'
 import { checkRequest, readOperationBody, responderFor, specAnswer } from './openapi.ts'
 import { defaultStatus } from '../openapi/default-status.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
-import { errorResponse, jsonResponse, textResponse } from './respond.ts'
+import { AUTH_CHALLENGE, errorResponse, jsonResponse, textResponse } from './respond.ts'
+import { FastResponse } from 'srvx'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import type { ProtocolAnswer } from './protocol.ts'
 import { finishCapture, startCapture } from './request-capture.ts'
@@ -170,6 +171,19 @@ async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extrac
   return (await import('./soap.ts')).answerSoap(event, resolution.route, context)
 }
 
+/**
+ * What HTTP requires of a final answer, whatever a stored setting or a spec said: never a 1xx (a
+ * client waits for the real answer after one; such a status is sent as 200), and a 401 names an
+ * authentication scheme.
+ */
+function asFinalResponse(response: Response): Response {
+  if (response.status >= 200 && (response.status !== 401 || response.headers.has('www-authenticate'))) return response
+  const headers = new Headers(response.headers)
+  if (response.status === 401) headers.set('WWW-Authenticate', AUTH_CHALLENGE)
+  const status = response.status < 200 ? 200 : response.status
+  return new FastResponse(response.body, { status, statusText: status === 200 ? 'OK' : response.statusText, headers })
+}
+
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */
 export function createMockHandler(deps: MockDeps) {
   return async (event: H3Event): Promise<Response> => {
@@ -190,6 +204,7 @@ export function createMockHandler(deps: MockDeps) {
     } catch (error) {
       response = errorResponse(error, { debug: deps.debug })
     }
+    response = asFinalResponse(response)
     const durationMs = Math.round((performance.now() - started) * 100) / 100
     const endpointId = resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null)
     if (deps.events.listenerCount('request.served') > 0) {
