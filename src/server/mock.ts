@@ -113,8 +113,18 @@ function injectedError(deps: MockDeps, endpoint: Endpoint): boolean {
   return endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate
 }
 
+/**
+ * A 1xx is informational: sent as the final status, no client could read the answer (and a
+ * Response cannot even be built with one). Configuring one is refused; one stored before that,
+ * or the only code a spec documents (a WebSocket upgrade's 101), is answered as 200.
+ */
+function finalStatus(status: number): number {
+  return status < 200 ? 200 : status
+}
+
 /** A configured fixed body, the resource's records, or `{}`. */
-async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Found, status: number, body: unknown): Promise<Response> {
+async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Found, configured: number, body: unknown): Promise<Response> {
+  const status = finalStatus(configured)
   const { endpoint, collectionId, parentFields, idParam } = resolution.route
   if (endpoint.body !== null) {
     return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
@@ -158,7 +168,7 @@ async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found,
   const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
   const code = prefer.code ?? configured
   const documented = specAnswer(responder, operation, endpoint.status, { ...prefer, code }, event.req.headers.get('accept'))
-  if (documented) return textResponse(documented.status, documented.body, { ...documented.headers, ...endpoint.headers })
+  if (documented) return textResponse(finalStatus(documented.status), documented.body, { ...documented.headers, ...endpoint.headers })
   // A code the spec does not document: as for any endpoint.
   if (code! >= 400) return simulatedError(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
   return answerConfigured(event, deps, resolution, code!, body)
@@ -171,17 +181,12 @@ async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extrac
   return (await import('./soap.ts')).answerSoap(event, resolution.route, context)
 }
 
-/**
- * What HTTP requires of a final answer, whatever a stored setting or a spec said: never a 1xx (a
- * client waits for the real answer after one; such a status is sent as 200), and a 401 names an
- * authentication scheme.
- */
-function asFinalResponse(response: Response): Response {
-  if (response.status >= 200 && (response.status !== 401 || response.headers.has('www-authenticate'))) return response
+/** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
+function withChallenge(response: Response): Response {
+  if (response.status !== 401 || response.headers.has('www-authenticate')) return response
   const headers = new Headers(response.headers)
-  if (response.status === 401) headers.set('WWW-Authenticate', AUTH_CHALLENGE)
-  const status = response.status < 200 ? 200 : response.status
-  return new FastResponse(response.body, { status, statusText: status === 200 ? 'OK' : response.statusText, headers })
+  headers.set('WWW-Authenticate', AUTH_CHALLENGE)
+  return new FastResponse(response.body, { status: 401, statusText: response.statusText, headers })
 }
 
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */
@@ -204,7 +209,7 @@ export function createMockHandler(deps: MockDeps) {
     } catch (error) {
       response = errorResponse(error, { debug: deps.debug })
     }
-    response = asFinalResponse(response)
+    response = withChallenge(response)
     const durationMs = Math.round((performance.now() - started) * 100) / 100
     const endpointId = resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null)
     if (deps.events.listenerCount('request.served') > 0) {
