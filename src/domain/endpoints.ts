@@ -21,9 +21,10 @@ export function parseMethod(method: string): HttpMethod {
   return upper as HttpMethod
 }
 
+/** 1xx statuses are informational: sent as the final one, no client could read the answer. */
 export function checkStatus(status: number): number {
-  if (!Number.isInteger(status) || status < 100 || status > 599) {
-    throw new AppError('INVALID_INPUT', `status ${status} must be an HTTP status code from 100 to 599`)
+  if (!Number.isInteger(status) || status < 200 || status > 599) {
+    throw new AppError('INVALID_INPUT', `status ${status} must be an HTTP status code from 200 to 599 (a 1xx is informational, never a final response)`)
   }
   return status
 }

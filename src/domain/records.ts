@@ -3,6 +3,7 @@ import type { ResourceAction } from '../model.ts'
 import type { FieldFilter } from '../store/records.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
+import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
 import type { Store } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -46,7 +47,9 @@ export function deeperThan(value: unknown, limit: number): boolean {
   return false
 }
 
-function requireObject(body: unknown): JsonObject {
+/** The body as an object to store, numbers past a double's precision kept as sent. */
+function requireObject(sent: unknown): JsonObject {
+  const body = exactNumbers(sent)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new AppError('INVALID_BODY', 'request body must be a JSON object')
   }
@@ -55,7 +58,7 @@ function requireObject(body: unknown): JsonObject {
 }
 
 export function normalizeId(value: unknown): string {
-  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : value
+  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : (keptNumber(value) ?? value)
   if (typeof id !== 'string' || id === '') throw new AppError('INVALID_ID', 'id must be a non-empty string or a number')
   if (id.length > MAX_ID_LENGTH) throw new AppError('INVALID_ID', `id must be at most ${MAX_ID_LENGTH} characters`)
   // URLs resolve these as dot-segments, so no client could ever address such a record.
@@ -70,9 +73,17 @@ function toRecordJson(id: string, body: JsonObject, parents: FieldFilter[]): str
   for (const parent of parents) {
     const value = parent.values[0]!
     // Keep the client's own type when it says the same (`userId: 1` under /users/1/…).
-    if (String(record[parent.field]) !== value) record = { ...record, [parent.field]: value }
+    const given = record[parent.field]
+    if ((keptNumber(given) ?? String(given)) !== value) record = { ...record, [parent.field]: value }
   }
-  return JSON.stringify(record)
+  return stringifyKeepingNumbers(record)
+}
+
+/** A POST routed before its resource was deleted (by the CLI, the dashboard, `apply`) reaches here after. */
+function requireCollection(store: Store, collectionId: number): void {
+  if (store.repos.resources.listByCollection(collectionId).length === 0) {
+    throw new AppError('NOT_FOUND', 'the resource this endpoint stored records in has been deleted')
+  }
 }
 
 function notFound(id: string): never {
@@ -102,8 +113,7 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
   switch (request.action) {
     case 'list': {
       const params = parseListParams(request.query)
-      const limit = params.limit
-      const offset = limit !== null && params.page !== null ? (params.page - 1) * limit : 0
+      const { limit, offset } = params
       const page = records.page(request.collectionId, {
         filters: [...request.parents, ...params.filters],
         sort: params.sort,
@@ -116,7 +126,10 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
     }
     case 'create': {
       const body = requireObject(request.body)
-      const created = writeTransaction(store.db, () => insertRecord(store, request.collectionId, body, request.parents))
+      const created = writeTransaction(store.db, () => {
+        requireCollection(store, request.collectionId)
+        return insertRecord(store, request.collectionId, body, request.parents)
+      })
       return { status: request.status, headers: json, body: created }
     }
     case 'read': {
@@ -130,7 +143,7 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
       const body = requireObject(request.body)
       const updated = writeTransaction(store.db, () => {
         const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
-        const fields = request.action === 'patch' ? { ...(JSON.parse(current) as JsonObject), ...body } : body
+        const fields = request.action === 'patch' ? { ...(parseKeepingNumbers(current) as JsonObject), ...body } : body
         const next = toRecordJson(id, fields, request.parents)
         records.replace(request.collectionId, id, next)
         return next

@@ -7,6 +7,8 @@ export interface ListParams {
   sort: { field: string; descending: boolean } | null
   page: number | null
   limit: number | null
+  /** Records skipped before the page: (page - 1) × limit. */
+  offset: number
 }
 
 const CONTROL = new Set(['sort', 'order', 'page', 'limit'])
@@ -32,19 +34,30 @@ function positiveInt(query: URLSearchParams, name: string): number | null {
   return value
 }
 
-/** Field names address JSON keys; dots nest (`author.name`). */
+/**
+ * Field names address JSON keys; dots nest (`author.name`). A JSON path quotes each key, and
+ * SQLite reads a backslash there as an escape and stops at NUL: neither can name a key as written.
+ */
 export function checkFieldName(parameter: string, field: string): string {
-  if (field.split('.').some((key) => key === '' || key.includes('"'))) {
-    invalid(parameter, `names the field "${field}", which is not a usable field name (empty part or a double quote)`)
+  if (field.split('.').some((key) => key === '' || /["\\\0]/.test(key))) {
+    invalid(parameter, `names the field ${JSON.stringify(field)}, which is not a usable field name (an empty part, a double quote, a backslash or NUL)`)
   }
   return field
+}
+
+/** `(page - 1) × limit`, refused when it passes what SQLite's 64-bit OFFSET (and a double) holds exactly. */
+function offsetOf(page: number | null, limit: number | null): number {
+  if (page === null || limit === null) return 0
+  const offset = (page - 1) * limit
+  if (!Number.isSafeInteger(offset)) invalid('page', `is ${page} with limit ${limit}: that page starts past the last record any list can hold ((page - 1) × limit must stay under 2^53)`)
+  return offset
 }
 
 /** `page`/`limit` alone (the inbox and other management lists). */
 export function parsePaging(query: URLSearchParams): { limit: number | null; offset: number } {
   const page = positiveInt(query, 'page')
   const limit = positiveInt(query, 'limit') ?? (page !== null ? DEFAULT_LIMIT : null)
-  return { limit, offset: limit !== null && page !== null ? (page - 1) * limit : 0 }
+  return { limit, offset: offsetOf(page, limit) }
 }
 
 export function parseListParams(query: URLSearchParams): ListParams {
@@ -65,10 +78,13 @@ export function parseListParams(query: URLSearchParams): ListParams {
   }
   if (byField.size > MAX_FILTER_FIELDS) invalid([...byField.keys()][MAX_FILTER_FIELDS]!, `is one filter too many (at most ${MAX_FILTER_FIELDS} fields)`)
 
+  const pageOrFirst = page ?? (limit !== null ? 1 : null)
+  const limitOrDefault = limit ?? (page !== null ? DEFAULT_LIMIT : null)
   return {
     filters: [...byField].map(([field, values]) => ({ field, values })),
     sort: sortField === null ? null : { field: checkFieldName('sort', sortField), descending: order === 'desc' },
-    page: page ?? (limit !== null ? 1 : null),
-    limit: limit ?? (page !== null ? DEFAULT_LIMIT : null),
+    page: pageOrFirst,
+    limit: limitOrDefault,
+    offset: offsetOf(pageOrFirst, limitOrDefault),
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Matches request paths against endpoint paths like `/api/posts/:id`. Literal segments beat
  * parameters; when the first matching path lacks the method, later matches are tried before
- * answering 405, so `/api/users/me` (GET) and `/api/users/:id` (DELETE) both work.
+ * answering 405, so `/api/users/me` (GET) and `/api/users/:id` (DELETE) both work. HEAD is
+ * answered by a path's GET unless the path has its own HEAD (as HTTP requires of GET resources).
  */
 export interface Route<T> {
   method: string
@@ -56,6 +57,8 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
     if (!node.methods.has(route.method)) node.methods.set(route.method, { value: route.value, paramNames })
   }
 
+  const entryOf = (node: Node<T>, method: string) => node.methods.get(method) ?? (method === 'HEAD' ? node.methods.get('GET') : undefined)
+
   return {
     match(method, segments) {
       const captured: string[] = []
@@ -64,7 +67,7 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
         if (index === segments.length) {
           if (node.methods.size === 0) return null
           firstPathMatch ??= node
-          return node.methods.has(method) ? { node, values: [...captured] } : null
+          return entryOf(node, method) ? { node, values: [...captured] } : null
         }
         const segment = segments[index]!
         const literal = node.literals.get(segment)
@@ -82,7 +85,7 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
       }
       const found = walk(root, 0)
       if (found) {
-        const entry = found.node.methods.get(method)!
+        const entry = entryOf(found.node, method)!
         const params: Record<string, string> = {}
         entry.paramNames.forEach((name, i) => {
           params[name] = found.values[i]!

@@ -1,5 +1,8 @@
-import { resolve } from 'node:path'
+import { readFile, realpath } from 'node:fs/promises'
+import { dirname, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { parse as parseYaml } from 'yaml'
 import { AppError } from '../errors.ts'
 import { normalizeSpec } from './normalize.ts'
 import { escapePointer, isObj, type Obj } from './pointer.ts'
@@ -13,6 +16,106 @@ export interface LoadOptions {
    * the CLI, run by the machine's own user, may allow them, a server taking URLs from requests should not.
    */
   allowInternalUrls?: boolean
+  /** A local spec may `$ref` files outside its own folder (by default only files under it). */
+  allowRefsOutside?: boolean
+}
+
+const isHttp = (location: string) => /^https?:\/\//i.test(location)
+
+/**
+ * YAML anchors are shared, not copied, when parsed, but every later step (bundling, validation,
+ * storing) walks the spec as a tree: a "billion laughs" spec of a few lines would expand without end.
+ * The yaml package refuses documents with too many aliases; what aliases add is bounded on top,
+ * since one alias of a large node can still multiply the size.
+ */
+const MAX_ALIAS_COUNT = 10_000
+const MAX_ALIAS_EXPANSION = 1_000_000
+
+/** How many values the tree holds once every shared node is counted where it is used, minus those written once. */
+function aliasGrowth(root: unknown): number {
+  const sizes = new Map<object, number>()
+  let written = 0
+  const sizeOf = (value: unknown): number => {
+    written += 1
+    if (value === null || typeof value !== 'object') return 1
+    const known = sizes.get(value)
+    if (known !== undefined) {
+      written -= 1
+      return known
+    }
+    sizes.set(value, 1) // a node that contains itself counts once
+    let size = 1
+    for (const child of Object.values(value)) size += sizeOf(child)
+    sizes.set(value, size)
+    return size
+  }
+  return sizeOf(root) - written
+}
+
+const TOO_MANY_ALIASES = `its YAML aliases expand too far (over ${MAX_ALIAS_COUNT.toLocaleString('en')} aliases or ${MAX_ALIAS_EXPANSION.toLocaleString('en')} values): a "billion laughs" document?`
+
+function parseSpecYaml(text: string): unknown {
+  let value: unknown
+  try {
+    value = parseYaml(text, { maxAliasCount: MAX_ALIAS_COUNT })
+  } catch (error) {
+    if (error instanceof ReferenceError && /alias count/i.test(error.message)) throw new Error(TOO_MANY_ALIASES)
+    // The first line, without the code frame: "… at line 10, column 1:" → "… (10:1)".
+    throw new Error(String((error as Error).message).split('\n')[0]!.replace(/ at line (\d+), column (\d+):?$/, ' ($1:$2)'))
+  }
+  if (aliasGrowth(value) > MAX_ALIAS_EXPANSION) throw new Error(TOO_MANY_ALIASES)
+  return value
+}
+
+interface RefPolicy {
+  parserOptions: object
+  /** Why a file was not read: the parser reports a resolver's own error only as "Error reading file". */
+  failure(): Error | null
+}
+
+/**
+ * Where `$ref`s may point: a remote spec only at http(s) URLs; a local one at files under its own
+ * folder (symbolic links followed) unless `allowRefsOutside`, and at http(s) URLs.
+ */
+function refPolicy(source: string, options: LoadOptions): RefPolicy {
+  const remote = isHttp(source)
+  const folder = remote ? null : realpath(dirname(resolve(source))).catch(() => dirname(resolve(source)))
+  let failure: Error | null = null
+  const refuse = (message: string): never => {
+    failure = new Error(message)
+    throw failure
+  }
+  const readLocal = async (file: { url: string }): Promise<Buffer> => {
+    if (remote) refuse(`${source}: $ref "${file.url}" is refused: a spec fetched from a URL may only $ref http(s) URLs`)
+    if (/^[a-z][a-z0-9+.-]+:\/\//i.test(file.url) && !/^file:/i.test(file.url)) refuse(`${_name(source)}: $ref "${file.url}" is refused: only files and http(s) URLs are read`)
+    let path = file.url
+    try {
+      if (/^file:/i.test(file.url)) path = fileURLToPath(file.url)
+    } catch (error) {
+      refuse(`${_name(source)}: $ref "${file.url}" is not a local file URL (${(error as Error).message})`)
+    }
+    if (!options.allowRefsOutside) {
+      const root = await folder!
+      const real = await realpath(path).catch(() => resolve(path))
+      if (real !== root && !real.startsWith(root + sep)) {
+        refuse(`${_name(source)}: $ref "${file.url}" is outside the spec's folder (${root}); --allow-refs-outside reads it`)
+      }
+    }
+    return readFile(path).catch((error: Error) => refuse(`Error opening file ${path}: ${error.message}`))
+  }
+  return {
+    parserOptions: {
+      resolve: {
+        http: { safeUrlResolver: !options.allowInternalUrls },
+        // Anything that is not http(s) is a file path or file: URL (as the library's own resolver decides).
+        file: { canRead: (file: { url: string }) => !isHttp(file.url), read: readLocal },
+      },
+      parse: {
+        yaml: { parse: (file: { data: Buffer | string }) => parseSpecYaml(typeof file.data === 'string' ? file.data : file.data.toString('utf8')) },
+      },
+    },
+    failure: () => failure,
+  }
 }
 
 /**
@@ -22,13 +125,13 @@ export interface LoadOptions {
  */
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<SpecDocument> {
   let document: Obj
+  // bundle() reads the source once and inlines external refs; the copy validated below then needs no base path.
+  const policy = refPolicy(source, options)
   try {
-    // bundle() reads the source once and inlines external refs; the copy validated below then needs no base path.
-    const parserOptions = { resolve: { http: { safeUrlResolver: !options.allowInternalUrls } } }
-    document = (await SwaggerParser.bundle(source, parserOptions as never)) as unknown as Obj
+    document = (await SwaggerParser.bundle(source, policy.parserOptions as never)) as unknown as Obj
     await SwaggerParser.validate(_forValidation(document) as never)
   } catch (error) {
-    throw _invalid(source, error, await _refLocation(source, error))
+    throw _invalid(source, policy.failure() ?? error, await _refLocation(source, error, options))
   }
   const version = _versionOf(document)
   if (!version) throw new AppError('INVALID_SPEC', `${_name(source)}: unsupported version (expected swagger "2.0" or openapi 3.0.x / 3.1.x)`)
@@ -60,7 +163,7 @@ function _forValidation(document: Obj): Obj {
 }
 
 function _name(source: string): string {
-  return /^https?:\/\//i.test(source) ? source : (source.split(/[\\/]/).pop() ?? source)
+  return isHttp(source) ? source : (source.split(/[\\/]/).pop() ?? source)
 }
 
 /** One readable line: the parser's head line plus schema issues (`#/…` lines); code frames are dropped. */
@@ -76,7 +179,7 @@ function _invalid(source: string, error: unknown, location: string | null): AppE
 }
 
 /** Where a missing `$ref` is written: the parser names only the target. */
-async function _refLocation(source: string, error: unknown): Promise<string | null> {
+async function _refLocation(source: string, error: unknown, options: LoadOptions): Promise<string | null> {
   const target = (error as { targetRef?: unknown })?.targetRef
   if (typeof target !== 'string') return null
   const find = (node: unknown, pointer: string): string | null => {
@@ -88,7 +191,7 @@ async function _refLocation(source: string, error: unknown): Promise<string | nu
     }
     return null
   }
-  const parsed = await SwaggerParser.parse(source).catch(() => null)
+  const parsed = await (SwaggerParser.parse(source, refPolicy(source, options).parserOptions as never) as unknown as Promise<unknown>).catch(() => null)
   const pointer = find(parsed, '')
   return pointer === null ? null : `#${pointer}`
 }

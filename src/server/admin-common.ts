@@ -1,9 +1,10 @@
-import { getRouterParam, type H3Event } from 'h3'
+import { getRouterParam, type H3, type H3Event } from 'h3'
 import { authorizeProject, verifyBearer } from '../domain/auth.ts'
 import type { Store } from '../domain/context.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
+import { withPreflight } from './cors.ts'
 import type { RequestLog } from './request-log.ts'
 
 export interface AdminDeps {
@@ -17,6 +18,16 @@ export interface AdminDeps {
 
 /** Checks the token, then the project of the path; the event stream may take the token as `?access_token=`. */
 export type Authorize = (event: H3Event, options?: { queryToken?: boolean }) => Promise<Project>
+
+/** A management API route: any method reaches `handler`, but a CORS preflight is answered first. */
+export function route(app: H3, path: string, handler: (event: H3Event) => unknown): void {
+  app.all(path, withPreflight(handler))
+}
+
+/** GET, or HEAD (answered as GET; Node sends no body for it). */
+export function isRead(event: H3Event): boolean {
+  return event.req.method === 'GET' || event.req.method === 'HEAD'
+}
 
 export function notAllowed(event: H3Event, allow: string[]): never {
   throw new AppError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed here; allowed: ${allow.join(', ')}`, {

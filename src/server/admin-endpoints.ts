@@ -1,7 +1,7 @@
 import type { H3 } from 'h3'
 import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
 import { endpointView } from '../views.ts'
-import { notAllowed, pathParam, type AdminDeps, type Authorize } from './admin-common.ts'
+import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './respond.ts'
 
@@ -9,13 +9,13 @@ import { jsonResponse, textResponse } from './respond.ts'
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { store } = deps
 
-  app.all('/api/projects/:projectId/endpoints', async (event) => {
+  route(app, '/api/projects/:projectId/endpoints', async (event) => {
     const project = await authorized(event)
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
     return jsonResponse(200, endpointsByPath(store, project.id).map(endpointView))
   })
 
-  app.all('/api/projects/:projectId/endpoints/:endpointId', async (event) => {
+  route(app, '/api/projects/:projectId/endpoints/:endpointId', async (event) => {
     const project = await authorized(event)
     const endpoint = requireEndpointById(store, project, pathParam(event, 'endpointId'))
     if (event.req.method === 'PATCH') {

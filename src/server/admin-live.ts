@@ -1,8 +1,14 @@
 import type { H3 } from 'h3'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
-import { notAllowed, type AdminDeps, type Authorize } from './admin-common.ts'
+import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { jsonResponse } from './respond.ts'
-import { eventStream } from './sse.ts'
+import { eventStream, eventStreamHead } from './sse.ts'
+
+/** When the (already verified) bearer token expires, in ms since the epoch. */
+async function expiryOf(authorization: string | null): Promise<number> {
+  const { decodeJwt } = await import('jose')
+  return decodeJwt(authorization!.replace(/^\s*Bearer\s+/i, '').trim()).exp! * 1000
+}
 
 /**
  * `…/requests` (the recent mock requests) and `…/events` (server-sent events: request, inbox,
@@ -11,17 +17,20 @@ import { eventStream } from './sse.ts'
 export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { store, events, requestLog } = deps
 
-  app.all('/api/projects/:projectId/requests', async (event) => {
+  route(app, '/api/projects/:projectId/requests', async (event) => {
     const project = await authorized(event)
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
     requestLog.activate()
     return jsonResponse(200, requestLog.list(project.id))
   })
 
-  app.all('/api/projects/:projectId/events', async (event) => {
+  route(app, '/api/projects/:projectId/events', async (event) => {
     const project = await authorized(event, { queryToken: true })
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
+    if (event.req.method === 'HEAD') return eventStreamHead()
     requestLog.activate()
+    // A stream is authorized once: it must not outlive the token that opened it.
+    const endsInMs = (await expiryOf(bearerOf(event, true))) - store.clock.now().getTime()
     return eventStream(deps.signal, (send) => {
       const stopRequests = requestLog.subscribe(project.id, (entry) => send('request', JSON.stringify(entry)))
       const onInbox = (received: InboxReceived) => {
@@ -39,6 +48,6 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
         events.off('inbox.received', onInbox)
         events.off('delivery.attempted', onDelivery)
       }
-    })
+    }, { endsInMs })
   })
 }

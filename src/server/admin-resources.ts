@@ -3,7 +3,7 @@ import type { Store } from '../domain/context.ts'
 import { runRecordAction } from '../domain/records.ts'
 import { addResource, checkNewResource, deleteResource, listResources, requireResource } from '../domain/resource-admin.ts'
 import type { Resource, ResourceAction } from '../model.ts'
-import { notAllowed, pathParam, type AdminDeps, type Authorize } from './admin-common.ts'
+import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './respond.ts'
 
@@ -29,9 +29,9 @@ function recordResponse(store: Store, event: H3Event, resource: Resource, action
 export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { store } = deps
 
-  app.all('/api/projects/:projectId/resources', async (event) => {
+  route(app, '/api/projects/:projectId/resources', async (event) => {
     const project = await authorized(event)
-    if (event.req.method === 'GET') return jsonResponse(200, listResources(store, project.id))
+    if (isRead(event)) return jsonResponse(200, listResources(store, project.id))
     if (event.req.method === 'POST') {
       const input = await readJsonBody(event, deps.bodyLimit)
       const { loadFaker } = await import('../engine/generators.ts')
@@ -42,13 +42,13 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
     notAllowed(event, ['GET', 'POST'])
   })
 
-  app.all('/api/projects/:projectId/resources/check', async (event) => {
+  route(app, '/api/projects/:projectId/resources/check', async (event) => {
     const project = await authorized(event)
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
     return jsonResponse(200, checkNewResource(store, project, event.url.searchParams.get('path')))
   })
 
-  app.all('/api/projects/:projectId/resources/:resourceId', async (event) => {
+  route(app, '/api/projects/:projectId/resources/:resourceId', async (event) => {
     const project = await authorized(event)
     const resource = requireResource(store, project, pathParam(event, 'resourceId'))
     if (event.req.method !== 'DELETE') notAllowed(event, ['DELETE'])
@@ -57,20 +57,21 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
     return textResponse(204, null)
   })
 
-  app.all('/api/projects/:projectId/resources/:resourceId/records', async (event) => {
+  route(app, '/api/projects/:projectId/resources/:resourceId/records', async (event) => {
     const project = await authorized(event)
     const resource = requireResource(store, project, pathParam(event, 'resourceId'))
-    if (event.req.method === 'GET') return recordResponse(store, event, resource, 'list', undefined)
+    if (isRead(event)) return recordResponse(store, event, resource, 'list', undefined)
     if (event.req.method === 'POST') return recordResponse(store, event, resource, 'create', await readJsonBody(event, deps.bodyLimit))
     notAllowed(event, ['GET', 'POST'])
   })
 
-  app.all('/api/projects/:projectId/resources/:resourceId/records/:recordId', async (event) => {
+  route(app, '/api/projects/:projectId/resources/:resourceId/records/:recordId', async (event) => {
     const project = await authorized(event)
     const resource = requireResource(store, project, pathParam(event, 'resourceId'))
     const id = pathParam(event, 'recordId')
     switch (event.req.method) {
-      case 'GET': return recordResponse(store, event, resource, 'read', undefined, id)
+      case 'GET':
+      case 'HEAD': return recordResponse(store, event, resource, 'read', undefined, id)
       case 'PUT': return recordResponse(store, event, resource, 'replace', await readJsonBody(event, deps.bodyLimit), id)
       case 'PATCH': return recordResponse(store, event, resource, 'patch', await readJsonBody(event, deps.bodyLimit), id)
       case 'DELETE': return recordResponse(store, event, resource, 'delete', undefined, id)

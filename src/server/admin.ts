@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts'
 import { parsePaging } from '../engine/list-query.ts'
 import { resetProject } from '../domain/seeding.ts'
 import { attemptView, subscriptionView } from '../views.ts'
-import { createAuthorize, notAllowed, pathParam, type AdminDeps } from './admin-common.ts'
+import { createAuthorize, notAllowed, pathParam, type AdminDeps, isRead, route } from './admin-common.ts'
 import { mountAdminEndpoints } from './admin-endpoints.ts'
 import { mountAdminLive } from './admin-live.ts'
 import { mountAdminResources } from './admin-resources.ts'
@@ -36,22 +36,22 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   const { store } = deps
   const authorized = createAuthorize(store)
 
-  app.all('/api/projects', async (event) => {
+  route(app, '/api/projects', async (event) => {
     const claims = await verifyBearer(store, event.req.headers.get('authorization'))
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
     const projects = store.repos.projects.list().filter((p) => claims.projectId === undefined || p.id === claims.projectId)
     return jsonResponse(200, projects.map((p) => projectSummary(store, p)))
   })
 
-  app.all('/api/projects/:projectId', async (event) => {
+  route(app, '/api/projects/:projectId', async (event) => {
     const project = await authorized(event)
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
     return jsonResponse(200, projectSummary(store, project))
   })
 
-  app.all('/api/projects/:projectId/webhook-inbox', async (event) => {
+  route(app, '/api/projects/:projectId/webhook-inbox', async (event) => {
     const project = await authorized(event)
-    if (event.req.method === 'GET') {
+    if (isRead(event)) {
       const { limit, offset } = parsePaging(event.url.searchParams)
       return textResponse(200, store.repos.inbox.pageJson(project.id, limit, offset), {
         'X-Total-Count': String(store.repos.inbox.count(project.id)),
@@ -64,15 +64,15 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     notAllowed(event, ['DELETE', 'GET'])
   })
 
-  app.all('/api/projects/:projectId/reset', async (event) => {
+  route(app, '/api/projects/:projectId/reset', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
     return jsonResponse(200, resetProject(store, project.id))
   })
 
-  app.all('/api/projects/:projectId/webhooks', async (event) => {
+  route(app, '/api/projects/:projectId/webhooks', async (event) => {
     const project = await authorized(event)
-    if (event.req.method === 'GET') {
+    if (isRead(event)) {
       const withDeliveries = event.url.searchParams.get('deliveries') === 'true'
       return jsonResponse(200, store.repos.subscriptions.listByProject(project.id).map((s) => ({
         ...subscriptionView(s),
@@ -87,10 +87,10 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     notAllowed(event, ['GET', 'POST'])
   })
 
-  app.all('/api/projects/:projectId/webhooks/:id', async (event) => {
+  route(app, '/api/projects/:projectId/webhooks/:id', async (event) => {
     const project = await authorized(event)
     const subscription = requireSubscription(store, pathParam(event, 'id'), project)
-    if (event.req.method === 'GET') return jsonResponse(200, subscriptionView(subscription))
+    if (isRead(event)) return jsonResponse(200, subscriptionView(subscription))
     if (event.req.method === 'PATCH') {
       const updated = updateSubscription(store, subscription, await readJsonBody(event, deps.bodyLimit))
       deps.events.emit('config.changed')
@@ -104,14 +104,14 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     notAllowed(event, ['DELETE', 'GET', 'PATCH'])
   })
 
-  app.all('/api/projects/:projectId/webhooks/:id/deliveries', async (event) => {
+  route(app, '/api/projects/:projectId/webhooks/:id/deliveries', async (event) => {
     const project = await authorized(event)
     const subscription = requireSubscription(store, pathParam(event, 'id'), project)
-    if (event.req.method !== 'GET') notAllowed(event, ['GET'])
+    if (!isRead(event)) notAllowed(event, ['GET'])
     return jsonResponse(200, recentAttempts(store, subscription.id, attemptLimit(event.url.searchParams)).map(attemptView))
   })
 
-  app.all('/api/projects/:projectId/deliveries/:attemptId/redeliver', async (event) => {
+  route(app, '/api/projects/:projectId/deliveries/:attemptId/redeliver', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
     const { deliveryId, attempt } = redeliver(store, pathParam(event, 'attemptId'), project)

@@ -33,7 +33,10 @@ export function createApp(deps: AppDeps): H3 {
   // A route, not middleware: middleware would run on every request.
   app.options('/**', (event) => preflightResponse(event.req))
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
-  app.get('/api/health', () => jsonResponse(200, { status: 'ok' }))
+  const health = () => jsonResponse(200, { status: 'ok' })
+  app.get('/api/health', health)
+  // Node sends no body for HEAD; h3 does not answer it from the GET route by itself.
+  app.head('/api/health', health)
   mountInbox(app, { store: deps.store, events: deps.events, bodyLimit })
   mountAdmin(app, {
     store: deps.store,

@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
+import { rememberExactNumbers } from '../engine/exact-numbers.ts'
 import { AppError } from '../errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -92,11 +93,15 @@ export function utf8Text(bytes: Uint8Array, code: 'BAD_REQUEST' | 'INVALID_JSON'
 
 export function parseJson(bytes: Uint8Array): unknown {
   const text = utf8Text(bytes, 'INVALID_JSON')
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch (error) {
     throw new AppError('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message}`)
   }
+  // A record stored from this body keeps numbers past a double's precision as they were sent.
+  rememberExactNumbers(value, text)
+  return value
 }
 
 /**

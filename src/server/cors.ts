@@ -8,6 +8,14 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'
 
+/**
+ * A route of its own (the inbox, the management API) matches before the catch-all preflight
+ * route: it answers OPTIONS through this, before any method check or authentication.
+ */
+export function withPreflight<E extends { req: Request }>(handler: (event: E) => unknown): (event: E) => unknown {
+  return (event) => (event.req.method === 'OPTIONS' ? preflightResponse(event.req) : handler(event))
+}
+
 export function preflightResponse(request: Request): Response {
   const requestedHeaders = request.headers.get('access-control-request-headers')
   return new FastResponse(null, {

@@ -10,12 +10,13 @@ import { AppError } from '../errors.ts'
  */
 const FOLDER = new URL('../dashboard/', import.meta.url)
 
-const FILES: Record<string, { file: string; type: string }> = {
-  '': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  'index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  'app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  'app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
-}
+// A Map: a name from the URL such as "constructor" must not find a property of every object.
+const FILES = new Map<string, { file: string; type: string }>([
+  ['', { file: 'index.html', type: 'text/html; charset=utf-8' }],
+  ['index.html', { file: 'index.html', type: 'text/html; charset=utf-8' }],
+  ['app.js', { file: 'app.js', type: 'text/javascript; charset=utf-8' }],
+  ['app.css', { file: 'app.css', type: 'text/css; charset=utf-8' }],
+])
 
 export const DASHBOARD_CSP = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'"
 
@@ -31,7 +32,7 @@ function contentOf(file: string): Buffer {
 }
 
 function serveFile(event: H3Event, name: string): Response {
-  const entry = FILES[name]
+  const entry = FILES.get(name)
   if (!entry) throw new AppError('ROUTE_NOT_MATCHED', `the dashboard has no file "${name}"`)
   const method = event.req.method
   if (method !== 'GET' && method !== 'HEAD') {

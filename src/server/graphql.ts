@@ -78,7 +78,8 @@ const operationKey = (type: 'query' | 'mutation' | 'subscription', field: string
 
 /** Executes one GraphQL request against the schema's mocks, with the settings of each root field selected. */
 export async function answerGraphql(event: H3Event, route: ProtocolRoute, context: ProtocolContext): Promise<ProtocolAnswer> {
-  const method = event.req.method
+  // HEAD answers as GET (Node sends no body for it).
+  const method = event.req.method === 'HEAD' ? 'GET' : event.req.method
   const type = mediaType(event)
   const params = event.url.searchParams
   if (method === 'GET' && params.has('sdl')) {

@@ -1,17 +1,19 @@
-import { getRequestIP, getRouterParam, type H3 } from 'h3'
+import { getRequestIP, getRouterParam, type H3, type H3Event } from 'h3'
 import { AppError } from '../errors.ts'
 import type { Store } from '../domain/context.ts'
 import { projectForInbox, receivePayload } from '../domain/inbox.ts'
 import type { MockEvents } from '../events.ts'
 import { inboxItemJson } from '../store/inbox.ts'
 import { isJsonContentType, parseJson, readRawBody } from './body.ts'
+import { withPreflight } from './cors.ts'
 import { jsonResponse } from './respond.ts'
 
 const decoder = new TextDecoder()
 
 /** `POST /api/webhooks/inbox/{token}`: public; stores any JSON value exactly as sent. */
 export function mountInbox(app: H3, deps: { store: Store; events: MockEvents; bodyLimit: number }): void {
-  app.all('/api/webhooks/inbox/:token', async (event) => {
+  // Senders in a browser (another origin) ask first: the preflight is answered before the method check.
+  app.all('/api/webhooks/inbox/:token', withPreflight(async (event: H3Event) => {
     if (event.req.method !== 'POST') {
       throw new AppError('METHOD_NOT_ALLOWED', 'the inbox takes POST only', { headers: { Allow: 'POST' } })
     }
@@ -37,5 +39,5 @@ export function mountInbox(app: H3, deps: { store: Store; events: MockEvents; bo
       })
     }
     return jsonResponse(201, received)
-  })
+  }))
 }

@@ -13,7 +13,8 @@ import type { OpenApiOperation } from '../openapi/types.ts'
 import { checkRequest, readOperationBody, responderFor, specAnswer } from './openapi.ts'
 import { defaultStatus } from '../openapi/default-status.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
-import { errorResponse, jsonResponse, textResponse } from './respond.ts'
+import { AUTH_CHALLENGE, errorResponse, jsonResponse, textResponse } from './respond.ts'
+import { FastResponse } from 'srvx'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import type { ProtocolAnswer } from './protocol.ts'
 import { finishCapture, startCapture } from './request-capture.ts'
@@ -112,8 +113,18 @@ function injectedError(deps: MockDeps, endpoint: Endpoint): boolean {
   return endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate
 }
 
+/**
+ * A 1xx is informational: sent as the final status, no client could read the answer (and a
+ * Response cannot even be built with one). Configuring one is refused; one stored before that,
+ * or the only code a spec documents (a WebSocket upgrade's 101), is answered as 200.
+ */
+function finalStatus(status: number): number {
+  return status < 200 ? 200 : status
+}
+
 /** A configured fixed body, the resource's records, or `{}`. */
-async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Found, status: number, body: unknown): Promise<Response> {
+async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Found, configured: number, body: unknown): Promise<Response> {
+  const status = finalStatus(configured)
   const { endpoint, collectionId, parentFields, idParam } = resolution.route
   if (endpoint.body !== null) {
     return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
@@ -157,7 +168,7 @@ async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found,
   const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
   const code = prefer.code ?? configured
   const documented = specAnswer(responder, operation, endpoint.status, { ...prefer, code }, event.req.headers.get('accept'))
-  if (documented) return textResponse(documented.status, documented.body, { ...documented.headers, ...endpoint.headers })
+  if (documented) return textResponse(finalStatus(documented.status), documented.body, { ...documented.headers, ...endpoint.headers })
   // A code the spec does not document: as for any endpoint.
   if (code! >= 400) return simulatedError(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
   return answerConfigured(event, deps, resolution, code!, body)
@@ -168,6 +179,14 @@ async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extrac
   const context = { bodyLimit: deps.bodyLimit, random: deps.random ?? Math.random }
   if (resolution.route.protocol === 'graphql') return (await import('./graphql.ts')).answerGraphql(event, resolution.route, context)
   return (await import('./soap.ts')).answerSoap(event, resolution.route, context)
+}
+
+/** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
+function withChallenge(response: Response): Response {
+  if (response.status !== 401 || response.headers.has('www-authenticate')) return response
+  const headers = new Headers(response.headers)
+  headers.set('WWW-Authenticate', AUTH_CHALLENGE)
+  return new FastResponse(response.body, { status: 401, statusText: response.statusText, headers })
 }
 
 /** The catch-all handler: resolve, answer, and report every request (success or error) once. */
@@ -190,6 +209,7 @@ export function createMockHandler(deps: MockDeps) {
     } catch (error) {
       response = errorResponse(error, { debug: deps.debug })
     }
+    response = withChallenge(response)
     const durationMs = Math.round((performance.now() - started) * 100) / 100
     const endpointId = resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null)
     if (deps.events.listenerCount('request.served') > 0) {

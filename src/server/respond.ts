@@ -5,6 +5,8 @@ import { AppError, codeForStatus, toErrorBody } from '../errors.ts'
 import { CORS_HEADERS } from './cors.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+/** Every 401 names the scheme that would succeed (RFC 9110 §11.6.1). */
+export const AUTH_CHALLENGE = 'Bearer realm="mockapi"'
 const NO_BODY = new Set([204, 205, 304])
 
 export function textResponse(status: number, body: string | null, headers?: Record<string, string>): Response {
@@ -46,5 +48,5 @@ export function toAppError(error: unknown): AppError {
 export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
   const appError = toAppError(error)
   if (appError.code === 'INTERNAL' && options.debug) console.error(error)
-  return jsonResponse(appError.status, toErrorBody(appError), appError.headers ?? {})
+  return jsonResponse(appError.status, toErrorBody(appError), appError.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': AUTH_CHALLENGE, ...appError.headers } : (appError.headers ?? {}))
 }

@@ -25,7 +25,7 @@ function serviceUrls(event: H3Event, route: ProtocolRoute): (service: string) =>
  */
 export async function answerSoap(event: H3Event, route: ProtocolRoute, context: ProtocolContext): Promise<ProtocolAnswer> {
   const responder = await responderFor(route)
-  if (event.req.method === 'GET') {
+  if (event.req.method === 'GET' || event.req.method === 'HEAD') {
     return { response: textResponse(200, responder.wsdl(serviceUrls(event, route)), { 'Content-Type': 'text/xml; charset=utf-8' }), endpointId: null, failed: false }
   }
   const headers = event.req.headers

@@ -7,6 +7,9 @@ export const PING_MS = 15_000
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024
 
 const encoder = new TextEncoder()
+// setTimeout fires at once past this delay (a signed 32-bit count of ms).
+const MAX_TIMER_MS = 2 ** 31 - 1
+const EXPIRED = JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'the token has expired' } })
 
 /** One server-sent event; a data text with line breaks becomes several `data:` lines. */
 export function formatEvent(name: string, data: string): string {
@@ -15,11 +18,26 @@ export function formatEvent(name: string, data: string): string {
 
 export type Send = (name: string, data: string) => void
 
+const HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  // One stream per connection: when it ends the socket goes too, so closing the server never waits on it.
+  Connection: 'close',
+  'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
+}
+
+/** HEAD on a stream: its headers, and no stream opened. */
+export function eventStreamHead(): Response {
+  return new FastResponse(null, { status: 200, headers: HEADERS })
+}
+
 /**
  * A `text/event-stream` response. `open` subscribes and returns the unsubscribe, called once when
- * the client goes away, the client falls too far behind, or `signal` aborts (the server closes).
+ * the client goes away, the client falls too far behind, `signal` aborts (the server closes), or
+ * `endsInMs` passes (the token that opened it expires: an `expired` event is sent first).
  */
-export function eventStream(signal: AbortSignal, open: (send: Send) => () => void, options: { pingMs?: number } = {}): Response {
+export function eventStream(signal: AbortSignal, open: (send: Send) => () => void, options: { pingMs?: number; endsInMs?: number } = {}): Response {
   let finish = (): void => {}
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -32,10 +50,22 @@ export function eventStream(signal: AbortSignal, open: (send: Send) => () => voi
       }
       const ping = setInterval(() => write(': ping\n\n'), options.pingMs ?? PING_MS)
       ping.unref()
+      let expiry: NodeJS.Timeout | null = null
+      const expireAt = options.endsInMs === undefined ? null : Date.now() + options.endsInMs
+      const scheduleExpiry = () => {
+        const left = expireAt! - Date.now()
+        if (left <= 0) {
+          write(formatEvent('expired', EXPIRED))
+          return finish()
+        }
+        expiry = setTimeout(scheduleExpiry, Math.min(left, MAX_TIMER_MS))
+        expiry.unref()
+      }
       finish = () => {
         if (done) return
         done = true
         clearInterval(ping)
+        if (expiry) clearTimeout(expiry)
         signal.removeEventListener('abort', finish)
         unsubscribe?.()
         try {
@@ -49,20 +79,11 @@ export function eventStream(signal: AbortSignal, open: (send: Send) => () => voi
       // Sent at once, so a client sees the stream open before any event.
       write(': connected\n\n')
       unsubscribe = open((name, data) => write(formatEvent(name, data)))
+      if (expireAt !== null && !done) scheduleExpiry()
     },
     cancel() {
       finish()
     },
   }, { highWaterMark: 0, size: (chunk) => chunk.byteLength })
-  return new FastResponse(stream, {
-    status: 200,
-    headers: {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      'X-Accel-Buffering': 'no',
-      // One stream per connection: when it ends the socket goes too, so closing the server never waits on it.
-      Connection: 'close',
-      'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
-    },
-  })
+  return new FastResponse(stream, { status: 200, headers: HEADERS })
 }

@@ -14,7 +14,7 @@ describe('loadSpec refuses invalid specs with INVALID_SPEC', () => {
   test.each([
     ['broken/bad-ref.yaml', /^bad-ref\.yaml: Missing \$ref pointer "#\/components\/schemas\/Missing".* \(at #\/paths\/~1things\/get\/responses\/200\/content\/application~1json\/schema\)$/],
     ['broken/no-paths.yaml', /^no-paths\.yaml is not a valid Openapi API definition$/],
-    ['broken/yaml-syntax.yaml', /^Error parsing yaml-syntax\.yaml: unexpected end of the stream within a flow collection \(10:1\)$/],
+    ['broken/yaml-syntax.yaml', /^Error parsing yaml-syntax\.yaml: Flow map in block collection must be sufficiently indented and end with a } \(10:1\)$/],
     ['broken/schema-invalid.yaml', /^schema-invalid\.yaml: Swagger schema validation failed\. #\/paths\/~1things\/get\/responses\/200 must have required property 'description'; /],
     ['broken/version.yaml', /version\.yaml: .*4\.0\.0/],
     ['broken/does-not-exist.yaml', /^Error opening file does-not-exist\.yaml: ENOENT/],

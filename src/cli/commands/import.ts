@@ -19,6 +19,7 @@ interface ImportOptions {
   stateful?: boolean
   seed?: number
   json?: boolean
+  allowRefsOutside?: boolean
 }
 
 /** By extension; YAML and JSON files are OpenAPI/Swagger. */
@@ -115,6 +116,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--replace', 'OpenAPI: remove endpoints of an earlier import of this spec that it no longer has')
     .option('--stateful', 'collection + item paths (/pets, /pets/{id}) store what is POSTed, like a resource')
     .option('--seed <n>', 'with --stateful: generated items each collection starts with (default 5)', parseInteger)
+    .option('--allow-refs-outside', "OpenAPI: let a local spec $ref files outside its own folder (a spec from a URL only ever $refs http(s) URLs)")
     .option('--json', 'print the result as JSON')
     .action((source: string, options: ImportOptions, command: Command) =>
       withRuntime(command, ctx, async ({ store }) => {
@@ -131,7 +133,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
           import('../../engine/generators.ts'),
         ])
         // A local tool: specs served by a back end on localhost are the common case.
-        const spec = await loadSpec(source, { allowInternalUrls: true })
+        const spec = await loadSpec(source, { allowInternalUrls: true, allowRefsOutside: options.allowRefsOutside ?? false })
         const operations = listOperations(spec)
         const makeFaker = await loadFaker()
         const result = writeTransaction(store.db, () => {
