@@ -62,8 +62,7 @@ function waitForLock(db: Db): Promise<void> {
 export async function whenStoreFree<T>(db: Db, work: () => T | Promise<T>, waitMs = REQUEST_BUSY_WAIT_MS): Promise<T> {
   const deadline = performance.now() + waitMs
   for (;;) {
-    const pending = lockFreed.get(db)
-    if (pending) await untilDeadline(pending, deadline)
+    // Tried first even while a probe runs: work that turns out to only read never waits.
     try {
       return await work()
     } catch (error) {
