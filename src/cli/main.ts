@@ -77,8 +77,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     return 0
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1
-    if (error instanceof AppError) {
-      io.err(chalk.red(`✖ ${error.message}`))
+    // Loaded here, not up front: the store (and SQLite) loads only with a command that opens it.
+    const known = error instanceof AppError ? error : (await import('../store/db.ts')).storeFaultError(error)
+    if (known) {
+      io.err(chalk.red(`✖ ${known.message}`))
       return 1
     }
     // Ctrl-C at an @inquirer prompt.

@@ -1,6 +1,7 @@
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
 import type { Store } from './context.ts'
+import { writeTransaction } from './transaction.ts'
 
 /** The project an inbox token names: its share token, or its slug. */
 export function projectForInbox(store: Store, token: string): Project {
@@ -19,7 +20,11 @@ export interface ReceivedPayload {
 }
 
 export function receivePayload(store: Store, project: Project, payload: ReceivedPayload): { id: string; receivedAt: string } {
-  const receivedAt = store.clock.now().toISOString()
-  const id = store.repos.inbox.insert({ projectId: project.id, receivedAt, ...payload })
-  return { id: String(id), receivedAt }
+  // The project may have been deleted (by another process) while the body was read.
+  return writeTransaction(store.db, () => {
+    if (!store.repos.projects.byId(project.id)) throw new AppError('NOT_FOUND', 'no project has that inbox token')
+    const receivedAt = store.clock.now().toISOString()
+    const id = store.repos.inbox.insert({ projectId: project.id, receivedAt, ...payload })
+    return { id: String(id), receivedAt }
+  })
 }

@@ -1,3 +1,4 @@
+import type { BackgroundLog } from './background.ts'
 import type { Store } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -12,12 +13,22 @@ export interface RetentionLimits {
 
 export const DEFAULT_RETENTION: RetentionLimits = { inboxPerProject: 1000, deliveriesPerSubscription: 1000, everyMs: 5000 }
 
+const TASK = 'log pruning'
+
 /**
  * Prunes the log tables every few seconds, so a long-running serve stays the same size. The first
  * prune waits one period: at start it would hold up the first requests behind a large delete.
+ * A prune the database cannot take now (busy, disk full) is simply the next one's work.
  */
-export function startRetention(store: Store, limits: RetentionLimits): { stop(): void } {
-  const pruneNow = () => writeTransaction(store.db, () => store.repos.retention.prune(limits))
+export function startRetention(store: Store, limits: RetentionLimits, log: BackgroundLog): { stop(): void } {
+  const pruneNow = () => {
+    try {
+      writeTransaction(store.db, () => store.repos.retention.prune(limits))
+      log.succeeded(TASK)
+    } catch (error) {
+      log.failed(TASK, error)
+    }
+  }
   const timer = setInterval(pruneNow, limits.everyMs)
   timer.unref()
   return { stop: () => clearInterval(timer) }

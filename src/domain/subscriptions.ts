@@ -44,12 +44,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function createSubscription(store: Store, project: Project, input: unknown): Subscription {
   if (!isObject(input)) throw new AppError('INVALID_BODY', 'request body must be a JSON object with name, targetUrl and events')
   const fields = { name: checkName(input.name), targetUrl: checkTargetUrl(input.targetUrl), events: checkEvents(input.events) }
-  return store.repos.subscriptions.insert({
-    projectId: project.id,
-    ...fields,
-    secret: `whsec_${randomBytes(24).toString('base64')}`,
-    createdAt: store.clock.now().toISOString(),
+  // The project may have been deleted (by another process) while the body was read.
+  return writeTransaction(store.db, () => {
+    if (!store.repos.projects.byId(project.id)) throw new AppError('PROJECT_NOT_FOUND', `project ${project.id} was deleted`)
+    return store.repos.subscriptions.insert({
+      projectId: project.id,
+      ...fields,
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      createdAt: store.clock.now().toISOString(),
+    })
   })
+}
+
+function gone(subscription: Subscription): AppError {
+  return new AppError('NOT_FOUND', `no webhook subscription with id "${subscription.id}" (it was deleted)`)
 }
 
 export function requireSubscription(store: Store, id: string | number, project?: Project): Subscription {
@@ -75,13 +83,14 @@ export function updateSubscription(store: Store, subscription: Subscription, inp
     ...('events' in input ? { events: checkEvents(input.events) } : {}),
   }
   return writeTransaction(store.db, () => {
+    if (!store.repos.subscriptions.byId(subscription.id)) throw gone(subscription)
     if (!next.enabled) store.repos.deliveries.cancelPending(subscription.id)
     return store.repos.subscriptions.update(next)
   })
 }
 
 export function deleteSubscription(store: Store, subscription: Subscription): void {
-  store.repos.subscriptions.remove(subscription.id)
+  if (!store.repos.subscriptions.remove(subscription.id)) throw gone(subscription)
 }
 
 export function recentAttempts(store: Store, subscriptionId: number, limit = DELIVERY_LOG_LIMIT): Attempt[] {
@@ -94,9 +103,13 @@ export function redeliver(store: Store, attemptId: string, project?: Project): {
   const found = Number.isSafeInteger(id) ? store.repos.deliveries.attemptById(id) : undefined
   const attempt = found && (!project || store.repos.subscriptions.byId(found.subscriptionId)?.projectId === project.id) ? found : undefined
   if (!attempt) throw new AppError('NOT_FOUND', `no delivery with id "${attemptId}"${project ? ` in project ${project.id}` : ''} (ids are listed by "mockapi webhooks deliveries")`)
-  const subscription = requireSubscription(store, attempt.subscriptionId)
-  if (!subscription.enabled) throw new AppError('CONFLICT', `subscription ${subscription.id} is off; turn it on first`)
-  const now = store.clock.now()
-  const deliveryId = store.repos.deliveries.insertDelivery(attempt.eventId, subscription.id, now.getTime(), now.toISOString())
-  return { deliveryId, attempt }
+  // One transaction: the subscription checked is the one the delivery is queued for.
+  return writeTransaction(store.db, () => {
+    const subscription = requireSubscription(store, attempt.subscriptionId)
+    if (!subscription.enabled) throw new AppError('CONFLICT', `subscription ${subscription.id} is off; turn it on first`)
+    const now = store.clock.now()
+    const deliveryId = store.repos.deliveries.insertDelivery(attempt.eventId, subscription.id, now.getTime(), now.toISOString())
+    if (deliveryId === null) throw gone(subscription)
+    return { deliveryId, attempt }
+  })
 }

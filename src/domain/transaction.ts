@@ -1,4 +1,5 @@
-import type { Db } from '../store/db.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { storeFault, type Db } from '../store/db.ts'
 
 type Runner = { immediate: <T>(work: () => T) => T }
 
@@ -28,4 +29,65 @@ export function writeTransaction<T>(db: Db, work: () => T): T {
     guard()
     return result
   })
+}
+
+/** How long a request's write waits in all for another process's write lock before answering 503. */
+export const REQUEST_BUSY_WAIT_MS = 5_000
+const FIRST_PAUSE_MS = 10
+const LONGEST_PAUSE_MS = 200
+
+/**
+ * While the lock is taken, one probe per connection looks for it to free and every waiting write
+ * waits on that probe: each try blocks the event loop for the connection's busy wait, so many
+ * writes trying on their own would freeze the requests that only read.
+ */
+const lockFreed = new WeakMap<Db, Promise<void>>()
+
+function waitForLock(db: Db): Promise<void> {
+  let freed = lockFreed.get(db)
+  if (freed) return freed
+  freed = (async () => {
+    for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
+      await sleep(pause, undefined, { ref: false })
+      if (!db.open) return
+      // A transaction of this connection is open only inside synchronous work, never across a timer.
+      if (db.inTransaction) continue
+      try {
+        db.exec('BEGIN IMMEDIATE')
+        db.exec('ROLLBACK')
+        return
+      } catch (error) {
+        // Anything but the lock is for the write itself to meet and report.
+        if (storeFault(error) !== 'busy') return
+      }
+    }
+  })().finally(() => lockFreed.delete(db))
+  lockFreed.set(db, freed)
+  return freed
+}
+
+/**
+ * Runs a write that may meet another process's write lock (`work` takes it at once, so failing
+ * changed nothing). While the lock is held it waits without blocking the event loop, for up to
+ * `waitMs` in all, then lets SQLITE_BUSY through: the caller answers 503 STORE_BUSY.
+ */
+export async function whenStoreFree<T>(db: Db, work: () => T | Promise<T>, waitMs = REQUEST_BUSY_WAIT_MS): Promise<T> {
+  const deadline = performance.now() + waitMs
+  for (;;) {
+    // Tried first even while a probe runs: work that turns out to only read never waits.
+    try {
+      return await work()
+    } catch (error) {
+      if (storeFault(error) !== 'busy' || performance.now() >= deadline) throw error
+    }
+    await untilDeadline(waitForLock(db), deadline)
+  }
+}
+
+async function untilDeadline(freed: Promise<void>, deadline: number): Promise<void> {
+  const left = deadline - performance.now()
+  if (left <= 0) return
+  const abort = new AbortController()
+  await Promise.race([freed, sleep(left, undefined, { signal: abort.signal, ref: false }).catch(() => {})])
+  abort.abort()
 }

@@ -1,14 +1,26 @@
 import { randomUUID } from 'node:crypto'
+import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
 import type { Store } from '../domain/context.ts'
-import { writeTransaction } from '../domain/transaction.ts'
+import { whenStoreFree, writeTransaction } from '../domain/transaction.ts'
 import { createVersionedCache } from '../domain/versioned-cache.ts'
 import type { MockEvents, RequestServed } from '../events.ts'
 import type { EventType, Subscription } from '../model.ts'
+import { storeFault } from '../store/db.ts'
+
+const TASK = 'webhook events'
+/**
+ * Served requests kept while the database cannot take them (busy, disk full). Past this many the
+ * oldest go, so a database that never recovers cannot take all memory.
+ */
+export const MAX_BUFFERED = 50_000
+/** How long closing waits for a busy database to take what is still buffered. */
+const CLOSE_WAIT_MS = 2_000
 
 export interface Outbox {
   /** Writes what is buffered now (also done on its own, once per event-loop turn). */
   flush(): void
-  close(): void
+  /** Stops listening and writes what is buffered (waiting a moment for a busy database). */
+  close(): Promise<void>
 }
 
 /** A query string as the event's `query`: one value as a string, a repeated key as an array. */
@@ -28,9 +40,11 @@ function eventTypes(served: RequestServed): EventType[] {
 /**
  * Records events for subscribers. The request path only buffers the served request; the events
  * and one delivery row per matching enabled subscription are written in one transaction on the
- * next turn of the event loop, so many requests share one commit.
+ * next turn of the event loop, so many requests share one commit. A batch the database cannot
+ * take (another process holds the lock, the disk is full) stays buffered and is written later.
  */
-export function createOutbox(store: Store, events: MockEvents, options: { onQueued: () => void }): Outbox {
+export function createOutbox(store: Store, events: MockEvents, options: { onQueued: () => void; log?: BackgroundLog }): Outbox {
+  const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const subscriptions = createVersionedCache(store.db, () => {
     const byProject = new Map<number, Subscription[]>()
     for (const subscription of store.repos.subscriptions.listEnabled()) {
@@ -40,13 +54,16 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
   })
   let buffered: RequestServed[] = []
   let scheduled: NodeJS.Immediate | null = null
+  let retry: NodeJS.Timeout | null = null
+  let failures = 0
+  let dropped = 0
 
-  const flush = () => {
-    if (scheduled) clearImmediate(scheduled)
-    scheduled = null
-    if (buffered.length === 0) return
-    const batch = buffered
-    buffered = []
+  /**
+   * The cached subscriptions may be up to 50 ms stale (another process deleted one, or its
+   * project): each row is written only if what it points at still exists, so one deleted
+   * subscription cannot roll back the events of every other project in the batch.
+   */
+  const write = (batch: RequestServed[]): number => {
     const now = store.clock.now()
     const createdAt = now.toISOString()
     let queued = 0
@@ -67,18 +84,64 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
             durationMs: served.durationMs,
           }
           const payload = JSON.stringify({ type, timestamp: createdAt, data })
-          store.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })
-          for (const target of targets) store.repos.deliveries.insertDelivery(id, target.id, now.getTime(), createdAt)
-          queued += targets.length
+          if (!store.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })) continue
+          let added = 0
+          for (const target of targets) {
+            if (store.repos.deliveries.insertDelivery(id, target.id, now.getTime(), createdAt) !== null) added += 1
+          }
+          if (added === 0) store.repos.deliveries.removeEvent(id)
+          queued += added
         }
       }
     })
+    return queued
+  }
+
+  const keep = (batch: RequestServed[]) => {
+    buffered = batch.concat(buffered)
+    const over = buffered.length - MAX_BUFFERED
+    if (over > 0) {
+      buffered = buffered.slice(over)
+      dropped += over
+    }
+  }
+
+  const flush = () => {
+    if (scheduled) clearImmediate(scheduled)
+    scheduled = null
+    if (retry) clearTimeout(retry)
+    retry = null
+    if (buffered.length === 0) return
+    const batch = buffered
+    buffered = []
+    let queued: number
+    try {
+      queued = write(batch)
+    } catch (error) {
+      log.failed(TASK, error)
+      // Anything but the database's state would fail the same way again: that batch is given up.
+      if (storeFault(error) === null) return
+      keep(batch)
+      retry = setTimeout(flush, retryDelayMs(failures++))
+      retry.unref()
+      return
+    }
+    failures = 0
+    log.succeeded(TASK)
+    if (dropped > 0) {
+      log.note(TASK, `the events of ${dropped} requests were not recorded: more than ${MAX_BUFFERED} waited for the database`)
+      dropped = 0
+    }
     if (queued > 0) options.onQueued()
   }
 
   const onServed = (served: RequestServed) => {
     if (served.fromDelivery || served.projectId === null) return
-    if (!subscriptions.get().has(served.projectId)) return
+    try {
+      if (!subscriptions.get().has(served.projectId)) return
+    } catch {
+      // The subscriptions cannot be read now: the flush decides, once the database answers.
+    }
     buffered.push(served)
     scheduled ??= setImmediate(flush)
   }
@@ -88,10 +151,22 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
   events.on('config.changed', onChanged)
   return {
     flush,
-    close() {
+    async close() {
       events.off('request.served', onServed)
       events.off('config.changed', onChanged)
-      flush()
+      if (scheduled) clearImmediate(scheduled)
+      if (retry) clearTimeout(retry)
+      scheduled = retry = null
+      if (buffered.length === 0) return
+      const batch = buffered
+      buffered = []
+      try {
+        const queued = await whenStoreFree(store.db, () => write(batch), CLOSE_WAIT_MS)
+        if (queued > 0) options.onQueued()
+      } catch (error) {
+        log.failed(TASK, error)
+        log.note(TASK, `the events of ${batch.length} requests were not recorded before shutting down`)
+      }
     },
   }
 }

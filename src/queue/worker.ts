@@ -1,14 +1,18 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Webhook } from 'standardwebhooks'
+import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
 import type { Store } from '../domain/context.ts'
 import { writeTransaction } from '../domain/transaction.ts'
 import type { DeliveryAttempted, MockEvents } from '../events.ts'
 import type { ClaimedDelivery } from '../store/deliveries.ts'
+import { storeFault } from '../store/db.ts'
 
 /** Marks our own deliveries, so a subscription pointed at a mock endpoint cannot feed itself. */
 export const DELIVERY_HEADER = 'x-mockapi-delivery'
 export const DEFAULT_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000]
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000
 const MAX_RETRY_AFTER_MS = 3_600_000
+const TASK = 'webhook deliveries'
 
 export interface WorkerOptions {
   store: Store
@@ -17,8 +21,11 @@ export interface WorkerOptions {
   retryDelaysMs?: number[]
   timeoutMs?: number
   concurrency?: number
+  /** Attempts in flight at once to one subscription: a slow receiver cannot hold every slot. */
+  perSubscription?: number
   /** How often to look for deliveries queued by another process (`webhooks redeliver`). */
   pollMs?: number
+  log?: BackgroundLog
 }
 
 export interface Worker {
@@ -35,6 +42,13 @@ interface Outcome {
   retryAfterMs: number | null
 }
 
+interface InFlight {
+  subscriptionId: number
+  /** Aborted by `stop` after its grace: the attempt did not happen, or its outcome is not recorded. */
+  stop: AbortController
+  done: Promise<void>
+}
+
 function parseRetryAfter(value: string | null, now: number): number | null {
   if (!value) return null
   const seconds = Number(value)
@@ -42,15 +56,16 @@ function parseRetryAfter(value: string | null, now: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : null
 }
 
-function describeFailure(error: unknown, timeoutMs: number): string {
+function describeFailure(error: unknown): string {
   const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } }
-  if (err.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`
   return err.cause?.code ?? err.cause?.message ?? err.message ?? String(error)
 }
 
 /**
  * Delivers queued events. The schedule lives in SQLite (state, attempt count, next attempt time),
  * so a restart or a crash picks up where it stopped; p-retry's in-memory retries could not.
+ * Nothing here throws out of its timers: a database it cannot write delays the work, and an
+ * outcome is recorded once the database takes it.
  */
 export function createWorker(options: WorkerOptions): Worker {
   const { store, events } = options
@@ -58,10 +73,16 @@ export function createWorker(options: WorkerOptions): Worker {
   const retryDelays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS
   const concurrency = options.concurrency ?? 16
+  const perSubscription = options.perSubscription ?? 4
   const pollMs = options.pollMs ?? 1000
-  const inFlight = new Map<number, { abort: AbortController; done: Promise<void> }>()
+  const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
+  const inFlight = new Map<number, InFlight>()
   let timer: NodeJS.Timeout | null = null
   let stopping = false
+  let recovered = false
+  let failures = 0
+  // Round robin: the next claim starts after the subscription served first last time.
+  let lastFirst = 0
   const now = () => store.clock.now().getTime()
 
   const schedule = (delayMs: number) => {
@@ -70,27 +91,73 @@ export function createWorker(options: WorkerOptions): Worker {
     timer.unref()
   }
 
+  const busyWith = (subscriptionId: number) => {
+    let count = 0
+    for (const job of inFlight.values()) if (job.subscriptionId === subscriptionId) count += 1
+    return count
+  }
+
+  /** Claims up to `free` due deliveries, one per subscription in turn, each under its cap. */
+  function claim(free: number): ClaimedDelivery[] {
+    const at = now()
+    const due = deliveries.dueSubscriptions(at)
+    const turn = [...due.filter((id) => id > lastFirst), ...due.filter((id) => id <= lastFirst)]
+    const room = new Map(turn.map((id) => [id, perSubscription - busyWith(id)]))
+    const claimed: ClaimedDelivery[] = []
+    let open = turn.filter((id) => room.get(id)! > 0)
+    if (open.length > 0) lastFirst = open[0]!
+    while (claimed.length < free && open.length > 0) {
+      for (const id of open) {
+        if (claimed.length >= free) break
+        const [job] = deliveries.claimDue(id, at, 1)
+        if (job) claimed.push(job)
+        room.set(id, job ? room.get(id)! - 1 : 0)
+      }
+      open = open.filter((id) => room.get(id)! > 0)
+    }
+    return claimed
+  }
+
   function tick(): void {
     timer = null
     if (stopping) return
-    const free = concurrency - inFlight.size
-    if (free > 0) {
-      const claimed = writeTransaction(store.db, () => deliveries.claimDue(now(), free))
-      for (const job of claimed) start(job)
+    let claimed: ClaimedDelivery[] = []
+    let due: number | null
+    try {
+      if (!recovered) {
+        writeTransaction(store.db, () => deliveries.recoverInFlight())
+        recovered = true
+      }
+      const free = concurrency - inFlight.size
+      if (free > 0) claimed = writeTransaction(store.db, () => claim(free))
+      due = deliveries.nextDueAt()
+      log.succeeded(TASK)
+      failures = 0
+    } catch (error) {
+      log.failed(TASK, error)
+      schedule(retryDelayMs(failures++))
+      return
     }
+    for (const job of claimed) start(job)
     if (inFlight.size >= concurrency) return // a finishing attempt ticks again
-    const due = deliveries.nextDueAt()
-    schedule(due === null ? pollMs : Math.max(0, Math.min(pollMs, due - now())))
+    // Still due now: only subscriptions at their cap have some, and a finishing attempt ticks again.
+    schedule(due === null || due <= now() ? pollMs : Math.min(pollMs, due - now()))
   }
 
-  async function attempt(job: ClaimedDelivery, abort: AbortController): Promise<Outcome | null> {
+  async function attempt(job: ClaimedDelivery, stop: AbortSignal): Promise<Outcome | null> {
     const sentAt = store.clock.now()
+    // Our own timer, not AbortSignal.timeout inside AbortSignal.any: that one can be collected
+    // before it fires, and a receiver answering after 40 s was logged as a success.
+    const cut = new AbortController()
+    const onStop = () => cut.abort(stop.reason)
+    stop.addEventListener('abort', onStop)
+    const timeout = setTimeout(() => cut.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
     try {
       const response = await fetch(job.targetUrl, {
         method: 'POST',
         body: job.payload,
         redirect: 'manual',
-        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
+        signal: cut.signal,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'mockapi-webhooks',
@@ -108,15 +175,20 @@ export function createWorker(options: WorkerOptions): Worker {
         : status === 410 ? 'HTTP 410 Gone: the subscription was turned off' : `HTTP ${status}`
       return { statusCode: status, error, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now()) }
     } catch (error) {
-      if (abort.signal.aborted) return null // stopped: not attempted
-      return { statusCode: null, error: describeFailure(error, timeoutMs), retryAfterMs: null }
+      if (stop.aborted) return null // stopped: not attempted
+      const reason = cut.signal.aborted ? (cut.signal.reason as Error) : null
+      return { statusCode: null, error: reason?.name === 'TimeoutError' ? reason.message : describeFailure(error), retryAfterMs: null }
+    } finally {
+      clearTimeout(timeout)
+      stop.removeEventListener('abort', onStop)
     }
   }
 
-  function record(job: ClaimedDelivery, outcome: Outcome, durationMs: number): DeliveryAttempted['outcome'] {
+  /** The attempt's outcome and the next step; null when the delivery is gone (its subscription was deleted meanwhile). */
+  function record(job: ClaimedDelivery, outcome: Outcome, durationMs: number): DeliveryAttempted['outcome'] | null {
     const succeeded = outcome.error === null
     return writeTransaction(store.db, () => {
-      deliveries.logAttempt({
+      const logged = deliveries.logAttempt({
         deliveryId: job.id,
         subscriptionId: job.subscriptionId,
         eventId: job.eventId,
@@ -128,6 +200,7 @@ export function createWorker(options: WorkerOptions): Worker {
         durationMs,
         timestamp: store.clock.now().toISOString(),
       })
+      if (!logged) return null
       if (succeeded) {
         deliveries.markSucceeded(job.id, now())
         return 'succeeded'
@@ -150,39 +223,70 @@ export function createWorker(options: WorkerOptions): Worker {
     })
   }
 
-  function start(job: ClaimedDelivery): void {
-    const abort = new AbortController()
-    const started = performance.now()
-    const done = attempt(job, abort).then((outcome) => {
-      if (outcome === null) {
-        deliveries.release(job.id)
-        return
+  /**
+   * Writes `work` once the database takes it: tried again while it is busy or cannot be written,
+   * until `stop` aborts (then the row stays "sending" and the next start puts it back). Resolves
+   * to undefined when it gave up.
+   */
+  async function persist<T>(work: () => T, stop: AbortSignal): Promise<T | undefined> {
+    for (let failed = 0; ; failed += 1) {
+      try {
+        const result = work()
+        log.succeeded(TASK)
+        return result
+      } catch (error) {
+        log.failed(TASK, error)
+        if (storeFault(error) === null || stop.aborted) return undefined
       }
-      const durationMs = Math.round(performance.now() - started)
-      const next = record(job, outcome, durationMs)
-      events.emit('delivery.attempted', {
-        deliveryId: job.id,
-        subscriptionId: job.subscriptionId,
-        eventType: job.eventType,
-        attempt: job.attempt,
-        statusCode: outcome.statusCode,
-        succeeded: outcome.error === null,
-        error: outcome.error,
-        durationMs,
-        outcome: next,
-      })
-    }).finally(() => {
+      try {
+        await sleep(retryDelayMs(failed), undefined, { signal: stop, ref: false })
+      } catch {
+        return undefined
+      }
+    }
+  }
+
+  async function run(job: ClaimedDelivery, stop: AbortSignal): Promise<void> {
+    const started = performance.now()
+    const outcome = await attempt(job, stop)
+    if (outcome === null) {
+      // Stopping: best effort; what stays "sending" goes back to pending at the next start.
+      try {
+        deliveries.release(job.id)
+      } catch (error) {
+        log.failed(TASK, error)
+      }
+      return
+    }
+    const durationMs = Math.round(performance.now() - started)
+    const next = await persist(() => record(job, outcome, durationMs), stop)
+    if (next === undefined || next === null) return
+    events.emit('delivery.attempted', {
+      deliveryId: job.id,
+      subscriptionId: job.subscriptionId,
+      eventType: job.eventType,
+      attempt: job.attempt,
+      statusCode: outcome.statusCode,
+      succeeded: outcome.error === null,
+      error: outcome.error,
+      durationMs,
+      outcome: next,
+    })
+  }
+
+  function start(job: ClaimedDelivery): void {
+    const stop = new AbortController()
+    const done = run(job, stop.signal).catch((error: unknown) => log.failed(TASK, error)).finally(() => {
       inFlight.delete(job.id)
       // Re-plan: a free slot, and perhaps a retry due sooner than the timer set.
       if (!stopping) schedule(0)
     })
-    inFlight.set(job.id, { abort, done })
+    inFlight.set(job.id, { subscriptionId: job.subscriptionId, stop, done })
   }
 
   return {
     start() {
       stopping = false
-      writeTransaction(store.db, () => deliveries.recoverInFlight())
       schedule(0)
     },
     wake() {
@@ -196,7 +300,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (pending.length === 0) return
       const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
       await Promise.race([Promise.all(pending.map((p) => p.done)), grace])
-      for (const { abort } of inFlight.values()) abort.abort()
+      for (const { stop } of inFlight.values()) stop.abort()
       await Promise.all([...inFlight.values()].map((p) => p.done))
     },
   }

@@ -1,5 +1,6 @@
 import type { H3 } from 'h3'
 import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
 import { endpointView } from '../views.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
@@ -26,12 +27,13 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
         import('../engine/generators.ts'),
       ])
       const settings = settingsFromJson(input)
-      const updated = await configureEndpointFields(store, endpoint, settings, await loadFaker())
+      const faker = await loadFaker()
+      const updated = await whenStoreFree(store.db, () => configureEndpointFields(store, endpoint, settings, faker))
       deps.events.emit('config.changed')
       return jsonResponse(200, endpointView(updated))
     }
     if (event.req.method === 'DELETE') {
-      deleteEndpoint(store, endpoint)
+      await whenStoreFree(store.db, () => deleteEndpoint(store, endpoint))
       deps.events.emit('config.changed')
       return textResponse(204, null)
     }

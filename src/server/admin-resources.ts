@@ -1,6 +1,7 @@
 import type { H3, H3Event } from 'h3'
 import type { Store } from '../domain/context.ts'
 import { runRecordAction } from '../domain/records.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
 import { addResource, checkNewResource, deleteResource, listResources, requireResource } from '../domain/resource-admin.ts'
 import type { Resource, ResourceAction } from '../model.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
@@ -10,8 +11,8 @@ import { jsonResponse, textResponse } from './respond.ts'
 const SUCCESS: Record<ResourceAction, number> = { list: 200, create: 201, read: 200, replace: 200, patch: 200, delete: 200 }
 
 /** The records of a resource, through the same code as its mock endpoints (filters, sort, paging, `X-Total-Count`, `Link`). */
-function recordResponse(store: Store, event: H3Event, resource: Resource, action: ResourceAction, body: unknown, id?: string): Response {
-  const result = runRecordAction(store, {
+async function recordResponse(store: Store, event: H3Event, resource: Resource, action: ResourceAction, body: unknown, id?: string): Promise<Response> {
+  const result = await whenStoreFree(store.db, () => runRecordAction(store, {
     action,
     collectionId: resource.collectionId,
     parents: [],
@@ -20,7 +21,7 @@ function recordResponse(store: Store, event: H3Event, resource: Resource, action
     body,
     url: event.url,
     status: SUCCESS[action],
-  })
+  }))
   if (action === 'delete') return textResponse(204, null)
   return textResponse(result.status, result.body, result.headers)
 }
@@ -35,7 +36,8 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
     if (event.req.method === 'POST') {
       const input = await readJsonBody(event, deps.bodyLimit)
       const { loadFaker } = await import('../engine/generators.ts')
-      const created = addResource(store, project, input, await loadFaker())
+      const faker = await loadFaker()
+      const created = await whenStoreFree(store.db, () => addResource(store, project, input, faker))
       deps.events.emit('config.changed')
       return jsonResponse(201, created)
     }
@@ -52,7 +54,7 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
     const project = await authorized(event)
     const resource = requireResource(store, project, pathParam(event, 'resourceId'))
     if (event.req.method !== 'DELETE') notAllowed(event, ['DELETE'])
-    deleteResource(store, resource)
+    await whenStoreFree(store.db, () => deleteResource(store, resource))
     deps.events.emit('config.changed')
     return textResponse(204, null)
   })

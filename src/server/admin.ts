@@ -7,6 +7,7 @@ import {
 import { AppError } from '../errors.ts'
 import { parsePaging } from '../engine/list-query.ts'
 import { resetProject } from '../domain/seeding.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
 import { attemptView, subscriptionView } from '../views.ts'
 import { createAuthorize, notAllowed, pathParam, type AdminDeps, isRead, route } from './admin-common.ts'
 import { mountAdminEndpoints } from './admin-endpoints.ts'
@@ -58,7 +59,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
       })
     }
     if (event.req.method === 'DELETE') {
-      store.repos.inbox.clear(project.id)
+      await whenStoreFree(store.db, () => store.repos.inbox.clear(project.id))
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'GET'])
@@ -67,7 +68,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   route(app, '/api/projects/:projectId/reset', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    return jsonResponse(200, resetProject(store, project.id))
+    return jsonResponse(200, await whenStoreFree(store.db, () => resetProject(store, project.id)))
   })
 
   route(app, '/api/projects/:projectId/webhooks', async (event) => {
@@ -80,7 +81,8 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
       })))
     }
     if (event.req.method === 'POST') {
-      const created = createSubscription(store, project, await readJsonBody(event, deps.bodyLimit))
+      const input = await readJsonBody(event, deps.bodyLimit)
+      const created = await whenStoreFree(store.db, () => createSubscription(store, project, input))
       deps.events.emit('config.changed')
       return jsonResponse(201, subscriptionView(created))
     }
@@ -92,12 +94,13 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     const subscription = requireSubscription(store, pathParam(event, 'id'), project)
     if (isRead(event)) return jsonResponse(200, subscriptionView(subscription))
     if (event.req.method === 'PATCH') {
-      const updated = updateSubscription(store, subscription, await readJsonBody(event, deps.bodyLimit))
+      const input = await readJsonBody(event, deps.bodyLimit)
+      const updated = await whenStoreFree(store.db, () => updateSubscription(store, subscription, input))
       deps.events.emit('config.changed')
       return jsonResponse(200, subscriptionView(updated))
     }
     if (event.req.method === 'DELETE') {
-      deleteSubscription(store, subscription)
+      await whenStoreFree(store.db, () => deleteSubscription(store, subscription))
       deps.events.emit('config.changed')
       return textResponse(204, null)
     }
@@ -114,7 +117,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   route(app, '/api/projects/:projectId/deliveries/:attemptId/redeliver', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    const { deliveryId, attempt } = redeliver(store, pathParam(event, 'attemptId'), project)
+    const { deliveryId, attempt } = await whenStoreFree(store.db, () => redeliver(store, pathParam(event, 'attemptId'), project))
     deps.events.emit('delivery.queued')
     return jsonResponse(202, { deliveryId, attempt: attemptView(attempt) })
   })

@@ -1,5 +1,4 @@
 import type { H3Event } from 'h3'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { ProtocolRoute } from '../domain/catalog.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { createGraphqlExecutor, type GraphqlExecutor, type GraphqlRequest } from '../graphql/execute.ts'
@@ -7,6 +6,7 @@ import { readRawBody, utf8Text } from './body.ts'
 import { graphqlPlayground } from './graphql-playground.ts'
 import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'
+import { holdResponse } from './delay.ts'
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json'
 const executors = createSpecCache<Promise<GraphqlExecutor>>()
@@ -98,7 +98,7 @@ export async function answerGraphql(event: H3Event, route: ProtocolRoute, contex
   if (prepared.operationType === 'subscription') return requestError(type, 'subscriptions are not served over plain HTTP')
   const endpoints = prepared.rootFields.map((field) => route.operations.get(operationKey(prepared.operationType, field)))
   const delayMs = Math.max(0, ...endpoints.map((e) => e?.delayMs ?? 0))
-  if (delayMs > 0) await sleep(delayMs)
+  await holdResponse(event, delayMs)
   const result = prepared.execute((field) => {
     const key = operationKey(prepared.operationType, field)
     const endpoint = route.operations.get(key)

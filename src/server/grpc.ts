@@ -105,7 +105,13 @@ export async function serveGrpc(options: {
   }
   if (options.catalog.grpc().length > 0) await start()
   const watch = setInterval(() => {
-    if (server || starting || failed || options.catalog.grpc().length === 0) return
+    if (server || starting || failed) return
+    try {
+      if (options.catalog.grpc().length === 0) return
+    } catch {
+      // The database cannot be read now (another process, a full disk): looked at again next second.
+      return
+    }
     starting = start().catch((error: Error) => {
       failed = true
       options.onError(error)

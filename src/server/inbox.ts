@@ -2,6 +2,7 @@ import { getRequestIP, getRouterParam, type H3, type H3Event } from 'h3'
 import { AppError } from '../errors.ts'
 import type { Store } from '../domain/context.ts'
 import { projectForInbox, receivePayload } from '../domain/inbox.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
 import type { MockEvents } from '../events.ts'
 import { inboxItemJson } from '../store/inbox.ts'
 import { isJsonContentType, parseJson, readRawBody } from './body.ts'
@@ -31,7 +32,7 @@ export function mountInbox(app: H3, deps: { store: Store; events: MockEvents; bo
       sizeBytes: bytes.byteLength,
       sourceIp: getRequestIP(event) ?? null,
     }
-    const received = receivePayload(deps.store, project, payload)
+    const received = await whenStoreFree(deps.store.db, () => receivePayload(deps.store, project, payload))
     if (deps.events.listenerCount('inbox.received') > 0) {
       deps.events.emit('inbox.received', {
         projectId: project.id,

@@ -10,8 +10,11 @@ export interface Listening {
 
 // Slow or stalled clients must not hold a connection open forever.
 export const DEFAULT_TIMEOUTS = { requestMs: 30_000, headersMs: 10_000 }
-/** How long `close()` lets in-flight requests finish before cutting their connections. */
-const DRAIN_MS = 3_000
+/**
+ * How long `close()` lets in-flight requests finish before cutting their connections (which also
+ * ends a response held by a `delay`): SIGTERM exits within a few seconds.
+ */
+const DRAIN_MS = 2_000
 
 /**
  * node:http directly, not listhen: listhen loads node-forge, consola and a QR renderer at import
@@ -46,7 +49,14 @@ function listenOn(server: Server, port: number, host: string): Promise<void> {
   })
 }
 
-export async function listenApp(app: H3, options: { port: number; host: string; fallbackPort?: boolean; timeouts?: Partial<typeof DEFAULT_TIMEOUTS> }): Promise<Listening> {
+export async function listenApp(app: H3, options: {
+  port: number
+  host: string
+  fallbackPort?: boolean
+  timeouts?: Partial<typeof DEFAULT_TIMEOUTS>
+  /** An error of the listening socket (say, EMFILE accepting a connection): reported, not thrown out of the event loop. */
+  onError?: (error: Error) => void
+}): Promise<Listening> {
   const headersMs = options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs
   // Node checks these timeouts only every 30 s by default, which would let a slow client stay ~40 s.
   const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersMs) }, toNodeHandler(app))
@@ -61,6 +71,7 @@ export async function listenApp(app: H3, options: { port: number; host: string; 
     else if (code === 'EADDRINUSE') throw new AppError('CONFLICT', `port ${options.port} is in use; pick another with --port`)
     else throw new AppError('INVALID_INPUT', `cannot listen on ${options.host}:${options.port}: ${code ?? (error as Error).message}`)
   }
+  server.on('error', (error) => options.onError?.(error))
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host

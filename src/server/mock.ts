@@ -1,9 +1,9 @@
 import type { H3Event } from 'h3'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { AppError, errorBody } from '../errors.ts'
 import type { Catalog, Resolution } from '../domain/catalog.ts'
 import type { Store } from '../domain/context.ts'
 import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../domain/records.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { parsePrefer, type Preferences } from '../engine/prefer.ts'
 import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
@@ -18,6 +18,7 @@ import { FastResponse } from 'srvx'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import type { ProtocolAnswer } from './protocol.ts'
 import { finishCapture, startCapture } from './request-capture.ts'
+import { holdResponse } from './delay.ts'
 
 export interface MockDeps {
   store: Store
@@ -89,7 +90,7 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Exclude<Resolu
   const { endpoint } = route
   const prefer = parsePrefer(event.req.headers.get('prefer'))
   const delayMs = prefer.delayMs ?? endpoint.delayMs
-  if (delayMs > 0) await sleep(delayMs)
+  await holdResponse(event, delayMs)
   if (endpoint.operation && route.spec) return answerFromSpec(event, deps, resolution, endpoint.operation, prefer)
   if (prefer.code !== undefined && prefer.code >= 400) return simulatedError(prefer.code, 'Prefer: code')
   if (injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
@@ -130,8 +131,8 @@ async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Foun
     return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
   }
   if (endpoint.action && collectionId !== null) {
-    const result = runRecordAction(deps.store, {
-      action: endpoint.action,
+    const result = await whenStoreFree(deps.store.db, () => runRecordAction(deps.store, {
+      action: endpoint.action!,
       collectionId,
       parents: parentFields.map((field) => ({ field, values: [resolution.params[field]!] })),
       id: resolution.params[idParam],
@@ -139,7 +140,7 @@ async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Foun
       body,
       url: event.url,
       status,
-    })
+    }))
     return textResponse(result.status, result.body, { ...result.headers, ...endpoint.headers })
   }
   return textResponse(status, '{}', endpoint.headers)

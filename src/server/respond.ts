@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 // srvx (h3's server layer) writes its Response straight to Node: far cheaper than undici's.
 import { FastResponse } from 'srvx'
 import { AppError, codeForStatus, toErrorBody } from '../errors.ts'
+import { storeFaultError } from '../store/db.ts'
 import { CORS_HEADERS } from './cors.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -25,13 +26,19 @@ export function jsonResponse(status: number, value: unknown, headers: Record<str
   return textResponse(status, JSON.stringify(value), headers)
 }
 
-/** Anything thrown, as our AppError: h3's own errors keep their status, the rest become INTERNAL. */
+/**
+ * Anything thrown, as our AppError: h3's own errors keep their status, a database another process
+ * holds is 503 STORE_BUSY (with Retry-After), one that cannot be written 503 STORE_UNAVAILABLE,
+ * the rest INTERNAL.
+ */
 export function toAppError(error: unknown): AppError {
   const seen = new Set<unknown>()
   let current: unknown = error
   while (current && !seen.has(current)) {
     seen.add(current)
     if (current instanceof AppError) return current
+    const fault = storeFaultError(current)
+    if (fault) return fault
     const cause = (current as { cause?: unknown }).cause
     if (cause === undefined) break
     current = cause

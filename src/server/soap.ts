@@ -1,11 +1,11 @@
 import type { H3Event } from 'h3'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { ProtocolRoute } from '../domain/catalog.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { createSoapResponder, type SoapResponder } from '../soap/respond.ts'
 import { readRawBody, utf8Text } from './body.ts'
 import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'
+import { holdResponse } from './delay.ts'
 
 const responders = createSpecCache<Promise<SoapResponder>>()
 
@@ -46,7 +46,7 @@ export async function answerSoap(event: H3Event, route: ProtocolRoute, context: 
     },
   )
   const endpoint = answer.operation === null ? undefined : route.operations.get(answer.operation)
-  if (endpoint && endpoint.delayMs > 0) await sleep(endpoint.delayMs)
+  if (endpoint) await holdResponse(event, endpoint.delayMs)
   return {
     response: textResponse(answer.status, answer.body, { 'Content-Type': answer.contentType, ...endpoint?.headers }),
     endpointId: endpoint?.id ?? null,

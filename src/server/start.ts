@@ -4,16 +4,18 @@ import { createCatalog } from '../domain/catalog.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { takeServeLease, type ServeLease } from '../domain/serve-lease.ts'
-import { guardWrites } from '../domain/transaction.ts'
 import { createFileGuard, type FileGuard } from '../store/file-guard.ts'
 import { resetProject } from '../domain/seeding.ts'
+import { createBackgroundLog } from '../domain/background.ts'
 import { DEFAULT_RETENTION, startRetention, type RetentionLimits } from '../domain/retention.ts'
+import { guardWrites, whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
 import { createOutbox } from '../queue/outbox.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
+import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
 import { createApp } from './app.ts'
 import { serveGrpc, type GrpcHost } from './grpc.ts'
 import { listenApp } from './listen.ts'
@@ -46,11 +48,11 @@ export interface StartOptions {
   config?: { path: string } | { file: ProjectFile } | undefined
   /** The database file was deleted or replaced while serving: nothing more can be kept (writes answer 503). */
   onStoreLost?: (message: string) => void
-  /** Another serve took this database over (its lease lapsed while this one was frozen): deliveries stop here. */
-  onLeaseLost?: (message: string) => void
   /** Apply `config.path` again whenever it changes; results go to `onWatch`. */
   watch?: boolean
   onWatch?: (result: { ok: true; result: ApplyResult } | { ok: false; error: Error }) => void
+  /** Where background work (deliveries, events, pruning) reports problems; default: stderr. */
+  log?: (line: string) => void
 }
 
 export interface RunningServer {
@@ -87,13 +89,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let lease: ServeLease | null = null
   let fileGuard: FileGuard | null = null
   let fileCheck: NodeJS.Timeout | null = null
+  const log = createBackgroundLog({ write: options.log ?? ((line) => console.error(line)), debug: options.debug ?? false })
   try {
     // Before anything writes: a second serve must not touch the first one's queue.
     let stopDeliveries = () => {}
     lease = options.dbPath === ':memory:' ? null : takeServeLease(store, {
       onLost: (by) => {
         stopDeliveries()
-        options.onLeaseLost?.(`another serve took this database over (${by ? `pid ${by.pid}, ${by.url}` : 'its lease was removed'}); this one no longer delivers webhooks`)
+        log.note('webhook deliveries', `another serve took this database over (${by ? `pid ${by.pid}, ${by.url}` : 'its lease was removed'}); this one no longer delivers webhooks`)
       },
     })
     const config = options.config
@@ -108,8 +111,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const createdDemo = needsDemo && setup![2].ensureDemoProject(store, setup![3]) !== null
     const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : (configured ?? defaultProject(store))
     const catalog = createCatalog(store, { ownPathsSlug: own?.slug, events })
-    const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs })
-    const outbox = createOutbox(store, events, { onQueued: () => worker.wake() })
+    // From here on a statement waits only a moment for another process's lock: longer waits
+    // happen between tries, without freezing the event loop.
+    setBusyWait(store.db, SERVE_BUSY_WAIT_MS)
+    const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
+    const outbox = createOutbox(store, events, { onQueued: () => worker.wake(), log })
     stopDeliveries = () => void worker.stop(0)
     if (options.dbPath !== ':memory:') {
       const lostError = (reason: string) => new AppError('STORE_UNAVAILABLE', `${reason}; nothing more can be kept: restart mockapi serve`)
@@ -131,7 +137,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
     const app = createApp({ store, catalog, events, debug: options.debug ?? false, signal: shutdown.signal })
-    const listening = await listenApp(app, { port: options.port, host: options.host, fallbackPort: options.fallbackPort ?? false, timeouts: options.timeouts })
+    const listening = await listenApp(app, {
+      port: options.port,
+      host: options.host,
+      fallbackPort: options.fallbackPort ?? false,
+      timeouts: options.timeouts,
+      onError: (error) => log.failed('HTTP server', error),
+    })
     try {
       grpc = options.grpcPort === undefined ? null : await serveGrpc({ store, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}) })
     } catch (error) {
@@ -142,11 +154,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     worker.start()
     const wakeWorker = () => worker.wake()
     events.on('delivery.queued', wakeWorker)
-    const retention = startRetention(store, { ...DEFAULT_RETENTION, ...options.retention })
+    const retention = startRetention(store, { ...DEFAULT_RETENTION, ...options.retention }, log)
     if (options.watch && config && 'path' in config) {
-      watcher = watchFile(config.path, () => {
+      watcher = watchFile(config.path, async () => {
         try {
-          const result = applyConfig(readConfig(config.path))
+          const result = await whenStoreFree(store.db, () => applyConfig(readConfig(config.path)))
           events.emit('config.changed')
           options.onWatch?.({ ok: true, result })
         } catch (error) {
@@ -193,9 +205,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           retention.stop()
           shutdown.abort()
           events.off('delivery.queued', wakeWorker)
-          await Promise.all([listening.close(), grpcHost?.close()])
-          outbox.close()
-          await worker.stop()
+          // Deliveries get their grace while requests drain; events of the last requests are
+          // recorded once those end (and sent at the next start).
+          await Promise.all([
+            Promise.all([listening.close(), grpcHost?.close()]).then(() => outbox.close()),
+            worker.stop(),
+          ])
           heldLease?.release()
           if (fileCheck) clearInterval(fileCheck)
           fileGuard?.close()

@@ -6,8 +6,16 @@ import { migrate } from './migrations/index.ts'
 
 export type Db = Database.Database
 
+/**
+ * How long one statement waits for another process's write lock. better-sqlite3 waits inside the
+ * call, freezing this process's event loop: a CLI command (nothing else to do) may wait long;
+ * `serve` waits only a moment per try and waits longer between tries, asynchronously.
+ */
+export const CLI_BUSY_WAIT_MS = 10_000
+export const SERVE_BUSY_WAIT_MS = 20
+
 /** Opens (creating if needed) and migrates a mockapi database. `:memory:` gives a private one. */
-export function openDb(path: string): Db {
+export function openDb(path: string, options: { busyWaitMs?: number } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   let db: Db
   try {
@@ -19,13 +27,59 @@ export function openDb(path: string): Db {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    // Another process (the CLI beside `serve`) may hold the write lock for a moment.
-    db.pragma('busy_timeout = 5000')
+    setBusyWait(db, options.busyWaitMs ?? CLI_BUSY_WAIT_MS)
     migrate(db)
   } catch (error) {
     db.close()
+    const fault = storeFaultError(error)
+    if (fault) throw fault
     if (error instanceof AppError) throw error
     throw new AppError('INVALID_INPUT', `${path} is not a usable mockapi database: ${(error as Error).message}`)
   }
   return db
+}
+
+export function setBusyWait(db: Db, ms: number): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(ms))}`)
+}
+
+/**
+ * What a failed statement says about the database rather than the statement: `busy` (another
+ * process holds the write lock; trying again later works) or `unavailable` (the disk is full, the
+ * file cannot be written or read; trying again works once that is fixed). Null for anything else.
+ */
+export type StoreFault = 'busy' | 'unavailable'
+
+const FAULTS: [prefix: string, fault: StoreFault][] = [
+  ['SQLITE_BUSY', 'busy'],
+  ['SQLITE_LOCKED', 'busy'],
+  ['SQLITE_FULL', 'unavailable'],
+  ['SQLITE_IOERR', 'unavailable'],
+  ['SQLITE_READONLY', 'unavailable'],
+  ['SQLITE_CANTOPEN', 'unavailable'],
+  ['SQLITE_CORRUPT', 'unavailable'],
+  ['SQLITE_NOTADB', 'unavailable'],
+]
+
+export function storeFault(error: unknown): StoreFault | null {
+  if (!(error instanceof Database.SqliteError)) return null
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, …) share their primary code's prefix.
+  return FAULTS.find(([prefix]) => error.code === prefix || error.code.startsWith(`${prefix}_`))?.[1] ?? null
+}
+
+/** Seconds a client is told to wait (`Retry-After`) when another process holds the lock. */
+export const BUSY_RETRY_AFTER_S = 2
+
+/** A store fault as the error users see (a 503 over HTTP, one line in the CLI); null for anything else. */
+export function storeFaultError(error: unknown): AppError | null {
+  switch (storeFault(error)) {
+    case 'busy':
+      return new AppError('STORE_BUSY', 'the database is busy: another process (mockapi serve or another mockapi command) holds its write lock; try again', {
+        headers: { 'Retry-After': String(BUSY_RETRY_AFTER_S) },
+      })
+    case 'unavailable':
+      return new AppError('STORE_UNAVAILABLE', `the database cannot be written or read (${(error as { code: string }).code}: ${(error as Error).message})`)
+    default:
+      return null
+  }
 }

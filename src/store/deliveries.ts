@@ -45,22 +45,34 @@ function toAttempt(row: AttemptRow): Attempt {
 
 export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>
 
-/** Events, their deliveries (the persistent retry queue) and the log of attempts. */
+/**
+ * Events, their deliveries (the persistent retry queue) and the log of attempts. Writes that name a
+ * project, subscription or delivery check it still exists in the same statement: another process
+ * (or the management API) may delete it while an event waits in the outbox or an attempt is in flight.
+ */
 export function createDeliveryRepo(db: Db) {
-  const insertEvent = db.prepare<[string, number, string, string, string]>(
-    'INSERT INTO events (id, project_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?)',
+  const insertEvent = db.prepare<[string, number, string, string, string, number]>(
+    'INSERT INTO events (id, project_id, type, payload, created_at) SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?)',
   )
-  const insertDelivery = db.prepare<[string, number, number, string]>(
-    "INSERT INTO deliveries (event_id, subscription_id, state, next_attempt_at, created_at) VALUES (?, ?, 'pending', ?, ?)",
+  const removeEvent = db.prepare<[string]>('DELETE FROM events WHERE id = ?')
+  const insertDelivery = db.prepare<[string, number, string, number]>(
+    "INSERT INTO deliveries (event_id, subscription_id, state, next_attempt_at, created_at) SELECT ?, id, 'pending', ?, ? FROM subscriptions WHERE id = ? AND enabled = 1",
   )
+  const dueSubscriptions = db.prepare<[number], number>(
+    `SELECT s.id FROM subscriptions s WHERE s.enabled = 1
+       AND EXISTS (SELECT 1 FROM deliveries d INDEXED BY deliveries_by_subscription
+                   WHERE d.subscription_id = s.id AND d.state = 'pending' AND d.next_attempt_at <= ?)
+     ORDER BY s.id`,
+  ).pluck()
+  // One subscription's rows, by id: the order of deliveries_by_subscription (subscription_id, state,
+  // rowid), so a backlog of 100,000 is neither scanned nor sorted. Without statistics SQLite would
+  // pick deliveries_due and walk every subscription's due rows.
+  const dueOf = db.prepare<[number, number, number], number>(
+    "SELECT id FROM deliveries INDEXED BY deliveries_by_subscription WHERE subscription_id = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?",
+  ).pluck()
   // Claiming takes the next attempt number up front; a crash mid-flight is undone by `recover`.
-  const claim = db.prepare<[number, number], { id: number; attempts: number; event_id: string; subscription_id: number }>(
-    `UPDATE deliveries SET state = 'sending', attempts = attempts + 1
-     WHERE id IN (
-       SELECT d.id FROM deliveries d JOIN subscriptions s ON s.id = d.subscription_id
-       WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND s.enabled = 1
-       ORDER BY d.next_attempt_at, d.id LIMIT ?)
-     RETURNING id, attempts, event_id, subscription_id`,
+  const claim = db.prepare<[number], { id: number; attempts: number; event_id: string; subscription_id: number }>(
+    "UPDATE deliveries SET state = 'sending', attempts = attempts + 1 WHERE id = ? RETURNING id, attempts, event_id, subscription_id",
   )
   const details = db.prepare<[string, number], { type: string; payload: string; target_url: string; secret: string }>(
     'SELECT e.type, e.payload, s.target_url, s.secret FROM events e, subscriptions s WHERE e.id = ? AND s.id = ?',
@@ -74,7 +86,8 @@ export function createDeliveryRepo(db: Db) {
   const cancel = db.prepare<[number]>("UPDATE deliveries SET state = 'canceled' WHERE subscription_id = ? AND state = 'pending'")
   const insertAttempt = db.prepare(
     `INSERT INTO attempts (delivery_id, subscription_id, event_id, event_type, attempt, status_code, succeeded, error, duration_ms, timestamp)
-     VALUES (@deliveryId, @subscriptionId, @eventId, @eventType, @attempt, @statusCode, @succeeded, @error, @durationMs, @timestamp)`,
+     SELECT @deliveryId, @subscriptionId, @eventId, @eventType, @attempt, @statusCode, @succeeded, @error, @durationMs, @timestamp
+     WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = @deliveryId AND subscription_id = @subscriptionId)`,
   )
   const attemptsBySubscription = db.prepare<[number, number], AttemptRow>(
     'SELECT * FROM attempts WHERE subscription_id = ? ORDER BY id DESC LIMIT ?',
@@ -82,12 +95,21 @@ export function createDeliveryRepo(db: Db) {
   const attemptById = db.prepare<[number], AttemptRow>('SELECT * FROM attempts WHERE id = ?')
 
   return {
-    insertEvent: (event: { id: string; projectId: number; type: string; payload: string; createdAt: string }): void =>
-      void insertEvent.run(event.id, event.projectId, event.type, event.payload, event.createdAt),
-    insertDelivery: (eventId: string, subscriptionId: number, dueAt: number, createdAt: string): number =>
-      Number(insertDelivery.run(eventId, subscriptionId, dueAt, createdAt).lastInsertRowid),
-    claimDue(now: number, limit: number): ClaimedDelivery[] {
-      return claim.all(now, limit).map((row) => {
+    /** False (nothing written) when the project is gone. */
+    insertEvent: (event: { id: string; projectId: number; type: string; payload: string; createdAt: string }): boolean =>
+      insertEvent.run(event.id, event.projectId, event.type, event.payload, event.createdAt, event.projectId).changes > 0,
+    removeEvent: (id: string): void => void removeEvent.run(id),
+    /** The new delivery's id; null (nothing written) when the subscription is gone or turned off. */
+    insertDelivery(eventId: string, subscriptionId: number, dueAt: number, createdAt: string): number | null {
+      const info = insertDelivery.run(eventId, dueAt, createdAt, subscriptionId)
+      return info.changes > 0 ? Number(info.lastInsertRowid) : null
+    },
+    /** Enabled subscriptions with a delivery due at `now`, by id. */
+    dueSubscriptions: (now: number): number[] => dueSubscriptions.all(now) as number[],
+    /** Marks up to `limit` of one subscription's due deliveries as sending, oldest first. */
+    claimDue(subscriptionId: number, now: number, limit: number): ClaimedDelivery[] {
+      return (dueOf.all(subscriptionId, now, limit) as number[]).map((id) => {
+        const row = claim.get(id)!
         const more = details.get(row.event_id, row.subscription_id)!
         return {
           id: row.id,
@@ -110,8 +132,9 @@ export function createDeliveryRepo(db: Db) {
     /** After a crash: deliveries left "sending" go back to pending, their attempt not counted. */
     recoverInFlight: (): number => recover.run().changes,
     cancelPending: (subscriptionId: number): number => cancel.run(subscriptionId).changes,
-    logAttempt: (attempt: Omit<Attempt, 'id'>): number =>
-      Number(insertAttempt.run({ ...attempt, succeeded: attempt.succeeded ? 1 : 0 }).lastInsertRowid),
+    /** False (nothing written) when the delivery is gone: its subscription or project was deleted meanwhile. */
+    logAttempt: (attempt: Omit<Attempt, 'id'>): boolean =>
+      insertAttempt.run({ ...attempt, succeeded: attempt.succeeded ? 1 : 0 }).changes > 0,
     recentAttempts: (subscriptionId: number, limit: number): Attempt[] =>
       attemptsBySubscription.all(subscriptionId, limit).map(toAttempt),
     attemptById: (id: number): Attempt | undefined => {

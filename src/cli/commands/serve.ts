@@ -57,7 +57,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         host: options.host,
         grpcPort: options.grpcPort,
         onGrpcError: (error) => ctx.io.err(chalk.red(`✖ gRPC methods not served: ${error.message}`)),
-        onLeaseLost: (message) => ctx.io.err(chalk.red(`✖ ${message}`)),
+        log: (line) => ctx.io.err(line.startsWith('✔') ? chalk.green(line) : chalk.yellow(line)),
         onStoreLost: (message) => {
           storeLost = message
           stopServing('database gone')

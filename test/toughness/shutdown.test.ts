@@ -1,0 +1,94 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { createServer, type ServerResponse } from 'node:http'
+import { join } from 'node:path'
+import { cleanup, cli, exited, expectAliveAndIntact, send, spawnServe, tempDir, waitFor } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+/** A real receiver that holds requests until `open()`, then answers 200 at once. */
+async function gatedReceiver() {
+  const waiting: ServerResponse[] = []
+  const ids: string[] = []
+  let opened = false
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      ids.push(String(req.headers['webhook-id']))
+      if (opened) res.writeHead(200).end()
+      else waiting.push(res)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+    ids,
+    open() {
+      opened = true
+      for (const res of waiting.splice(0)) if (!res.destroyed) res.writeHead(200).end()
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+  }
+}
+
+describe('SIGTERM while responses are held (item 10)', () => {
+  it('exits within a few seconds with delayed responses whose clients left or still wait, and puts the delivery in flight back', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 't.db')
+    const ok = (...args: string[]) => {
+      const result = cli(['--db', db, ...args], { cwd })
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    }
+    ok('init', '--yes', '--name', 'T', '--slug', 't', '--resource', '/api/orders')
+    ok('add-endpoint', 'GET', '/api/slow', '--body', '{"slow":true}', '--delay', '30000')
+    const receiver = await gatedReceiver()
+    ok('webhooks', 'add', receiver.url, '--events', 'mock.request')
+    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+
+    expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
+    await waitFor(() => receiver.ids.length === 1, 8000, 'a delivery in flight')
+    // Two clients give up on a held response; a third keeps waiting.
+    const leftEndpoint = fetch(`${server.url}/api/t/slow`, { signal: AbortSignal.timeout(300) }).catch((error: Error) => error.name)
+    const leftPrefer = fetch(`${server.url}/api/t/orders`, { headers: { prefer: 'delay=40000' }, signal: AbortSignal.timeout(300) }).catch((error: Error) => error.name)
+    expect(await leftEndpoint).toBe('TimeoutError')
+    expect(await leftPrefer).toBe('TimeoutError')
+    const waiting = fetch(`${server.url}/api/t/slow`).then((r) => r.status, () => 'cut')
+
+    const started = performance.now()
+    server.child.kill('SIGTERM')
+    const { code } = await exited(server.child)
+    const tookMs = performance.now() - started
+    expect(code).toBe(0)
+    // It took 19–59 s (the longest held delay) before; 2 s of drain is the design.
+    expect(tookMs).toBeLessThan(4000)
+    expect(await waiting).toBe('cut')
+
+    // The attempt in flight was put back, not counted and not logged (the requests cut short are
+    // events too, queued at shutdown for the next start).
+    const file = new Database(db, { readonly: true })
+    expect(file.prepare('SELECT state, attempts FROM deliveries WHERE id = 1').get()).toEqual({ state: 'pending', attempts: 0 })
+    expect(file.prepare("SELECT count(*) FROM deliveries WHERE state <> 'pending' OR attempts <> 0").pluck().get()).toBe(0)
+    expect(file.prepare('SELECT count(*) FROM attempts').pluck().get()).toBe(0)
+    file.close()
+
+    // After a restart it is sent again (the same event) and logged once.
+    receiver.open()
+    const again = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    await waitFor(() => receiver.ids.filter((id) => id === receiver.ids[0]).length === 2, 8000, 'the delivery sent again')
+    await waitFor(() => {
+      const check = new Database(db, { readonly: true })
+      try {
+        return check.prepare('SELECT count(*) FROM attempts WHERE delivery_id = 1 AND succeeded = 1').pluck().get() === 1
+      } finally {
+        check.close()
+      }
+    }, 8000, 'the attempt logged')
+    await expectAliveAndIntact(again.url, db)
+    again.child.kill('SIGTERM')
+    await exited(again.child)
+    await receiver.close()
+  }, 40_000)
+})
