@@ -143,8 +143,10 @@ const FAULTS = {
 
 async function faults(until) {
   const names = Object.keys(FAULTS)
-  while (Date.now() < until) {
-    const name = names[random(names.length)]
+  // Every fault at least once per phase, so the warm-up has run (and compiled) every path.
+  const unseen = [...names]
+  while (Date.now() < until || unseen.length > 0) {
+    const name = unseen.length > 0 ? unseen.splice(random(unseen.length), 1)[0] : names[random(names.length)]
     faultCounts[name] = (faultCounts[name] ?? 0) + 1
     await FAULTS[name]()
     await sleep(200 + random(400))
@@ -159,12 +161,14 @@ async function phase(seconds) {
   await Promise.all(lanes)
 }
 
+// Read right after each collection: deliveries still run between reads, and what they allocate
+// in the pause is garbage, not growth.
 async function settledHeap() {
   await sleep(4000)
   let heap = Infinity
   for (let i = 0; i < 5; i += 1) {
-    globalThis.gc()
     await sleep(100)
+    globalThis.gc()
     heap = Math.min(heap, process.memoryUsage().heapUsed)
   }
   return heap
@@ -174,7 +178,7 @@ const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(2)} MB`
 const problems = []
 try {
   const started = Date.now()
-  await phase(Math.max(5, Math.round(SECONDS / 4)))
+  await phase(Math.max(10, Math.round(SECONDS / 2)))
   const baseline = await settledHeap()
   await phase(SECONDS)
   const after = await settledHeap()
