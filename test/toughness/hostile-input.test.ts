@@ -4,6 +4,9 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { generateMessage, MAX_MESSAGES } from '../../src/grpc/generate.ts'
+import { createSpecValidators } from '../../src/openapi/ajv.ts'
+import { createSampler } from '../../src/openapi/sample.ts'
+import type { SpecDocument } from '../../src/openapi/types.ts'
 import { loadWsdl } from '../../src/soap/load.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, ROOT, send, serve, type CliWorkspace } from '../_helpers.ts'
 
@@ -18,10 +21,18 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: performance.now() - started }
 }
 
+// Ten properties, each the next schema, nine levels deep: a billion values from a kilobyte.
+const LAUGHS = Object.fromEntries([
+  ['L0', { type: 'string' }],
+  ...Array.from({ length: 9 }, (_, i) => [`L${i + 1}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`p${k}`, { $ref: `#/components/schemas/L${i}` }])) }]),
+])
+const json = (schema: object) => ({ 200: { description: 'ok', content: { 'application/json': { schema } } } })
+
 const SPEC = {
   openapi: '3.0.3',
   info: { title: 'Hostile', version: '1' },
   paths: {
+    '/many': { get: { responses: json({ type: 'array', minItems: 100_000_000, items: { type: 'array', minItems: 1000, items: { type: 'string', pattern: '^[a-z]{100000000}$' } } }) } },
     '/items': {
       get: {
         parameters: [
@@ -87,6 +98,26 @@ describe('ReDoS: user-given patterns run in linear time', () => {
       expect(refused.code).toBe(1)
       expect(refused.stderr).toMatch(/request schema: pattern .* cannot be used: .*linear-time engine, RE2/)
     }
+  })
+})
+
+describe('imported OpenAPI responses: sampling is bounded before it runs', () => {
+  it('a response of 10^8 arrays of 1,000 strings of 10^8 characters answers at once', async () => {
+    const { value: many, ms } = await timed(() => send(`${url}/api/t/many`))
+    expect(ms).toBeLessThan(ANSWERS_WITHIN)
+    expect(many.status).toBe(200)
+    expect(many.text.length).toBeLessThan(20_000_000)
+    await othersStillAnswer()
+  })
+
+  it('a $ref "billion laughs" response is sampled shallower, at once', async () => {
+    // Through the sampler: swagger-parser's validation on import walks the expanded tree itself.
+    const spec: SpecDocument = { version: '3.0', title: 'laughs', document: { openapi: '3.0.3', components: { schemas: LAUGHS } } }
+    const sampler = createSampler(spec, createSpecValidators(spec, { coerce: false }))
+    const { value: sampled, ms } = await timed(async () => sampler.json('/components/schemas/L9'))
+    expect(ms).toBeLessThan(ANSWERS_WITHIN)
+    expect(Object.keys(sampled as object)).toHaveLength(10)
+    expect(JSON.stringify(sampled).length).toBeLessThan(20_000_000)
   })
 })
 
