@@ -67,14 +67,14 @@ export function parseGeneratorCall(text: string): { name: string; args: unknown 
  * requests and seeding write transactions, so its work must stay small.
  */
 export const MAX_GENERATOR_SIZE = 10_000
-// Option keys whose number (or `{min, max}`) is a count or a length, in every module.
-const SIZE_KEYS = new Set(['length', 'count'])
+// Option keys whose number (or `{min, max}`) is a count or a length, in every module: length, count, extensionCount.
+const isSizeKey = (key: string) => key === 'length' || /count$/i.test(key)
 // Modules where a bare number is a value (number.int(9) is a maximum, datatype.boolean(0.5) a probability), not a size.
 const VALUE_MODULES = new Set(['number', 'datatype', 'date', 'location', 'commerce', 'color'])
-// Modules whose top-level `{min, max}` is a count (lorem.words({"min":1,"max":9})).
-const RANGE_MODULES = new Set(['lorem'])
-// Modules whose string arguments are patterns that repeat (helpers.fromRegExp("a{9}"), helpers.fake("{{string.alpha(9)}}")).
-const PATTERN_MODULES = new Set(['helpers'])
+// Modules whose top-level `{min, max}` is a count or length (lorem.words({"min":1,"max":9}), string.sample({"min":1,"max":9})).
+const RANGE_MODULES = new Set(['lorem', 'string'])
+// Methods whose string argument is a pattern that repeats (helpers.fromRegExp("a{9}"), helpers.fake("{{string.alpha(9)}}")).
+const PATTERN_METHODS = new Set(['helpers.fake', 'helpers.fromRegExp', 'helpers.regexpStyleStringParse'])
 
 function refuseSize(name: string, size: number | string): never {
   throw new AppError('INVALID_INPUT', `generator "${name}": ${size} is more than the ${MAX_GENERATOR_SIZE} a count or length may be`)
@@ -82,6 +82,7 @@ function refuseSize(name: string, size: number | string): never {
 
 /** Refuses arguments that ask a generator for more than MAX_GENERATOR_SIZE of anything. */
 function checkArgumentSizes(name: string, moduleName: string, args: unknown): void {
+  const patterns = PATTERN_METHODS.has(name)
   const visit = (value: unknown, isSize: boolean, topLevel: boolean): void => {
     // faker reads numeric strings as numbers in options ({"length":"9"}); a bare string is text (string.fromCharacters("0123456789")).
     const numeric = typeof value === 'number' || (!topLevel && typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
@@ -91,7 +92,7 @@ function checkArgumentSizes(name: string, moduleName: string, args: unknown): vo
       return
     }
     if (typeof value === 'string') {
-      if (PATTERN_MODULES.has(moduleName)) for (const digits of value.match(/\d+/g) ?? []) if (Number(digits) > MAX_GENERATOR_SIZE) refuseSize(name, digits)
+      if (patterns) for (const digits of value.match(/\d+/g) ?? []) if (Number(digits) > MAX_GENERATOR_SIZE) refuseSize(name, digits)
       return
     }
     if (Array.isArray(value)) {
@@ -99,8 +100,10 @@ function checkArgumentSizes(name: string, moduleName: string, args: unknown): vo
       return
     }
     if (value === null || typeof value !== 'object') return
+    // A bare number's meaning is not its options': only a size key (or lorem's range) makes one below it a size.
+    const inherited = isSize && !topLevel
     for (const [key, item] of Object.entries(value)) {
-      visit(item, isSize || SIZE_KEYS.has(key) || (topLevel && RANGE_MODULES.has(moduleName) && (key === 'min' || key === 'max')), false)
+      visit(item, inherited || isSizeKey(key) || (topLevel && RANGE_MODULES.has(moduleName) && (key === 'min' || key === 'max')), false)
     }
   }
   visit(args, !VALUE_MODULES.has(moduleName), true)

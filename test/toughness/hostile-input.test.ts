@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import protobuf from 'protobufjs'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadFaker } from '../../src/engine/generators.ts'
+import { checkGenerator, loadFaker } from '../../src/engine/generators.ts'
 import { generateMessage, MAX_MESSAGES } from '../../src/grpc/generate.ts'
 import { createSpecValidators } from '../../src/openapi/ajv.ts'
 import { createSampler } from '../../src/openapi/sample.ts'
@@ -162,6 +162,14 @@ describe('templates and generators: bounded work', () => {
     expect(added.stderr).toContain('unknown generator "helpers.constructor"')
     const field = cli.run('add-resource', '/api/ctors', '--fields', 'a:helpers.constructor')
     expect(field.code).toBe(1)
+  })
+
+  it('counts and lengths are bounded wherever faker takes them; values (maxima, dimensions, amounts) are not', async () => {
+    const faker = (await loadFaker())()
+    const values = ['image.url({"width":20000,"height":20000})', 'finance.amount({"min":1,"max":1000000})', 'number.int(1000000000)', 'helpers.arrayElement(["200000","x"])', 'string.fromCharacters("0123456789")', 'lorem.words({"min":1,"max":5})', 'string.alpha({"length":{"min":1,"max":10000}})']
+    for (const generator of values) expect(() => checkGenerator(generator, faker), generator).not.toThrow()
+    const sizes = ['string.sample({"min":1,"max":100000})', 'system.fileName({"extensionCount":100000})', 'string.alpha({"length":{"min":1,"max":100000}})', 'string.alpha({"length":"100000"})', 'lorem.paragraphs(100000)', 'lorem.words({"min":1,"max":100000})', 'word.words({"count":100000})', 'date.betweens({"from":"2020-01-01","to":"2030-01-01","count":100000})', 'finance.accountNumber(100000)', 'helpers.fromRegExp("a{100000}")', 'helpers.fake("{{string.alpha(100000)}}")']
+    for (const generator of sizes) expect(() => checkGenerator(generator, faker), generator).toThrow(/more than the 10000 a count or length may be/)
   })
 
   it('arguments faker itself refuses fail at configuration too', () => {
