@@ -217,11 +217,15 @@ describe('GraphQL amplification: bounded before anything runs', () => {
     expect(answer.json.errors[0].message).toMatch(/^the answer could hold [\d,]+ fields \(every list counted at 4 items\): at most 50000 are served/)
   })
 
-  it('deep nesting and nested introspection are refused; the full introspection query and ordinary queries answer', async () => {
+  it('deep nesting and repeated introspection are refused; the full introspection query and ordinary queries answer', async () => {
     const deep = `{ ${'allFilms { films { characterConnection { characters { filmConnection { films { '.repeat(5)}title${' } } } } } }'.repeat(5)} }`
     expect((await graphql(deep)).json.errors[0].message).toMatch(/nested \d+ fields deep: at most 25 are served/)
-    const introspection = (levels: number) => `{ __schema { types { ${'fields { type { ofType { '.repeat(levels)}name${' } } }'.repeat(levels)} } } }`
-    expect((await graphql(introspection(1))).json.data.__schema.types.length).toBeGreaterThan(10)
+    // Introspection is counted exactly on the schema: 400 aliases of it would be 1.2 million fields.
+    const schemaFields = 'types { name description fields { name description args { name description type { name kind } } type { name kind ofType { name kind } } } }'
+    const { value: repeated, ms } = await timed(() => graphql(`{ ${Array.from({ length: 400 }, (_, i) => `a${i}: __schema { ${schemaFields} }`).join(' ')} }`))
+    expect(ms).toBeLessThan(ANSWERS_WITHIN)
+    expect(repeated.json.errors[0].message).toMatch(/^the introspection answer would hold [\d,]+ fields: at most 300000 are served$/)
+    expect((await graphql(`{ __schema { ${schemaFields} } }`)).json.data.__schema.types.length).toBeGreaterThan(10)
     const { getIntrospectionQuery } = await import('graphql')
     expect((await graphql(getIntrospectionQuery())).json.data.__schema.queryType.name).toBe('Root')
     const films = await graphql('{ allFilms { films { title characterConnection { characters { name } } } } }')
