@@ -61,7 +61,69 @@ export function parseGeneratorCall(text: string): { name: string; args: unknown 
   }
 }
 
-/** `person.fullName`, `number.int({"max":9})`, `uuid`, … → a function drawing one value; unknown names are refused. */
+/**
+ * The largest count or length a generator may be asked for (characters, words, sentences, items).
+ * `string.alpha({"length":100000000})` took 38 s and 1.27 GB per call; a generator runs inside
+ * requests and seeding write transactions, so its work must stay small.
+ */
+export const MAX_GENERATOR_SIZE = 10_000
+// Option keys whose number (or `{min, max}`) is a count or a length, in every module: length, count, extensionCount.
+const isSizeKey = (key: string) => key === 'length' || /count$/i.test(key)
+// Modules where a bare number is a value (number.int(9) is a maximum, datatype.boolean(0.5) a probability), not a size.
+const VALUE_MODULES = new Set(['number', 'datatype', 'date', 'location', 'commerce', 'color'])
+// Modules whose top-level `{min, max}` is a count or length (lorem.words({"min":1,"max":9}), string.sample({"min":1,"max":9})).
+const RANGE_MODULES = new Set(['lorem', 'string'])
+// Methods whose string argument is a pattern that repeats (helpers.fromRegExp("a{9}"), helpers.fake("{{string.alpha(9)}}")).
+const PATTERN_METHODS = new Set(['helpers.fake', 'helpers.fromRegExp', 'helpers.regexpStyleStringParse'])
+
+function refuseSize(name: string, size: number | string): never {
+  throw new AppError('INVALID_INPUT', `generator "${name}": ${size} is more than the ${MAX_GENERATOR_SIZE} a count or length may be`)
+}
+
+/** Refuses arguments that ask a generator for more than MAX_GENERATOR_SIZE of anything. */
+function checkArgumentSizes(name: string, moduleName: string, args: unknown): void {
+  const patterns = PATTERN_METHODS.has(name)
+  const visit = (value: unknown, isSize: boolean, topLevel: boolean): void => {
+    // faker reads numeric strings as numbers in options ({"length":"9"}); a bare string is text (string.fromCharacters("0123456789")).
+    const numeric = typeof value === 'number' || (!topLevel && typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
+    if (isSize && numeric) {
+      const size = Number(value)
+      if (!(size <= MAX_GENERATOR_SIZE)) refuseSize(name, value as number | string)
+      return
+    }
+    if (typeof value === 'string') {
+      if (patterns) for (const digits of value.match(/\d+/g) ?? []) if (Number(digits) > MAX_GENERATOR_SIZE) refuseSize(name, digits)
+      return
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, false, false)
+      return
+    }
+    if (value === null || typeof value !== 'object') return
+    // A bare number's meaning is not its options': only a size key (or lorem's range) makes one below it a size.
+    const inherited = isSize && !topLevel
+    for (const [key, item] of Object.entries(value)) {
+      visit(item, inherited || isSizeKey(key) || (topLevel && RANGE_MODULES.has(moduleName) && (key === 'min' || key === 'max')), false)
+    }
+  }
+  visit(args, !VALUE_MODULES.has(moduleName), true)
+}
+
+/**
+ * The method `methodName` of faker's module `moduleName`, or undefined: only faker's own modules
+ * and their own methods are reachable, so `helpers.constructor`, `__proto__` or `fakerCore.…` are not.
+ */
+function fakerMethod(faker: Faker, moduleName: string, methodName: string): { module: object; method: (...a: unknown[]) => unknown } | undefined {
+  if (!Object.hasOwn(faker, moduleName)) return undefined
+  const module = (faker as unknown as Record<string, unknown>)[moduleName]
+  // Modules are class instances; fakerCore and the definitions are plain data.
+  if (module === null || typeof module !== 'object' || Object.getPrototypeOf(module) === Object.prototype) return undefined
+  if (methodName.startsWith('_') || methodName === 'constructor' || !Object.hasOwn(module, methodName)) return undefined
+  const method = (module as Record<string, unknown>)[methodName]
+  return typeof method === 'function' ? { module, method: method as (...a: unknown[]) => unknown } : undefined
+}
+
+/** `person.fullName`, `number.int({"max":9})`, `uuid`, … → a function drawing one value; unknown names and oversized arguments are refused. */
 export function resolveGenerator(call: string, faker: Faker, givenArgs?: unknown): () => unknown {
   const parsed = parseGeneratorCall(call)
   const name = parsed.name
@@ -69,13 +131,26 @@ export function resolveGenerator(call: string, faker: Faker, givenArgs?: unknown
   const plain = Object.hasOwn(PLAIN, name) ? PLAIN[name] : undefined
   if (plain && args === undefined) return () => plain(faker)
   const [moduleName, methodName, ...rest] = name.split('.')
-  const module = moduleName && rest.length === 0 && Object.hasOwn(faker, moduleName) ? (faker as unknown as Record<string, unknown>)[moduleName] : undefined
-  const method = module && methodName && typeof module === 'object' ? (module as Record<string, unknown>)[methodName] : undefined
-  if (typeof method !== 'function' || methodName!.startsWith('_')) {
+  const found = moduleName && methodName && rest.length === 0 ? fakerMethod(faker, moduleName, methodName) : undefined
+  if (!found) {
     throw new AppError('INVALID_INPUT', `unknown generator "${name}": use a faker method such as person.fullName or number.int, or one of ${Object.keys(PLAIN).join(', ')}`)
   }
-  const fn = method as (...a: unknown[]) => unknown
-  return () => toJsonValue(args === undefined ? fn.call(module) : fn.call(module, args))
+  if (args !== undefined) checkArgumentSizes(name, moduleName!, args)
+  const { module, method } = found
+  return () => toJsonValue(args === undefined ? method.call(module) : method.call(module, args))
+}
+
+/**
+ * Checks a generator at configuration: its name, its argument sizes, and one draw from a throwaway
+ * faker, so arguments faker refuses (`number.int({"min":9,"max":1})`) fail now, not on every call.
+ */
+export function checkGenerator(call: string, faker: Faker): void {
+  const draw = resolveGenerator(call, faker)
+  try {
+    draw()
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `generator "${call}" fails: ${(error as Error).message}`)
+  }
 }
 
 /** `"title:lorem.sentence,views:int"` → `{title: 'lorem.sentence', views: 'int'}`. */
@@ -97,7 +172,7 @@ export function checkFields(fields: Record<string, string>, faker: Faker): void 
     if (!FIELD_NAME.test(field)) throw new AppError('INVALID_INPUT', `field name "${field}" must be letters, digits or _`)
     if (field === 'id') throw new AppError('INVALID_INPUT', 'the field "id" is given by mockapi; choose another name')
     if (typeof generator !== 'string') throw new AppError('INVALID_INPUT', `field "${field}" needs a generator name`)
-    resolveGenerator(generator, faker)
+    checkGenerator(generator, faker)
   }
 }
 

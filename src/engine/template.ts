@@ -1,7 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import { randomUUID } from 'node:crypto'
 import { AppError } from '../errors.ts'
-import { resolveGenerator } from './generators.ts'
+import { checkGenerator, resolveGenerator } from './generators.ts'
 
 /**
  * Response templates: `{{…}}` placeholders in the strings of a JSON body, fresh on every call.
@@ -20,16 +20,59 @@ export interface TemplateContext {
   now: Date
 }
 
-const PLACEHOLDER = /\{\{\s*([^{}]*?(?:\([^()]*\))?)\s*\}\}/g
-const WHOLE = /^\{\{\s*([^{}]*?(?:\([^()]*\))?)\s*\}\}$/
 const ROOTS = ['faker', 'params', 'query', 'body', 'headers', 'now', 'nowMs', 'nowSeconds', 'uuid']
+/**
+ * The most characters placeholders may add to one rendered body: `{{body}}` a thousand times over a
+ * large request, or many large generators, would otherwise build a response of gigabytes.
+ */
+export const MAX_RENDERED_LENGTH = 8 * 1024 * 1024
+
+interface Placeholder {
+  start: number
+  end: number
+  expression: string
+}
+
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r'
+
+/**
+ * The placeholder opening at `open` (`{{`), or null. A name has no braces; an argument in
+ * parentheses may hold them (JSON) but no parentheses. One scan, no backtracking: each character is
+ * read a bounded number of times, so `"{{"` and 4,000 spaces is as quick as any other text.
+ */
+function placeholderAt(text: string, open: number): Placeholder | null {
+  let i = open + 2
+  let inArgument = false
+  while (i < text.length) {
+    const c = text[i]
+    if (inArgument) {
+      if (c === '(') return null
+      if (c === ')') inArgument = false
+    } else if (c === '(') inArgument = true
+    else if (c === '}') return text[i + 1] === '}' ? { start: open, end: i + 2, expression: text.slice(open + 2, i).trim() } : null
+    else if (c === '{') return null
+    i += 1
+  }
+  return null
+}
+
+/** Every placeholder in `text`, in order. */
+function placeholders(text: string): Placeholder[] {
+  const found: Placeholder[] = []
+  for (let open = text.indexOf('{{'); open >= 0;) {
+    const placeholder = placeholderAt(text, open)
+    if (placeholder) found.push(placeholder)
+    open = text.indexOf('{{', placeholder ? placeholder.end : open + 1)
+  }
+  return found
+}
 
 export function hasPlaceholders(text: string): boolean {
   return text.includes('{{')
 }
 
 export function usesFaker(text: string): boolean {
-  return /\{\{\s*faker\./.test(text)
+  return placeholders(text).some((placeholder) => placeholder.expression.startsWith('faker.'))
 }
 
 function dig(value: unknown, path: string[]): unknown {
@@ -65,37 +108,69 @@ function stringsOf(value: unknown): string[] {
   return []
 }
 
-/** Refuses unknown placeholders when an endpoint is configured, not when it is called. */
+/**
+ * Refuses, when an endpoint is configured rather than on every call: unknown placeholders, faker
+ * methods that are not faker's own, oversized or failing generator arguments (each is drawn once),
+ * and a body whose generators alone render more than MAX_RENDERED_LENGTH.
+ */
 export function checkTemplate(jsonText: string, faker: Faker): void {
-  for (const match of stringsOf(JSON.parse(jsonText)).flatMap((text) => [...text.matchAll(PLACEHOLDER)])) {
-    const expression = match[1]!
+  for (const { expression } of stringsOf(JSON.parse(jsonText)).flatMap(placeholders)) {
     const root = expression.split(/[.(]/)[0]!
     if (!ROOTS.includes(root)) throw new AppError('INVALID_INPUT', `template {{${expression}}}: unknown name "${root}" (use ${ROOTS.join(', ')})`)
-    if (root === 'faker') resolveGenerator(expression.slice('faker.'.length), faker)
+    if (root === 'faker') checkGenerator(expression.slice('faker.'.length), faker)
+  }
+  try {
+    renderTemplate(jsonText, { params: {}, query: {}, body: null, headers: {}, faker, now: new Date() })
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE') throw new AppError('INVALID_INPUT', error.message)
+    throw error
   }
 }
 
-function renderString(text: string, context: TemplateContext): unknown {
-  const whole = WHOLE.exec(text)
-  if (whole) return evaluate(whole[1]!, context)
-  return text.replace(PLACEHOLDER, (_match, expression: string) => {
-    const value = evaluate(expression, context)
-    return value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
-  })
+/** Characters placeholders have added so far to one rendering. */
+interface Budget {
+  used: number
 }
 
-function renderValue(value: unknown, context: TemplateContext): unknown {
-  if (typeof value === 'string') return hasPlaceholders(value) ? renderString(value, context) : value
-  if (Array.isArray(value)) return value.map((item) => renderValue(item, context))
+function spend(budget: Budget, value: unknown): void {
+  budget.used += typeof value === 'string' ? value.length : value !== null && typeof value === 'object' ? JSON.stringify(value).length : 16
+  if (budget.used > MAX_RENDERED_LENGTH) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `the response template renders more than ${MAX_RENDERED_LENGTH / 1024 / 1024} MiB: it repeats large request values or generators too often`)
+  }
+}
+
+function renderString(text: string, context: TemplateContext, budget: Budget): unknown {
+  const found = placeholders(text)
+  const first = found[0]
+  if (found.length === 1 && first!.start === 0 && first!.end === text.length) {
+    const value = evaluate(first!.expression, context)
+    spend(budget, value)
+    return value
+  }
+  let rendered = ''
+  let from = 0
+  for (const placeholder of found) {
+    const value = evaluate(placeholder.expression, context)
+    const piece = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)
+    spend(budget, piece)
+    rendered += text.slice(from, placeholder.start) + piece
+    from = placeholder.end
+  }
+  return rendered + text.slice(from)
+}
+
+function renderValue(value: unknown, context: TemplateContext, budget: Budget): unknown {
+  if (typeof value === 'string') return hasPlaceholders(value) ? renderString(value, context, budget) : value
+  if (Array.isArray(value)) return value.map((item) => renderValue(item, context, budget))
   if (value !== null && typeof value === 'object') {
     const result: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) Object.defineProperty(result, key, { value: renderValue(item, context), enumerable: true, writable: true, configurable: true })
+    for (const [key, item] of Object.entries(value)) Object.defineProperty(result, key, { value: renderValue(item, context, budget), enumerable: true, writable: true, configurable: true })
     return result
   }
   return value
 }
 
-/** Renders a JSON body text with placeholders into a JSON text. */
+/** Renders a JSON body text with placeholders into a JSON text; refuses (413) one that would grow past MAX_RENDERED_LENGTH. */
 export function renderTemplate(jsonText: string, context: TemplateContext): string {
-  return JSON.stringify(renderValue(JSON.parse(jsonText), context))
+  return JSON.stringify(renderValue(JSON.parse(jsonText), context, { used: 0 }))
 }

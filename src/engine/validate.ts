@@ -1,12 +1,14 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { AppError } from '../errors.ts'
+import { ajvRegExpEngine, UnsafePatternError } from './safe-regex.ts'
 
 type AddFormats = (ajv: Ajv) => Ajv
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats
 
-const ajv = new Ajv({ allErrors: true, strict: false })
+// Patterns run on RE2: one a request could stall on (`^(a+)+$`) is linear there; one RE2 cannot run is refused.
+const ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: ajvRegExpEngine({ strict: true }) } })
 addFormats(ajv)
 const compiled = new Map<string, ValidateFunction>()
 
@@ -22,6 +24,7 @@ export function compileSchema(schemaText: string): ValidateFunction {
     try {
       validate = ajv.compile(JSON.parse(schemaText) as object)
     } catch (error) {
+      if (error instanceof UnsafePatternError) throw new AppError('INVALID_INPUT', `request schema: ${error.message}`)
       throw new AppError('INVALID_INPUT', `request schema is not a valid JSON Schema: ${(error as Error).message}`)
     }
     compiled.set(schemaText, validate)

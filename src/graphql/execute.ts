@@ -30,6 +30,7 @@ import {
   type SelectionSetNode,
 } from 'graphql/index.js'
 import type { FakerFactory } from '../engine/generators.ts'
+import { costProblem, GRAPHQL_LIMITS, shapeProblem } from './limits.ts'
 import { scalarValue } from './scalars.ts'
 
 export interface GraphqlRequest {
@@ -61,8 +62,9 @@ export interface GraphqlExecutor {
 const ROOT_KEY = 'ROOT'
 const LIST_LENGTH = { min: 2, max: 4 }
 /**
- * Generated list items per execution. Nested lists multiply (2–4 items each), so a query of a few
- * hundred bytes could otherwise ask for millions of objects and block the server for minutes.
+ * Generated list items per execution. Queries are counted before they run (limits.ts), but a
+ * configured root value may hold more items than the 4 that count assumes, each with mocked lists
+ * below it: past this budget the execution ends with an error rather than generate millions.
  */
 export const MAX_LIST_ITEMS = 10_000
 
@@ -106,14 +108,18 @@ export function createGraphqlExecutor(sdl: string, makeFaker: FakerFactory, opti
     prepare(request) {
       let document: DocumentNode
       try {
-        document = parse(request.query)
+        document = parse(request.query, { maxTokens: GRAPHQL_LIMITS.tokens })
       } catch (error) {
         return { ok: false, errors: [_formatError(error)] }
       }
+      const shape = shapeProblem(document)
+      if (shape) return { ok: false, errors: [{ message: shape }] }
       const errors = validate(mocked, document)
       if (errors.length) return { ok: false, errors: errors.map((error) => error.toJSON()) }
       const operation = getOperationAST(document, request.operationName ?? undefined)
       if (!operation) return { ok: false, errors: [{ message: _noOperation(document, request.operationName) }] }
+      const cost = costProblem(mocked, document, operation)
+      if (cost) return { ok: false, errors: [{ message: cost }] }
       const rootFields = _rootFieldNames(document, operation.selectionSet)
       return {
         ok: true,

@@ -12,6 +12,12 @@ import { AppError } from '../errors.ts'
 const MAX_DEPTH = 8
 /** How often one message type may appear on the way down: recursive types nest once, then stop. */
 const MAX_SAME_TYPE = 2
+/**
+ * Messages one generated answer may hold. Depth alone does not bound the work: types that refer to
+ * each other through several repeated fields (3 items each) branch at every level, (3 × fields)^8.
+ * Past the budget, further message fields are left out, as recursion is.
+ */
+export const MAX_MESSAGES = 2_000
 
 const INT32 = new Set(['int32', 'sint32', 'sfixed32'])
 const UINT32 = new Set(['uint32', 'fixed32'])
@@ -33,10 +39,15 @@ const WELL_KNOWN: Record<string, (faker: Faker) => Record<string, unknown>> = {
 
 /** A plain object for message type `type` (proto-loader conventions: keepCase, enums as names, longs as strings, bytes as Buffer): nested messages, enums, repeated (2–3 items), maps (2 entries), one member of each oneof, well-known types (Timestamp → {seconds,nanos} of a recent date, Duration, Struct/Value, wrappers, Empty, Any empty), recursion bounded by depth. */
 export function generateMessage(type: protobuf.Type, faker: Faker): Record<string, unknown> {
-  return messageValue(type, faker, [])
+  return messageValue(type, faker, [], { left: MAX_MESSAGES - 1 })
 }
 
-function messageValue(type: protobuf.Type, faker: Faker, outer: string[]): Record<string, unknown> {
+/** Messages still to be generated for one answer. */
+interface Budget {
+  left: number
+}
+
+function messageValue(type: protobuf.Type, faker: Faker, outer: string[], budget: Budget): Record<string, unknown> {
   const known = WELL_KNOWN[type.fullName]
   if (known) return known(faker)
   const path = [...outer, type.fullName]
@@ -45,33 +56,37 @@ function messageValue(type: protobuf.Type, faker: Faker, outer: string[]): Recor
   const message: Record<string, unknown> = {}
   for (const field of type.fieldsArray) {
     if (field.partOf && !picked.has(field.name)) continue
-    const value = fieldValue(field.resolve(), faker, path)
+    const value = fieldValue(field.resolve(), faker, path, budget)
     if (value !== undefined) message[field.name] = value
   }
   return message
 }
 
-function fieldValue(field: protobuf.Field, faker: Faker, path: string[]): unknown {
+function fieldValue(field: protobuf.Field, faker: Faker, path: string[], budget: Budget): unknown {
   if (field.map) {
     const keys = mapKeys((field as unknown as protobuf.MapField).keyType, faker)
-    const entries = keys.map((key) => [key, singleValue(field, faker, path)] as const)
-    return entries.some(([, value]) => value === undefined) ? undefined : Object.fromEntries(entries)
+    const entries = keys.map((key) => [key, singleValue(field, faker, path, budget)] as const).filter(([, value]) => value !== undefined)
+    return entries.length ? Object.fromEntries(entries) : undefined
   }
   if (field.repeated) {
-    const items = Array.from({ length: faker.number.int({ min: 2, max: 3 }) }, () => singleValue(field, faker, path))
-    return items.includes(undefined) ? undefined : items
+    const items = Array.from({ length: faker.number.int({ min: 2, max: 3 }) }, () => singleValue(field, faker, path, budget))
+    // Items past the budget are left out; a field with none left (recursion) is left out whole.
+    const kept = items.filter((item) => item !== undefined)
+    return kept.length ? kept : undefined
   }
-  return singleValue(field, faker, path)
+  return singleValue(field, faker, path, budget)
 }
 
-/** undefined: a message left out to bound recursion. */
-function singleValue(field: protobuf.Field, faker: Faker, path: string[]): unknown {
+/** undefined: a message left out to bound recursion or the answer's size. */
+function singleValue(field: protobuf.Field, faker: Faker, path: string[], budget: Budget): unknown {
   const type = field.resolvedType
   if (type instanceof protobuf.Enum) return enumName(type, faker)
   if (!(type instanceof protobuf.Type)) return scalarValue(field.type, field.name, faker)
   if (WRAPPERS.has(type.fullName)) return { value: scalarValue(type.fields.value!.type, field.name, faker) }
   if (path.length >= MAX_DEPTH || path.filter((name) => name === type.fullName).length >= MAX_SAME_TYPE) return undefined
-  return messageValue(type, faker, path)
+  if (budget.left <= 0) return undefined
+  budget.left -= 1
+  return messageValue(type, faker, path, budget)
 }
 
 /** Skips the zero value when it can: it is usually UNKNOWN / UNSPECIFIED. */

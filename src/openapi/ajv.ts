@@ -1,6 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { ajvRegExpEngine } from '../engine/safe-regex.ts'
 import { refTo } from './pointer.ts'
 import type { SpecDocument } from './types.ts'
 
@@ -35,6 +36,8 @@ export function createSpecValidators(spec: SpecDocument, options: { coerce: bool
       validateSchema: false, // the spec was validated on import; a whole document is no meta-schema's input
       logger: quiet,
       coerceTypes: options.coerce ? 'array' : false,
+      // Patterns run on RE2, so no request can stall on one; those RE2 cannot run are skipped (see ajvRegExpEngine).
+      code: { regExp: ajvRegExpEngine({ strict: false }) },
     }
     // Ajv2020 is a subclass built on the same core; one variable type serves both.
     ajv = spec.version === '3.1' ? (new Ajv2020(settings) as unknown as Ajv) : new Ajv(settings)

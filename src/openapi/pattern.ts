@@ -3,7 +3,15 @@
  * faker) knows no groups, anchors, `{n,}` or `\d`, and returns e.g. `CA{2,}` for `^[C][A-Z0-9]{2,}$`.
  * This covers what API specs write: literals, escapes, classes, groups with `|`, and all quantifiers;
  * lookarounds and backreferences produce nothing, and the result is always checked against the pattern.
+ * The check runs on RE2 (linear time): a pattern RE2 cannot run because of lookarounds is checked
+ * without them; one with backreferences gives no sample. A sample longer than MAX_SAMPLE_LENGTH is
+ * given up rather than built (`((a+)+)+` with many repetitions would otherwise grow without bound).
  */
+import { compileSafeRegex, type SafeRegex } from '../engine/safe-regex.ts'
+
+export const MAX_SAMPLE_LENGTH = 10_000
+
+class TooLong extends Error {}
 
 type Node =
   | { kind: 'text'; text: string }
@@ -88,6 +96,12 @@ function _parse(pattern: string): Node[][] {
 }
 
 function _generate(node: Node, extra: number): string {
+  const text = _generateUnchecked(node, extra)
+  if (text.length > MAX_SAMPLE_LENGTH) throw new TooLong()
+  return text
+}
+
+function _generateUnchecked(node: Node, extra: number): string {
   switch (node.kind) {
     case 'text': return node.text
     case 'class': {
@@ -96,16 +110,22 @@ function _generate(node: Node, extra: number): string {
       return [...FALLBACK_CHARS].find((c) => !inside(c.charCodeAt(0))) ?? ''
     }
     case 'group': return (node.alternatives[0] ?? []).map((child) => _generate(child, extra)).join('')
-    case 'repeat': return _generate(node.node, extra).repeat(Math.min(node.min + extra, node.max))
+    case 'repeat': {
+      const one = _generate(node.node, extra)
+      const count = Math.min(node.min + extra, node.max)
+      if (one.length * count > MAX_SAMPLE_LENGTH) throw new TooLong()
+      return one.repeat(count)
+    }
   }
 }
 
 /** A string matching `pattern` within the length bounds, or undefined when none of the tries fits. */
 export function patternSample(pattern: string, minLength = 0, maxLength = Infinity): string | undefined {
-  let regex: RegExp
+  let regex: SafeRegex
   let tree: Node[][]
   try {
-    regex = new RegExp(pattern, 'u')
+    new RegExp(pattern, 'u') // a pattern JavaScript refuses is no pattern the spec could mean
+    regex = _checker(pattern)
     tree = _parse(pattern)
   } catch {
     return undefined
@@ -113,10 +133,64 @@ export function patternSample(pattern: string, minLength = 0, maxLength = Infini
   // More repetitions of the open-ended parts until the length fits; every try is checked.
   for (const extra of [0, 1, 2, 3, 5, 8, 13, 21, 34, 55]) {
     for (const alternative of tree) {
-      const text = alternative.map((node) => _generate(node, extra)).join('')
+      let text: string
+      try {
+        text = alternative.map((node) => _generate(node, extra)).join('')
+      } catch (error) {
+        if (error instanceof TooLong) return undefined
+        throw error
+      }
       const length = [...text].length
       if (length >= minLength && length <= maxLength && regex.test(text)) return text
     }
   }
   return undefined
+}
+
+function _checker(pattern: string): SafeRegex {
+  try {
+    return compileSafeRegex(pattern)
+  } catch {
+    return compileSafeRegex(_withoutLookarounds(pattern))
+  }
+}
+
+/** `pattern` with its `(?=…)`, `(?!…)`, `(?<=…)` and `(?<!…)` groups removed: a looser pattern RE2 may run. */
+function _withoutLookarounds(pattern: string): string {
+  let out = ''
+  let i = 0
+  while (i < pattern.length) {
+    if (/^\(\?<?[=!]/.test(pattern.slice(i, i + 4))) {
+      i = _groupEnd(pattern, i)
+      continue
+    }
+    const next = _tokenEnd(pattern, i)
+    out += pattern.slice(i, next)
+    i = next
+  }
+  return out
+}
+
+/** The index after the group opening at `start`, nested groups, classes and escapes skipped. */
+function _groupEnd(pattern: string, start: number): number {
+  let depth = 0
+  let i = start
+  while (i < pattern.length) {
+    const c = pattern[i]
+    if (c === '(') depth += 1
+    else if (c === ')' && --depth === 0) return i + 1
+    i = _tokenEnd(pattern, i)
+  }
+  return i
+}
+
+/** The index after one token at `i`: an escape, a whole class, or one character. */
+function _tokenEnd(pattern: string, i: number): number {
+  if (pattern[i] === '\\') return i + 2
+  if (pattern[i] !== '[') return i + 1
+  let j = i + 1
+  if (pattern[j] === '^') j += 1
+  if (pattern[j] === ']') j += 1
+  while (j < pattern.length && pattern[j] !== ']') j += pattern[j] === '\\' ? 2 : 1
+  return j + 1
 }

@@ -3,6 +3,7 @@ import { sample, type Options } from 'openapi-sampler'
 import type { SpecValidators } from './ajv.ts'
 import { patternSample } from './pattern.ts'
 import { isObj, refTo, resolvePointer, type Obj } from './pointer.ts'
+import { boundedSampleDepth, MAX_REPAIR_SIZE } from './sample-size.ts'
 import type { SpecDocument } from './types.ts'
 
 // Responses omit writeOnly properties (passwords), not readOnly ones (ids): those are what servers return.
@@ -24,9 +25,11 @@ export interface Sampler {
 export function createSampler(spec: SpecDocument, validators: SpecValidators): Sampler {
   const { document } = spec
   const generate = (schema: object): unknown => {
+    const maxSampleDepth = boundedSampleDepth(schema, document)
+    if (maxSampleDepth === null) return undefined
     try {
       // openapi-sampler may hand back the spec's own `example` objects; never let repairs touch them.
-      return structuredClone(sample(schema as never, OPTIONS, document))
+      return structuredClone(sample(schema as never, { ...OPTIONS, maxSampleDepth }, document))
     } catch {
       return undefined
     }
@@ -65,10 +68,10 @@ export function createSampler(spec: SpecDocument, validators: SpecValidators): S
       case 'enum': list.unshift(...(error.schema as unknown[]).slice(0, 3).map((option) => () => option)); break
       case 'const': list.unshift(() => error.schema); break
       case 'oneOf': case 'anyOf': list.push(...(error.schema as object[]).map((branch) => () => generate(branch))); break
-      case 'minItems': list.unshift(() => Array.from({ length: Number(params.limit) }, (_, i) => (i < items.length ? items[i] : items[0]))); break
+      case 'minItems': list.unshift(() => (Number(params.limit) > MAX_REPAIR_SIZE ? undefined : Array.from({ length: Number(params.limit) }, (_, i) => (i < items.length ? items[i] : items[0])))); break
       case 'maxItems': list.unshift(() => items.slice(0, Number(params.limit))); break
       case 'uniqueItems': list.unshift(() => items.map(_distinct), () => [...new Map(items.map((item) => [JSON.stringify(item), item])).values()]); break
-      case 'minLength': list.push(() => String(current).padEnd(Number(params.limit), 'a')); break
+      case 'minLength': list.push(() => (Number(params.limit) > MAX_REPAIR_SIZE ? undefined : String(current).padEnd(Number(params.limit), 'a'))); break
       case 'maxLength': list.push(() => String(current).slice(0, Number(params.limit))); break
       case 'type': list.push(...String(params.type).split(',').map((type) => () => TYPE_DEFAULTS[type])); break
       case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum': case 'multipleOf':
@@ -116,9 +119,12 @@ export function createSampler(spec: SpecDocument, validators: SpecValidators): S
   }
 
   const xml = (pointer: string): string | null => {
+    const schema = resolvePointer(document, pointer)
+    const maxSampleDepth = boundedSampleDepth(schema, document)
+    if (maxSampleDepth === null) return null
     try {
       // The schema itself, not a `$ref` to it: openapi-sampler names XML elements after the last `$ref` segment.
-      return String(sample(resolvePointer(document, pointer) as never, { ...OPTIONS, format: 'xml' }, document))
+      return String(sample(schema as never, { ...OPTIONS, format: 'xml', maxSampleDepth }, document))
     } catch {
       return null
     }

@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import type { ProtocolRoute } from '../domain/catalog.ts'
 import { loadFaker } from '../engine/generators.ts'
 import { createGraphqlExecutor, type GraphqlExecutor, type GraphqlRequest } from '../graphql/execute.ts'
+import { GRAPHQL_LIMITS } from '../graphql/limits.ts'
 import { readRawBody, utf8Text } from './body.ts'
 import { graphqlPlayground } from './graphql-playground.ts'
 import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
@@ -26,6 +27,12 @@ function mediaType(event: H3Event): string {
 
 function graphqlResponse(status: number, type: string, body: unknown, headers: Record<string, string> = {}): Response {
   return textResponse(status, JSON.stringify(body), { 'Content-Type': `${type}; charset=utf-8`, ...headers })
+}
+
+/** The answer as JSON text, or null past GRAPHQL_LIMITS.answerBytes (configured values can be large). */
+function answerText(result: unknown): string | null {
+  const text = JSON.stringify(result)
+  return Buffer.byteLength(text) > GRAPHQL_LIMITS.answerBytes ? null : text
 }
 
 /** A request error (no GraphQL execution): 400 whatever the media type, as the spec allows for malformed requests. */
@@ -106,11 +113,16 @@ export async function answerGraphql(event: H3Event, route: ProtocolRoute, contex
     if (!endpoint) return { error: `${key} is not mocked: its endpoint was removed` }
     return operationOverride(endpoint, context.random)
   })
+  const text = answerText(result)
+  if (text === null) {
+    const message = `the answer is larger than ${GRAPHQL_LIMITS.answerBytes / 1024 / 1024} MiB: select fewer fields`
+    return { response: graphqlResponse(type === GRAPHQL_RESPONSE ? 400 : 200, type, { errors: [{ message }] }), endpointId: null, failed: true }
+  }
   const failed = (result.errors?.length ?? 0) > 0
   const status = type === GRAPHQL_RESPONSE && !('data' in result) ? 400 : 200
   const headers = Object.assign({}, ...endpoints.map((e) => e?.headers ?? {})) as Record<string, string>
   return {
-    response: graphqlResponse(status, type, result, headers),
+    response: textResponse(status, text, { 'Content-Type': `${type}; charset=utf-8`, ...headers }),
     endpointId: endpoints.find((e) => e !== undefined)?.id ?? null,
     failed,
   }

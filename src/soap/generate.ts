@@ -12,6 +12,12 @@ export const XSD_NS = 'http://www.w3.org/2001/XMLSchema'
 // Recursive types (a customer with a referrer, a tree of nodes) stop this many elements down.
 const MAX_DEPTH = 6
 const REPEATED_ITEMS = 2
+/**
+ * Elements one generated answer may hold. Depth alone does not bound the work: many repeated
+ * elements per level, or a `minOccurs` of millions, multiply at every level. Past the budget
+ * optional elements are left out and required ones come once, empty, as past MAX_DEPTH.
+ */
+export const MAX_ELEMENTS = 5_000
 
 /** The global declarations of the schemas, by `{namespace}name`. */
 export interface Schemas {
@@ -52,6 +58,11 @@ export interface Generator {
   faker: Faker
 }
 
+/** One answer being generated: the generator and the elements it may still add. */
+type Answer = Generator & { elementsLeft: number }
+
+const answerOf = (gen: Generator): Answer => ({ ...gen, elementsLeft: MAX_ELEMENTS })
+
 /** A global element a message part names. */
 export interface ElementPart {
   name: QName
@@ -64,13 +75,18 @@ export type RpcPart = { name: string; element: ElementPart } | { name: string; t
 export type OutputBody = { style: 'document'; element: ElementPart | null } | { style: 'rpc'; wrapper: QName; parts: RpcPart[] }
 
 /** The output object as the soap client returns it: the element's content (document) or the parts by name (rpc). */
-export function bodyValue(gen: Generator, body: OutputBody): unknown {
-  if (body.style === 'document') return body.element ? elementValue(gen, body.element.declaration) : undefined
-  return Object.fromEntries(body.parts.map((part) => [part.name, 'element' in part ? elementValue(gen, part.element.declaration) : typeValue(gen, part.type, part.name)]))
+export function bodyValue(generator: Generator, body: OutputBody): unknown {
+  const gen = answerOf(generator)
+  if (body.style === 'document') return body.element ? _elementValue(gen, body.element.declaration, 0) : undefined
+  return Object.fromEntries(body.parts.map((part) => [part.name, 'element' in part ? _elementValue(gen, part.element.declaration, 0) : typeValue(gen, part.type, part.name)]))
 }
 
 /** The value of a global or local element declaration. */
-export function elementValue(gen: Generator, declaration: XmlElement, depth = 0): unknown {
+export function elementValue(gen: Generator, declaration: XmlElement): unknown {
+  return _elementValue(answerOf(gen), declaration, 0)
+}
+
+function _elementValue(gen: Answer, declaration: XmlElement, depth: number): unknown {
   const element = declaration.attrs.ref ? lookup(gen, 'elements', declaration, declaration.attrs.ref) : declaration
   const name = element.attrs.name ?? ''
   if (element.attrs.fixed !== undefined) return element.attrs.fixed
@@ -82,14 +98,14 @@ export function elementValue(gen: Generator, declaration: XmlElement, depth = 0)
 }
 
 /** The value of a named type, for an element or part called `name`. */
-function typeValue(gen: Generator, type: QName, name: string, depth = 0): unknown {
+function typeValue(gen: Answer, type: QName, name: string, depth = 0): unknown {
   if (type.ns === XSD_NS) return builtinValue(type.local, name, gen.faker)
   const definition = gen.schemas.types.get(keyOf(type))
   if (!definition) throw new Error(`type {${type.ns}}${type.local} is not defined in wsdl:types`)
   return definition.local === 'complexType' ? complexValue(gen, definition, name, depth) : simpleValue(gen, definition, name)
 }
 
-function lookup(gen: Generator, kind: keyof Schemas, at: XmlElement, qname: string): XmlElement {
+function lookup(gen: Answer, kind: keyof Schemas, at: XmlElement, qname: string): XmlElement {
   const found = gen.schemas[kind].get(keyOf(qnameIn(at, qname)))
   if (!found) throw new Error(`${kind.replace(/s$/, '').replace(/([A-Z])/g, ' $1').toLowerCase()} "${qname}" is not defined in wsdl:types`)
   return found
@@ -101,10 +117,10 @@ function qnameIn(at: XmlElement, qname: string): QName {
   return name
 }
 
-function complexValue(gen: Generator, type: XmlElement, name: string, depth: number): unknown {
+function complexValue(gen: Answer, type: XmlElement, name: string, depth: number): unknown {
   const fields: Record<string, unknown> = {}
   const attributes: Record<string, unknown> = {}
-  const text = depth > MAX_DEPTH ? undefined : fillComplex(gen, type, name, fields, attributes, depth)
+  const text = depth > MAX_DEPTH || gen.elementsLeft <= 0 ? undefined : fillComplex(gen, type, name, fields, attributes, depth)
   const withAttributes = Object.keys(attributes).length ? { [ATTRIBUTES_KEY]: attributes } : {}
   if (text === undefined) return { ...withAttributes, ...fields }
   return Object.keys(attributes).length ? { ...withAttributes, [VALUE_KEY]: text } : text
@@ -114,7 +130,7 @@ function complexValue(gen: Generator, type: XmlElement, name: string, depth: num
  * Fills `fields` and `attributes` from a complexType, or from the extension/restriction inside
  * its content (their children read the same); returns the text of simple content.
  */
-function fillComplex(gen: Generator, type: XmlElement, name: string, fields: Record<string, unknown>, attributes: Record<string, unknown>, depth: number): unknown {
+function fillComplex(gen: Answer, type: XmlElement, name: string, fields: Record<string, unknown>, attributes: Record<string, unknown>, depth: number): unknown {
   let text: unknown
   for (const child of childrenOf(type, XSD_NS)) {
     switch (child.local) {
@@ -137,7 +153,7 @@ function fillComplex(gen: Generator, type: XmlElement, name: string, fields: Rec
   return text
 }
 
-function fillDerived(gen: Generator, content: XmlElement, name: string, fields: Record<string, unknown>, attributes: Record<string, unknown>, depth: number): unknown {
+function fillDerived(gen: Answer, content: XmlElement, name: string, fields: Record<string, unknown>, attributes: Record<string, unknown>, depth: number): unknown {
   const derivation = childrenOf(content, XSD_NS).find((child) => child.local === 'extension' || child.local === 'restriction')
   if (!derivation) return undefined
   const base = derivation.attrs.base ? qnameIn(derivation, derivation.attrs.base) : null
@@ -152,7 +168,7 @@ function fillDerived(gen: Generator, content: XmlElement, name: string, fields: 
   return text
 }
 
-function fillParticle(gen: Generator, particle: XmlElement, fields: Record<string, unknown>, depth: number): void {
+function fillParticle(gen: Answer, particle: XmlElement, fields: Record<string, unknown>, depth: number): void {
   switch (particle.local) {
     case 'element':
       addElement(gen, particle, fields, depth)
@@ -175,21 +191,25 @@ function fillParticle(gen: Generator, particle: XmlElement, fields: Record<strin
   }
 }
 
-function addElement(gen: Generator, declaration: XmlElement, fields: Record<string, unknown>, depth: number): void {
+function addElement(gen: Answer, declaration: XmlElement, fields: Record<string, unknown>, depth: number): void {
   const min = Number(declaration.attrs.minOccurs ?? 1)
   const max = declaration.attrs.maxOccurs === 'unbounded' ? Infinity : Number(declaration.attrs.maxOccurs ?? 1)
-  if (max === 0 || (min === 0 && depth >= MAX_DEPTH)) return
+  if (max === 0 || (min === 0 && (depth >= MAX_DEPTH || gen.elementsLeft <= 0))) return
   const element = declaration.attrs.ref ? lookup(gen, 'elements', declaration, declaration.attrs.ref) : declaration
-  const make = (): unknown => elementValue(gen, element, depth + 1)
+  const make = (): unknown => {
+    gen.elementsLeft -= 1
+    return _elementValue(gen, element, depth + 1)
+  }
   const name = element.attrs.name ?? ''
-  fields[name] = max > 1 ? Array.from({ length: Math.min(max, Math.max(min, REPEATED_ITEMS)) }, make) : make()
+  const count = Math.min(max, Math.max(min, REPEATED_ITEMS), Math.max(1, gen.elementsLeft))
+  fields[name] = max > 1 ? Array.from({ length: count }, make) : make()
 }
 
 /**
  * Attributes declared in place (and through attribute groups). References to global attributes
  * are left out: their names need a namespace prefix the serializer would not declare.
  */
-function fillAttribute(gen: Generator, declaration: XmlElement, attributes: Record<string, unknown>): void {
+function fillAttribute(gen: Answer, declaration: XmlElement, attributes: Record<string, unknown>): void {
   if (declaration.local === 'attributeGroup') {
     const group = declaration.attrs.ref ? lookup(gen, 'attributeGroups', declaration, declaration.attrs.ref) : declaration
     for (const child of childrenOf(group, XSD_NS)) if (child.local === 'attribute' || child.local === 'attributeGroup') fillAttribute(gen, child, attributes)
@@ -202,7 +222,7 @@ function fillAttribute(gen: Generator, declaration: XmlElement, attributes: Reco
   attributes[name] = declaration.attrs.fixed ?? (type ? typeValue(gen, type, name) : inline ? simpleValue(gen, inline, name) : valueForField(name, 'string', gen.faker))
 }
 
-function simpleValue(gen: Generator, type: XmlElement, name: string): unknown {
+function simpleValue(gen: Answer, type: XmlElement, name: string): unknown {
   const [body] = childrenOf(type, XSD_NS).filter((child) => child.local !== 'annotation')
   switch (body?.local) {
     case 'restriction':
@@ -220,13 +240,13 @@ function simpleValue(gen: Generator, type: XmlElement, name: string): unknown {
   }
 }
 
-function simpleOrString(gen: Generator, parent: XmlElement, name: string): unknown {
+function simpleOrString(gen: Answer, parent: XmlElement, name: string): unknown {
   const inline = childrenOf(parent, XSD_NS, 'simpleType')[0]
   return inline ? simpleValue(gen, inline, name) : valueForField(name, 'string', gen.faker)
 }
 
 /** A value of the restriction's base that keeps to its enumeration, length and range facets. */
-function restrictedValue(gen: Generator, restriction: XmlElement, name: string, baseValue?: unknown): unknown {
+function restrictedValue(gen: Answer, restriction: XmlElement, name: string, baseValue?: unknown): unknown {
   const facets = childrenOf(restriction, XSD_NS)
   const choices = facets.filter((facet) => facet.local === 'enumeration').map((facet) => facet.attrs.value ?? '')
   if (choices.length) return gen.faker.helpers.arrayElement(choices)

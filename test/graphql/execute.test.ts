@@ -194,10 +194,16 @@ describe('queries', () => {
     expect(prepared.ok && prepared.rootFields).toEqual([])
   })
 
-  it('stop generating past MAX_LIST_ITEMS: a short query nesting lists answers an error instead of blocking', () => {
-    // At least 2 items per level: 2 + 4 + … + 2^13 > 10,000 list items, up to 4^13 without the limit.
+  it('refuse a short query nesting lists before it runs, instead of blocking', () => {
+    // Up to 4^13 generated objects: counted before execution, every list at its longest.
     const query = `{ users { ${'friends { '.repeat(12)}id${' }'.repeat(12)} } }`
-    const result = run(shop, query)
+    expect(failure(shop, { query })[0]?.message).toMatch(/the answer could hold [\d,]+ fields .* at most 50000 are served/)
+  })
+
+  it('stop generating past MAX_LIST_ITEMS: a configured list whose items nest mocked lists answers an error', () => {
+    // The configured 3,000 users are more than the 4 items the count before execution assumes.
+    const users = Array.from({ length: 3000 }, () => ({}))
+    const result = run(shop, `{ users { ${'friends { '.repeat(3)}id${' }'.repeat(3)} } }`, (field) => (field === 'users' ? { value: users } : undefined))
     expect(result.errors?.[0]?.message).toMatch(new RegExp(`more than ${MAX_LIST_ITEMS} generated list items`))
     expect(JSON.stringify(result).length).toBeLessThan(100_000)
     // The next execution starts with a fresh budget.

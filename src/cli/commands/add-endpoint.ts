@@ -1,5 +1,7 @@
 import type { Command } from 'commander'
-import { addEndpoint } from '../../domain/endpoints.ts'
+import { addEndpoint, checkJsonBody } from '../../domain/endpoints.ts'
+import { loadFaker } from '../../engine/generators.ts'
+import { checkTemplate, hasPlaceholders } from '../../engine/template.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printWarnings, success } from '../output.ts'
@@ -25,13 +27,16 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the created endpoint as JSON')
     .action((method: string, path: string, options: AddEndpointOptions, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
+      withRuntime(command, ctx, async ({ store }) => {
+        const body = options.body === undefined ? undefined : readJsonArgument(options.body, ctx.environment.cwd)
+        // A template is checked now, as `endpoint set` does, rather than failing on every call.
+        if (body !== undefined && hasPlaceholders(body)) checkTemplate(checkJsonBody(body), (await loadFaker())())
         const { endpoint, warnings } = addEndpoint(store, {
           project: options.project,
           method,
           path,
           status: options.status,
-          body: options.body === undefined ? undefined : readJsonArgument(options.body, ctx.environment.cwd),
+          body,
           delayMs: options.delay,
           headers: parseHeaders(options.header),
         })

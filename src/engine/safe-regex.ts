@@ -1,0 +1,62 @@
+import { RE2JS } from 're2js'
+
+/**
+ * Patterns written by users (JSON Schema `pattern`/`patternProperties`, imported specs) run on RE2
+ * (re2js), whose matching time is linear in the input: a pattern such as `^(a+)+$` cannot stall the
+ * server, whatever the value it is tested on. JavaScript syntax is translated first (`\uXXXX`, `\cA`,
+ * named groups); what RE2 cannot run in linear time (lookaheads, backreferences, huge repeat counts)
+ * is refused with RE2's reason. Lookbehinds are kept: re2js runs them in linear time.
+ */
+export interface SafeRegex {
+  test(text: string): boolean
+  toString(): string
+}
+
+export class UnsafePatternError extends Error {
+  constructor(pattern: string, reason: string) {
+    super(`pattern ${JSON.stringify(pattern)} cannot be used: ${reason} (patterns run on a linear-time engine, RE2: lookaheads and backreferences are not supported)`)
+    this.name = 'UnsafePatternError'
+  }
+}
+
+// Compiled patterns are reused; the map is emptied when it grows past this many (imports add their own).
+const MAX_CACHED = 2_000
+const cache = new Map<string, SafeRegex>()
+
+/** `pattern` as a linear-time matcher with JavaScript's `test` semantics (a match anywhere); throws UnsafePatternError. */
+export function compileSafeRegex(pattern: string): SafeRegex {
+  const cached = cache.get(pattern)
+  if (cached) return cached
+  let compiled: RE2JS
+  try {
+    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), RE2JS.LOOKBEHINDS)
+  } catch (error) {
+    throw new UnsafePatternError(pattern, String((error as Error).message).replace(/^error parsing regexp: /, ''))
+  }
+  const regex: SafeRegex = { test: (text) => compiled.test(text), toString: () => pattern }
+  if (cache.size >= MAX_CACHED) cache.clear()
+  cache.set(pattern, regex)
+  return regex
+}
+
+/** ajv's `code.regExp` engine: every `pattern` and `patternProperties` key of a schema compiles here. */
+export type RegExpEngine = ((pattern: string, flags: string) => SafeRegex) & { code: string }
+
+/**
+ * An ajv engine. `strict` refuses a pattern RE2 cannot run (ajv's compile throws the reason); otherwise
+ * such a pattern is not checked at all: imported specs use lookaheads (password rules) that no
+ * linear-time engine runs, and refusing the whole spec, or running them on a backtracking engine
+ * where a request could stall every other, would be worse than skipping that one constraint.
+ */
+export function ajvRegExpEngine(options: { strict: boolean }): RegExpEngine {
+  const engine = (pattern: string): SafeRegex => {
+    try {
+      return compileSafeRegex(pattern)
+    } catch (error) {
+      if (options.strict || !(error instanceof UnsafePatternError)) throw error
+      return { test: () => true, toString: () => pattern }
+    }
+  }
+  // ajv names the engine in standalone code only, which mockapi never generates.
+  return Object.assign(engine, { code: 'compileSafeRegex' })
+}
