@@ -48,6 +48,10 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
         events.off('inbox.received', onInbox)
         events.off('delivery.attempted', onDelivery)
       }
-    }, { endsInMs })
+    }, {
+      endsInMs,
+      // Deleted by the API, the dashboard or the CLI beside serve: nothing more will come.
+      endedBy: () => (store.repos.projects.byId(project.id) ? null : `project ${project.id} was deleted`),
+    })
   })
 }

@@ -1,6 +1,7 @@
 import { toNodeHandler, type H3 } from 'h3'
-import { createServer, type Server } from 'node:http'
-import { AppError } from '../errors.ts'
+import { createServer, STATUS_CODES, type Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { AppError, errorBody } from '../errors.ts'
 
 export interface Listening {
   url: string
@@ -31,6 +32,21 @@ function closeGracefully(server: Server): Promise<void> {
     })
     server.closeIdleConnections()
   })
+}
+
+/**
+ * Requests Node's parser refuses (an unknown method, oversized or malformed headers) never reach
+ * the app; without this Node answers a bare 400 with no body. They get the contract's error shape.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return
+  const [status, code, message] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'BAD_REQUEST', 'request headers are too large']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'BAD_REQUEST', 'the request did not arrive in time']
+      : [400, 'BAD_REQUEST', `malformed HTTP request (${error.code ?? error.message})`]
+  const body = JSON.stringify(errorBody(code, message))
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }
 
 function listenOn(server: Server, port: number, host: string): Promise<void> {
@@ -72,6 +88,7 @@ export async function listenApp(app: H3, options: {
     else throw new AppError('INVALID_INPUT', `cannot listen on ${options.host}:${options.port}: ${code ?? (error as Error).message}`)
   }
   server.on('error', (error) => options.onError?.(error))
+  server.on('clientError', answerUnparsable)
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host

@@ -35,9 +35,22 @@ export function eventStreamHead(): Response {
 /**
  * A `text/event-stream` response. `open` subscribes and returns the unsubscribe, called once when
  * the client goes away, the client falls too far behind, `signal` aborts (the server closes), or
- * `endsInMs` passes (the token that opened it expires: an `expired` event is sent first).
+ * `endsInMs` passes (the token that opened it expires: an `expired` event is sent first), or
+ * `endedBy` gives a reason (what it streams is gone: an `ended` event is sent first).
  */
-export function eventStream(signal: AbortSignal, open: (send: Send) => () => void, options: { pingMs?: number; endsInMs?: number } = {}): Response {
+/** How often `endedBy` is asked whether what the stream is about still exists. */
+const RECHECK_MS = 1_000
+
+export function eventStream(
+  signal: AbortSignal,
+  open: (send: Send) => () => void,
+  options: {
+    pingMs?: number
+    endsInMs?: number
+    /** Looked at every second: a reason (sent as an `ended` event) closes the stream. */
+    endedBy?: () => string | null
+  } = {},
+): Response {
   let finish = (): void => {}
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -50,6 +63,18 @@ export function eventStream(signal: AbortSignal, open: (send: Send) => () => voi
       }
       const ping = setInterval(() => write(': ping\n\n'), options.pingMs ?? PING_MS)
       ping.unref()
+      const recheck = options.endedBy && setInterval(() => {
+        let reason: string | null
+        try {
+          reason = options.endedBy!()
+        } catch {
+          return // a busy or failing database: asked again at the next check
+        }
+        if (reason === null) return
+        write(formatEvent('ended', JSON.stringify({ error: { code: 'NOT_FOUND', message: reason } })))
+        finish()
+      }, RECHECK_MS)
+      recheck?.unref()
       let expiry: NodeJS.Timeout | null = null
       const expireAt = options.endsInMs === undefined ? null : Date.now() + options.endsInMs
       const scheduleExpiry = () => {
@@ -65,6 +90,7 @@ export function eventStream(signal: AbortSignal, open: (send: Send) => () => voi
         if (done) return
         done = true
         clearInterval(ping)
+        if (recheck) clearInterval(recheck)
         if (expiry) clearTimeout(expiry)
         signal.removeEventListener('abort', finish)
         unsubscribe?.()

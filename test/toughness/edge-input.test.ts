@@ -259,6 +259,27 @@ paths:
     await expectAliveAndIntact(server.url, cli.db)
   })
 
+  it('a billion-laughs spec made of $refs is refused at once instead of hanging import', () => {
+    const cli = cliWorkspace()
+    // Ten schemas, each with ten properties that $ref the next: 10^10 values once followed.
+    const schemas = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`L${i}`, {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`p${k}`, i < 9 ? { $ref: `#/components/schemas/L${i + 1}` } : { type: 'string' }])),
+    }]))
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'Ref laughs', version: '1' },
+      paths: { '/x': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/L0' } } } } } } } },
+      components: { schemas },
+    }
+    writeFileSync(join(cli.cwd, 'ref-laughs.json'), JSON.stringify(spec))
+    const result = cli.run('import', 'ref-laughs.json')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('ref-laughs.json: its $refs expand too far')
+    // Nothing was created, not even the first project an import makes in an empty database.
+    expect(cli.run('endpoints').stderr).toContain('no project yet')
+  })
+
   it('a billion-laughs YAML spec is refused at once instead of hanging import', async () => {
     const cli = cliWorkspace()
     const levels = ['  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']

@@ -199,6 +199,54 @@ describe('the event stream ends when its token expires', () => {
   })
 })
 
+describe('the event stream ends when its project is deleted', () => {
+  it('by the CLI beside serve: an "ended" event, then the stream closes', async () => {
+    const workspace = cliWorkspace()
+    workspace.ok('init', '--yes', '--slug', 'gone', '--resource', '/api/things')
+    const { store } = openStore(workspace.db)
+    const own = await mintToken(store, { expiresInMs: 600_000 })
+    const running = await serve(workspace.db)
+    const stream = await openEvents(`${running.url}/api/projects/1/events?access_token=${own}`)
+    expect(stream.status).toBe(200)
+    workspace.ok('project', 'delete', 'gone')
+    const ended = await stream.next('ended', 8_000)
+    expect(JSON.parse(ended.data)).toEqual({ error: { code: 'NOT_FOUND', message: 'project 1 was deleted' } })
+    await stream.ended
+    await expectAliveAndIntact(running.url, workspace.db)
+  })
+})
+
+describe('requests Node\'s parser refuses still get the error shape', () => {
+  /** Raw bytes over a socket: fetch cannot send an unknown method or a broken request line. */
+  async function raw(request: string): Promise<{ status: number; headers: string; body: string }> {
+    const { connect } = await import('node:net')
+    const { port } = new URL(server.url)
+    return new Promise((resolve, reject) => {
+      let text = ''
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end(request))
+      socket.on('data', (chunk) => (text += chunk))
+      socket.on('error', reject)
+      socket.on('close', () => {
+        const [head = '', body = ''] = text.split('\r\n\r\n')
+        resolve({ status: Number(head.split(' ')[1]), headers: head, body })
+      })
+    })
+  }
+
+  for (const [what, request, status] of [
+    ['an unknown method', 'FOO /api/p/orders HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['a header line without a colon', 'GET /api/p/orders HTTP/1.1\r\nHost x\r\n\r\n', 400],
+    ['headers past the size limit', `GET /api/p/orders HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ] as const) {
+    it(`${what}: ${status} with a JSON error body`, async () => {
+      const answer = await raw(request)
+      expect(answer.status).toBe(status)
+      expect(answer.headers).toMatch(/content-type: application\/json/i)
+      expect(JSON.parse(answer.body).error.code).toBe('BAD_REQUEST')
+    })
+  }
+})
+
 describe('afterwards', () => {
   it('keeps serving, the file intact', async () => {
     await expectAliveAndIntact(server.url, dbPath)
