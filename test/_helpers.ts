@@ -106,6 +106,14 @@ export function cliWorkspace(): CliWorkspace {
   return { cwd, db, run, ok }
 }
 
+/** A folder with a database holding project `t` and its resource `/api/items`, made by the real CLI. */
+export function itemsProject(): { cwd: string; db: string } {
+  const cwd = tempDir()
+  const db = join(cwd, 't.db')
+  expect(cli(['--db', db, 'init', '--yes', '--slug', 't', '--resource', '/api/items'], { cwd }).code).toBe(0)
+  return { cwd, db }
+}
+
 /** `cli` without blocking this process, for commands that talk to a server running in the test. */
 export function cliAsync(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], {

@@ -1,20 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
-import { join } from 'node:path'
-import { cleanup, cli, cliAsync, exited, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, itemsProject, cli, cliAsync, exited, send, spawnServe, startReceiver, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
-function project() {
-  const cwd = tempDir()
-  const db = join(cwd, 't.db')
-  expect(cli(['--db', db, 'init', '--yes', '--slug', 't', '--resource', '/api/items'], { cwd }).code).toBe(0)
-  return { cwd, db }
-}
 
 describe('kill -9 in the middle of a burst of writes', () => {
   it('keeps every record it answered 201 for, and the file passes integrity_check', async () => {
-    const { cwd, db } = project()
+    const { cwd, db } = itemsProject()
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const acknowledged: string[] = []
     let next = 0
@@ -53,7 +46,7 @@ describe('kill -9 in the middle of a burst of writes', () => {
 
 describe('two processes on one database', () => {
   it('the CLI changes endpoints while serve takes writes and delivers: no SQLITE_BUSY, nothing lost, nothing sent twice', async () => {
-    const { cwd, db } = project()
+    const { cwd, db } = itemsProject()
     const receiver = await startReceiver()
     expect(cli(['--db', db, 'webhooks', 'add', receiver.url, '--events', 'mock.request'], { cwd }).code).toBe(0)
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })

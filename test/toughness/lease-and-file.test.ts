@@ -3,16 +3,10 @@ import Database from 'better-sqlite3'
 import { renameSync, rmSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { cleanup, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
 
 afterEach(cleanup)
 
-function project() {
-  const cwd = tempDir()
-  const db = join(cwd, 't.db')
-  expect(cli(['--db', db, 'init', '--yes', '--slug', 't', '--resource', '/api/items'], { cwd }).code).toBe(0)
-  return { cwd, db }
-}
 
 function writeLease(db: string, holder: Record<string, unknown>): void {
   const file = new Database(db)
@@ -22,7 +16,7 @@ function writeLease(db: string, holder: Record<string, unknown>): void {
 
 describe('one serve per database', () => {
   it('refuses a second serve, naming the first one\'s pid and URL; the first keeps its in-flight deliveries and sends each once', async () => {
-    const { cwd, db } = project()
+    const { cwd, db } = itemsProject()
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200))
     expect(cli(['--db', db, 'webhooks', 'add', receiver.url, '--events', 'mock.request'], { cwd }).code).toBe(0)
     const first = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
@@ -46,7 +40,7 @@ describe('one serve per database', () => {
   })
 
   it('a serve killed with -9 does not lock the database out: the next serve starts at once', async () => {
-    const { cwd, db } = project()
+    const { cwd, db } = itemsProject()
     const first = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     first.child.kill('SIGKILL')
     await exited(first.child)
@@ -61,7 +55,7 @@ describe('one serve per database', () => {
   })
 
   it('a lease from another host is honoured while it is renewed, and taken over once it lapses', () => {
-    const { cwd, db } = project()
+    const { cwd, db } = itemsProject()
     const base = { id: 'elsewhere', pid: 1, hostname: `${hostname()}-other`, url: 'http://10.0.0.9:3000', startedAt: '2026-01-01T00:00:00.000Z' }
     writeLease(db, { ...base, renewedAt: Date.now() })
     const refused = cli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
@@ -77,7 +71,7 @@ describe('one serve per database', () => {
   })
 
   it('a serve whose lease is taken over stops delivering and says so, and keeps answering', async () => {
-    const { cwd, db } = project()
+    const { cwd, db } = itemsProject()
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     writeLease(db, { id: 'intruder', pid: 1, hostname: `${hostname()}-other`, url: 'http://10.0.0.9:3000', startedAt: '2026-01-01T00:00:00.000Z', renewedAt: Date.now() })
     await waitFor(() => server.output().includes('another serve took this database over (pid 1, http://10.0.0.9:3000)'), 8000, 'the lost-lease message')
@@ -95,7 +89,7 @@ describe('the database file removed under a running serve', () => {
     ['its write-ahead log deleted', (db: string) => rmSync(`${db}-wal`)],
   ] as const) {
     it(`${what}: writes answer 503 STORE_UNAVAILABLE (or find serve stopped), never 201, and serve stops with a clear message`, async () => {
-      const { cwd, db } = project()
+      const { cwd, db } = itemsProject()
       const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
       expect((await send(`${server.url}/api/t/items`, { method: 'POST', body: { n: 1 } })).status).toBe(201)
       remove(db)
