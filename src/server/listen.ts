@@ -46,7 +46,8 @@ function answerUnparsable(error: NodeJS.ErrnoException & { bytesParsed?: number 
       ? [408, 'BAD_REQUEST', 'the request did not arrive in time']
       : [400, 'BAD_REQUEST', `malformed HTTP request (${error.code ?? error.message})`]
   const body = JSON.stringify(errorBody(code, message))
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  // Destroyed once written, not only ended: a client still dripping bytes must not keep it open.
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy())
 }
 
 function listenOn(server: Server, port: number, host: string): Promise<void> {
