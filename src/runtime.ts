@@ -1,6 +1,6 @@
 import { systemClock, type Store } from './domain/context.ts'
 import { MockEvents } from './events.ts'
-import { openDb } from './store/db.ts'
+import { openDb, type OpenOptions } from './store/db.ts'
 import { createRepos } from './store/repos.ts'
 
 export interface Runtime {
@@ -10,8 +10,8 @@ export interface Runtime {
 }
 
 /** Opens the database and builds what `serve` and the CLI commands share, once. */
-export function openRuntime(dbPath: string): Runtime {
-  const db = openDb(dbPath)
+export function openRuntime(dbPath: string, options: OpenOptions = { create: true }): Runtime {
+  const db = openDb(dbPath, options)
   const store: Store = { db, repos: createRepos(db), clock: systemClock }
   return {
     store,

@@ -21,10 +21,13 @@ export function dbPathOf(command: Command, ctx: CliContext): string {
   return resolveDbPath(globalOptions(command).db, ctx.environment)
 }
 
-/** Opens the database for one command and always closes it. */
-export async function withRuntime<T>(command: Command, ctx: CliContext, work: (runtime: Runtime) => T | Promise<T>): Promise<T> {
+/**
+ * Opens the database for one command and always closes it. Only commands that make a project
+ * pass `create`: the rest refuse a missing file rather than leave an empty one behind.
+ */
+export async function withRuntime<T>(command: Command, ctx: CliContext, work: (runtime: Runtime) => T | Promise<T>, options: { create?: boolean } = {}): Promise<T> {
   const { openRuntime } = await import('../runtime.ts')
-  const runtime = openRuntime(dbPathOf(command, ctx))
+  const runtime = openRuntime(dbPathOf(command, ctx), { create: options.create ?? false })
   try {
     return await work(runtime)
   } finally {

@@ -5,10 +5,14 @@ import { applyProjectFile } from './apply.ts'
 import type { Store } from './context.ts'
 
 export const DEMO_SLUG = 'demo'
+/** Which project `serve` made as the demo, so `init` can take over from it as the default. */
+export const DEMO_META_KEY = 'demo_project_id'
 
 /** On a database with no project at all, creates the `demo` project from the blog template. */
 export function ensureDemoProject(store: Store, makeFaker: FakerFactory): Project | null {
   if (store.repos.projects.list().length > 0) return null
   const template = loadTemplate('blog')
-  return applyProjectFile(store, { ...template, name: 'Demo', slug: DEMO_SLUG }, makeFaker, { prune: true }).project
+  const { project } = applyProjectFile(store, { ...template, name: 'Demo', slug: DEMO_SLUG }, makeFaker, { prune: true })
+  store.repos.meta.set(DEMO_META_KEY, String(project.id))
+  return project
 }

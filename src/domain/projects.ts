@@ -48,8 +48,34 @@ export function createProject(store: Store, input: { name: string; slug?: string
 
 export function requireProjectBySlug(store: Store, slug: string): Project {
   const project = store.repos.projects.bySlug(slug)
-  if (!project) throw new AppError('PROJECT_NOT_FOUND', `no project with slug "${slug}"`)
+  if (!project) {
+    const slugs = store.repos.projects.list().map((p) => p.slug)
+    const there = slugs.length === 0 ? 'there is no project yet' : `the projects are: ${slugs.join(', ')}`
+    throw new AppError('PROJECT_NOT_FOUND', `no project with slug "${slug}" (${there}); create it with "mockapi init --slug ${slug}"`)
+  }
   return project
+}
+
+/**
+ * The project commands act on without `--project`, and `serve` also answers at its endpoints'
+ * own paths. Returns it, now the default.
+ */
+export function setDefaultProject(store: Store, slug: string): Project {
+  return writeTransaction(store.db, () => {
+    const project = requireProjectBySlug(store, slug)
+    store.repos.projects.makeDefault(project.id)
+    return store.repos.projects.byId(project.id)!
+  })
+}
+
+/**
+ * After `init` made `created`: it takes over as the default when the only other project is the
+ * demo `serve` made on an empty database (the tour runs init right after it). Returns the default.
+ */
+export function settleDefault(store: Store, created: Project, demoProjectId: number | null): Project {
+  const others = store.repos.projects.list().filter((p) => p.id !== created.id)
+  if (others.length === 1 && others[0]!.id === demoProjectId && others[0]!.isDefault) return setDefaultProject(store, created.slug)
+  return defaultProject(store) ?? created
 }
 
 export function deleteProject(store: Store, slug: string): Project {

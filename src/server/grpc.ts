@@ -58,6 +58,8 @@ export async function serveGrpc(options: {
   host: string
   port: number
   onError: (error: Error) => void
+  /** gRPC started listening while serving (an import added the first methods). */
+  onStarted?: (port: number) => void
 }): Promise<GrpcHost> {
   let server: RunningGrpcServer | null = null
   let starting: Promise<void> | null = null
@@ -112,7 +114,7 @@ export async function serveGrpc(options: {
       // The database cannot be read now (another process, a full disk): looked at again next second.
       return
     }
-    starting = start().catch((error: Error) => {
+    starting = start().then(() => options.onStarted?.((server as RunningGrpcServer | null)?.port ?? options.port)).catch((error: Error) => {
       failed = true
       options.onError(error)
     }).finally(() => {

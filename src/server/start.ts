@@ -38,6 +38,8 @@ export interface StartOptions {
   grpcPort?: number | undefined
   /** gRPC methods imported while serving could not be served (the gRPC port is taken). */
   onGrpcError?: (error: Error) => void
+  /** gRPC started listening while serving, once an import added the first methods. */
+  onGrpcStarted?: (port: number) => void
   /** When `port` is taken, listen on a free one instead of failing (the default port of `serve`). */
   fallbackPort?: boolean
   /** Server timeouts (default 30 s per request, 10 s for headers). */
@@ -110,7 +112,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
     const createdDemo = needsDemo && setup![2].ensureDemoProject(store, setup![3]) !== null
     const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : (configured ?? defaultProject(store))
-    const catalog = createCatalog(store, { ownPathsSlug: own?.slug, events })
+    // Without --project (or a config file) the own paths follow the default project, even when
+    // `mockapi project default` changes it while serving.
+    const catalog = createCatalog(store, { ownPathsSlug: options.ownPathsProject ?? configured?.slug, events })
     // From here on a statement waits only a moment for another process's lock: longer waits
     // happen between tries, without freezing the event loop.
     setBusyWait(store.db, SERVE_BUSY_WAIT_MS)
@@ -145,7 +149,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onError: (error) => log.failed('HTTP server', error),
     })
     try {
-      grpc = options.grpcPort === undefined ? null : await serveGrpc({ store, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}) })
+      grpc = options.grpcPort === undefined ? null : await serveGrpc({ store, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
     } catch (error) {
       await listening.close()
       throw error

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { AppError } from '../errors.ts'
 import { migrate } from './migrations/index.ts'
@@ -14,14 +14,58 @@ export type Db = Database.Database
 export const CLI_BUSY_WAIT_MS = 10_000
 export const SERVE_BUSY_WAIT_MS = 20
 
-/** Opens (creating if needed) and migrates a mockapi database. `:memory:` gives a private one. */
-export function openDb(path: string, options: { busyWaitMs?: number } = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+export interface OpenOptions {
+  busyWaitMs?: number
+  /** Create the file (and its folders) when missing; otherwise a missing file is an error that says what to do. */
+  create?: boolean
+}
+
+const TRY_DB = 'pass --db with a file in a folder you can write (e.g. --db ~/mockapi.db)'
+
+/** One line saying what to do, for the ways opening a path fails. */
+function openProblem(path: string, error: NodeJS.ErrnoException): AppError {
+  const code = error.code ?? ''
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || /SQLITE_(CANTOPEN|READONLY)|SQLITE_PERM/.test(code)) {
+    return new AppError('STORE_UNAVAILABLE', `cannot create or write the database ${path} (${code === '' ? error.message : code}: permission denied or read-only); ${TRY_DB}`)
+  }
+  if (code === 'ENOTDIR') return new AppError('INVALID_INPUT', `cannot create the database ${path}: part of that path is a file, not a folder; ${TRY_DB}`)
+  return new AppError('INVALID_INPUT', `cannot create or open the database ${path} (${error.message}); ${TRY_DB}`)
+}
+
+/**
+ * `mkdirSync(…, { recursive: true })` one level at a time: Node's own loops without end under
+ * /proc, and a file where a folder should be must say so.
+ */
+function makeFolders(folder: string): void {
+  const stat = statSync(folder, { throwIfNoEntry: false })
+  if (stat?.isDirectory()) return
+  if (stat) throw Object.assign(new Error(`${folder} is not a folder`), { code: 'ENOTDIR' })
+  const parent = dirname(folder)
+  if (parent !== folder) makeFolders(parent)
+  mkdirSync(folder)
+}
+
+/**
+ * Opens and migrates a mockapi database; `:memory:` gives a private one. Only commands that make
+ * something (`init`, `serve`, `import`, `apply`, `project create`) create a missing file: for the
+ * others a typo in `--db` would otherwise look like every project had gone.
+ */
+export function openDb(path: string, options: OpenOptions = {}): Db {
+  if (path !== ':memory:') {
+    if (!options.create && !existsSync(path)) {
+      throw new AppError('NOT_FOUND', `no database at ${path}; run "mockapi init" to make one, or pass --db with the right file`)
+    }
+    try {
+      makeFolders(dirname(path))
+    } catch (error) {
+      throw openProblem(path, error as NodeJS.ErrnoException)
+    }
+  }
   let db: Db
   try {
     db = new Database(path)
   } catch (error) {
-    throw new AppError('INVALID_INPUT', `cannot open database ${path}: ${(error as Error).message}`)
+    throw openProblem(path, error as NodeJS.ErrnoException)
   }
   try {
     db.pragma('journal_mode = WAL')
@@ -31,6 +75,7 @@ export function openDb(path: string, options: { busyWaitMs?: number } = {}): Db 
     migrate(db)
   } catch (error) {
     db.close()
+    if (/SQLITE_(CANTOPEN|READONLY)/.test((error as { code?: string }).code ?? '')) throw openProblem(path, error as NodeJS.ErrnoException)
     const fault = storeFaultError(error)
     if (fault) throw fault
     if (error instanceof AppError) throw error

@@ -38,6 +38,7 @@ export function createProjectRepo(db: Db) {
   const remove = db.prepare<[number]>('DELETE FROM projects WHERE id = ?')
   const tokenKey = db.prepare<[number], string>('SELECT token_key FROM projects WHERE id = ?').pluck()
   const updateInfo = db.prepare<[string, string, number | null, number]>('UPDATE projects SET name = ?, description = ?, seed_value = ? WHERE id = ?')
+  const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
   )
@@ -60,6 +61,8 @@ export function createProjectRepo(db: Db) {
       const info = insert.run(project.name, project.slug, project.shareToken, project.isDefault ? 1 : 0, project.createdAt)
       return toProject(byId.get(Number(info.lastInsertRowid))!)
     },
+    /** This project becomes the default; every other one stops being it. */
+    makeDefault: (id: number): void => void makeDefault.run(id),
     /** The secret a token for this project carries (made with the project, gone with it). */
     tokenKey: (id: number): string | undefined => tokenKey.get(id) as string | undefined,
     updateInfo(id: number, info: { name: string; description: string; seedValue: number | null }): void {

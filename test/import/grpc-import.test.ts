@@ -173,6 +173,16 @@ describe('gRPC import: serve, events, export/apply, broken protos', () => {
     await waitFor(() => output().includes('/helloworld.Greeter/SayHello 503'))
   })
 
+  it('serve says when an import made while it runs starts gRPC', async () => {
+    const { ok, db, cwd } = workspace()
+    ok('init', '--yes', '--slug', 'g')
+    const port = await freePort()
+    const { output } = await spawnServe(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port), '--quiet'], { cwd })
+    expect(output()).not.toContain('gRPC             ')
+    ok('import', PROTOS[0]!.file)
+    await waitFor(() => output().includes(`✔ gRPC methods were imported: listening for gRPC on 127.0.0.1:${port}`), 10_000, 'the gRPC line')
+  })
+
   it('a taken --grpc-port stops serve with a clear message', async () => {
     const { ok, db, cwd } = workspace()
     ok('import', PROTOS[0]!.file)

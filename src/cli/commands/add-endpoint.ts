@@ -20,6 +20,7 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
   program
     .command('add-endpoint <method> <path>')
     .description('add one custom endpoint (GET POST PUT PATCH DELETE); on a resource path without --body it works on the records')
+    .addHelpText('after', '\nExamples:\n  $ mockapi add-endpoint GET /api/stats --body \'{"orders":42}\' --delay 300\n  $ mockapi add-endpoint POST /api/login --status 201 --body \'{"token":"{{uuid}}"}\'')
     .option('--status <code>', 'response status (default 200; 201 for a create)', parseInteger)
     .option('--body <json>', 'response body as JSON, or @file to read it from a file')
     .option('--delay <ms>', 'wait this many milliseconds before answering', parseInteger)

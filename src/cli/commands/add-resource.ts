@@ -21,6 +21,7 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
   program
     .command('add-resource <path>')
     .description('create a resource: list, create, read, replace and delete endpoints over its records')
+    .addHelpText('after', '\nExamples:\n  $ mockapi add-resource /api/products --fields "name:commerce.productName,price:number.float" --seed 25\n  $ mockapi add-resource /api/users/:userId/orders --project shop')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--fields <spec>', 'field generators: "title:lorem.sentence,views:number.int,author:person.fullName" (any faker method, or string, int, number, boolean, uuid, date)')
     .option('--seed <n>', 'seed N generated records', parseInteger)

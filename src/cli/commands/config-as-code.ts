@@ -39,7 +39,7 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
         if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
         ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))
         for (const change of result.changes) ctx.io.out(`  ${change}`)
-      }))
+      }, { create: true }))
 
   program
     .command('reset')

@@ -22,13 +22,28 @@ interface ImportOptions {
   allowRefsOutside?: boolean
 }
 
-/** By extension; YAML and JSON files are OpenAPI/Swagger. */
-function detectFormat(source: string): Format {
+/** What each format looks like, tried in this order when the file's extension does not say. */
+const SNIFFERS: { format: Format; looksLike: RegExp }[] = [
+  { format: 'openapi', looksLike: /(?:^|[{,\s])["']?(?:openapi|swagger)["']?\s*:\s*["']?[23]\./m },
+  { format: 'graphql', looksLike: /"__schema"\s*:|\btype\s+(?:Query|Mutation|Subscription)\b|^\s*schema\s*\{/m },
+  { format: 'grpc', looksLike: /^\s*syntax\s*=\s*["']proto[23]["']|^\s*service\s+\w+\s*\{/m },
+  { format: 'soap', looksLike: /<(?:\w+:)?definitions[\s>]/ },
+]
+
+const TRIED = 'OpenAPI 3.x or Swagger 2.0 (YAML or JSON with an "openapi" or "swagger" key), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1)'
+
+/** By extension (.graphql, .proto, .wsdl), else by what the document looks like. */
+async function detectFormat(source: string): Promise<Format> {
   const extension = extname(new URL(source, 'file:///').pathname).toLowerCase()
   if (extension === '.graphql' || extension === '.gql' || extension === '.graphqls') return 'graphql'
   if (extension === '.proto') return 'grpc'
   if (extension === '.wsdl') return 'soap'
-  return 'openapi'
+  const text = await readSource(source)
+  const found = SNIFFERS.find(({ looksLike }) => looksLike.test(text))
+  // A YAML or JSON file naming OpenAPI or Swagger at all gets the spec loader's own, exact complaint.
+  if (!found && /^\.(?:ya?ml|json)$/.test(extension) && /\b(?:openapi|swagger)\b/.test(text)) return 'openapi'
+  if (!found) throw new AppError('INVALID_INPUT', `${basename(source)} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with --format`)
+  return found.format
 }
 
 /** The spec's title as a slug, unless it is reserved or has no latin letters or digits. */
@@ -100,7 +115,7 @@ function targetProject(store: Store, title: string, slug: string | undefined): P
     : selectProject(store, slug)
 }
 
-function checkFormat(format: string | undefined, source: string): Format {
+async function checkFormat(format: string | undefined, source: string): Promise<Format> {
   if (format === undefined) return detectFormat(source)
   if (!(FORMATS as readonly string[]).includes(format)) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${FORMATS.join(', ')}`)
   return format as Format
@@ -110,6 +125,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
   program
     .command('import <file>')
     .description('create endpoints from a schema file or URL: OpenAPI 3.0/3.1 or Swagger 2.0 (YAML or JSON), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1)')
+    .addHelpText('after', '\nExamples:\n  $ mockapi import petstore.yaml\n  $ mockapi import https://petstore3.swagger.io/api/v3/openapi.json --project pets --stateful\n  $ mockapi import schema.graphql --project shop')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--format <format>', `${FORMATS.join(' | ')} (default: detected from the file)`)
     .option('--proto-path <dir>', 'gRPC: another folder to resolve imports from (repeatable)', collect)
@@ -120,7 +136,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action((source: string, options: ImportOptions, command: Command) =>
       withRuntime(command, ctx, async ({ store }) => {
-        const format = checkFormat(options.format, source)
+        const format = await checkFormat(options.format, source)
         if (format !== 'openapi') return importDefinitionFile(ctx, store, format, source, options)
         const seedCount = options.seed ?? 5
         if (seedCount < 0 || seedCount > 10_000) throw new AppError('INVALID_INPUT', `--seed ${seedCount} must be from 0 to 10000`)
@@ -167,7 +183,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
         printWarnings(ctx.io, warnings)
         const rows = [...result.created, ...result.updated].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
         printTable(ctx.io, ['METHOD', 'PATH', 'STATUS', 'STATEFUL'], rows.map((e) => [e.method, e.path, e.status, e.action ?? '']))
-      }))
+      }, { create: true }))
 }
 
 async function importDefinitionFile(ctx: CliContext, store: Store, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions): Promise<void> {

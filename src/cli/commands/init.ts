@@ -5,7 +5,8 @@ import type { ProjectFile } from '../../domain/project-file.ts'
 import { writeTransaction } from '../../domain/transaction.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { checkResourcePath } from '../../domain/path-rules.ts'
-import { checkSlug, slugify } from '../../domain/projects.ts'
+import { DEMO_META_KEY } from '../../domain/demo.ts'
+import { checkSlug, defaultProject, settleDefault, slugify } from '../../domain/projects.ts'
 import { createResource } from '../../domain/resources.ts'
 import { AppError } from '../../errors.ts'
 import { listTemplates, loadTemplate } from '../../templates/loader.ts'
@@ -39,6 +40,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
   program
     .command('init')
     .description('create the database (if needed) and a project, optionally from a template and with resources')
+    .addHelpText('after', '\nExamples:\n  $ mockapi init --name Shop --slug shop --yes\n  $ mockapi init --template ecommerce --yes\n  $ mockapi init --yes --resource /api/products --resource /api/users/:userId/orders')
     .option('--name <name>', "project name (default: the template's, else the folder name)")
     .option('--slug <slug>', 'URL slug (default: from the name)')
     .option('--template <name>', 'start from a template (see "mockapi templates")')
@@ -66,7 +68,9 @@ export function registerInit(program: Command, ctx: CliContext): void {
       const template = answers.template === null ? EMPTY : answers.template === options.template && chosen ? chosen : loadTemplate(answers.template)
       const makeFaker = await loadFaker()
       await withRuntime(command, ctx, ({ store }) => {
-        const slug = checkSlug(answers.slug ?? slugify(answers.name))
+        // A template names the project after itself (`--template ecommerce` → slug ecommerce), not after its title.
+        const fromTemplate = answers.template !== null && options.name === undefined && answers.name === template.name ? answers.template : null
+        const slug = checkSlug(answers.slug ?? fromTemplate ?? slugify(answers.name))
         if (store.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
         const { project, warnings } = writeTransaction(store.db, () => {
           const applied = applyProjectFile(store, { ...template, name: answers.name, slug }, makeFaker, { prune: true })
@@ -75,11 +79,20 @@ export function registerInit(program: Command, ctx: CliContext): void {
           return { project: applied.project, warnings: pathWarnings }
         })
         printWarnings(ctx.io, warnings)
+        const before = defaultProject(store)
+        const demoId = Number(store.repos.meta.get(DEMO_META_KEY)) || null
+        const chosen = settleDefault(store, project, demoId)
         const resources = store.repos.resources.listByProject(project.id)
         ctx.io.out(success(`created project ${project.name} (slug ${project.slug}) in ${dbPathOf(command, ctx)}`))
         if (answers.template) ctx.io.out(`  from template ${answers.template}`)
         for (const resource of resources) ctx.io.out(`  resource ${resource.path}`)
+        if (chosen.id === project.id && before && before.id !== project.id) {
+          ctx.io.out(`  now the default project (instead of ${before.slug}, the demo serve made); change it with "mockapi project default <slug>"`)
+        } else if (chosen.id !== project.id) {
+          ctx.io.out(`  the default project stays ${chosen.slug}: commands without --project act on it, and serve answers its own paths;`)
+          ctx.io.out(`  make this one the default with "mockapi project default ${project.slug}", or pass --project ${project.slug}`)
+        }
         ctx.io.out(`\nnext: mockapi serve   then   curl http://127.0.0.1:3000/api/${project.slug}/…`)
-      })
+      }, { create: true })
     })
 }

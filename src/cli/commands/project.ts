@@ -1,11 +1,11 @@
 import type { Command } from 'commander'
-import { createProject, deleteProject, requireProjectBySlug } from '../../domain/projects.ts'
+import { createProject, defaultProject, deleteProject, requireProjectBySlug, setDefaultProject } from '../../domain/projects.ts'
 import { endpointView, projectView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
 
 export function registerProject(program: Command, ctx: CliContext): void {
-  const project = program.command('project').description('create, delete or show one project')
+  const project = program.command('project').description('create, delete, show one project, or choose the default one')
 
   project
     .command('create <name>')
@@ -17,7 +17,7 @@ export function registerProject(program: Command, ctx: CliContext): void {
         const created = createProject(store, { name, slug: options.slug })
         if (options.json) return printJson(ctx.io, projectView(created))
         ctx.io.out(success(`created project ${created.name} (slug ${created.slug}, id ${created.id})`))
-      }))
+      }, { create: true }))
 
   project
     .command('delete <slug>')
@@ -26,6 +26,21 @@ export function registerProject(program: Command, ctx: CliContext): void {
       withRuntime(command, ctx, ({ store }) => {
         const removed = deleteProject(store, slug)
         ctx.io.out(success(`deleted project ${removed.name} (${removed.slug})`))
+      }))
+
+  project
+    .command('default [slug]')
+    .description('make a project the default (commands without --project act on it; serve answers its own paths); without a slug, show which one is')
+    .addHelpText('after', '\nExamples:\n  $ mockapi project default shop\n  $ mockapi project default')
+    .action((slug: string | undefined, _options: unknown, command: Command) =>
+      withRuntime(command, ctx, ({ store }) => {
+        if (slug === undefined) {
+          const current = defaultProject(store)
+          ctx.io.out(current ? `${current.slug}  (${current.name}, id ${current.id})` : 'no project yet: run "mockapi init" first')
+          return
+        }
+        const chosen = setDefaultProject(store, slug)
+        ctx.io.out(success(`${chosen.slug} is now the default project`))
       }))
 
   project

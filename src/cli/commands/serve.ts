@@ -36,6 +36,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .description('start the mock server (creates a demo project on an empty database)')
+    .addHelpText('after', '\nExamples:\n  $ mockapi serve\n  $ mockapi serve --port 4000 --project shop\n  $ mockapi serve --watch mockapi.yaml --webhook-retry-delays 1s,5s')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parseInteger, DEFAULT_PORT)
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--grpc-port <port>', 'port for imported gRPC services (0 picks a free one); used once a project has some', parseInteger, DEFAULT_GRPC_PORT)
@@ -57,6 +58,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         host: options.host,
         grpcPort: options.grpcPort,
         onGrpcError: (error) => ctx.io.err(chalk.red(`✖ gRPC methods not served: ${error.message}`)),
+        onGrpcStarted: (port) => ctx.io.out(`${chalk.green('✔')} gRPC methods were imported: listening for gRPC on ${chalk.cyan(`${options.host}:${port}`)}`),
         log: (line) => ctx.io.err(line.startsWith('✔') ? chalk.green(line) : chalk.yellow(line)),
         onStoreLost: (message) => {
           storeLost = message

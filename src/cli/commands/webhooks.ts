@@ -13,6 +13,7 @@ import { parseInteger } from '../parse.ts'
 
 export function registerWebhooks(program: Command, ctx: CliContext): void {
   const webhooks = program.command('webhooks').description('manage webhook subscriptions and read the delivery log')
+    .addHelpText('after', '\nExamples:\n  $ mockapi webhooks add http://127.0.0.1:4000/hook --events mock.request,mock.error\n  $ mockapi webhooks deliveries\n  $ mockapi webhooks redeliver 12')
 
   webhooks
     .command('list')
