@@ -1,6 +1,6 @@
 // Written exactly as the README shows it: the package imported by its own name.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startMockApi, type MockApi } from 'mockapi'
+import { startMockApi, type MockApi } from 'mockapi-cli'
 
 describe('my front end against mockapi', () => {
   let api: MockApi
