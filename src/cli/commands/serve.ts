@@ -1,6 +1,6 @@
 import chalk from 'chalk'
 import { resolve } from 'node:path'
-import type { Command } from 'commander'
+import { Option, type Command } from 'commander'
 import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolveRetryDelays } from '../../config.ts'
 import { parseDuration } from '../../domain/durations.ts'
 import { AppError } from '../../errors.ts'
@@ -37,7 +37,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .command('serve')
     .description('start the mock server (creates a demo project on an empty database)')
     .addHelpText('after', '\nExamples:\n  $ mockapi serve\n  $ mockapi serve --port 4000 --project shop\n  $ mockapi serve --watch mockapi.yaml --webhook-retry-delays 1s,5s')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', parseInteger, DEFAULT_PORT)
+    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').env('MOCKAPI_PORT').argParser(parseInteger).default(DEFAULT_PORT))
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
     .option('--grpc-port <port>', 'port for imported gRPC services (0 picks a free one); used once a project has some', parseInteger, DEFAULT_GRPC_PORT)
     .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
@@ -68,7 +68,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
-        fallbackPort: command.getOptionValueSource('port') !== 'cli',
+        // Only the default port gives way to a free one: a port asked for (flag or MOCKAPI_PORT) must be that port.
+        fallbackPort: command.getOptionValueSource('port') === 'default',
         retention: {
           ...(options.keepInbox === undefined ? {} : { inboxPerProject: checkKeep(options.keepInbox, '--keep-inbox') }),
           ...(options.keepDeliveries === undefined ? {} : { deliveriesPerSubscription: checkKeep(options.keepDeliveries, '--keep-deliveries') }),
