@@ -39,7 +39,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  $ mockapi serve\n  $ mockapi serve --port 4000 --project shop\n  $ mockapi serve --watch mockapi.yaml --webhook-retry-delays 1s,5s')
     .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').env('MOCKAPI_PORT').argParser(parseInteger).default(DEFAULT_PORT))
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
-    .option('--grpc-port <port>', 'port for imported gRPC services (0 picks a free one); used once a project has some', parseInteger, DEFAULT_GRPC_PORT)
+    .addOption(new Option('--grpc-port <port>', 'port for imported gRPC services (0 picks a free one); used once a project has some').env('MOCKAPI_GRPC_PORT').argParser(parseInteger).default(DEFAULT_GRPC_PORT))
     .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
     .option('--webhook-retry-delays <list>', 'delays between delivery attempts (env MOCKAPI_WEBHOOK_RETRY_DELAYS; default 5s,30s,2m,10m,30m)')
     .option('--webhook-timeout <duration>', 'time a receiver has to answer one delivery (default 10s)')
