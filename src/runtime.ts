@@ -10,7 +10,7 @@ export interface Runtime {
 }
 
 /** Opens the database and builds what `serve` and the CLI commands share, once. */
-export function openRuntime(dbPath: string, options: OpenOptions = { create: true }): Runtime {
+export function openRuntime(dbPath: string, options: OpenOptions = {}): Runtime {
   const db = openDb(dbPath, options)
   const store: Store = { db, repos: createRepos(db), clock: systemClock }
   return {

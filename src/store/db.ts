@@ -16,7 +16,7 @@ export const SERVE_BUSY_WAIT_MS = 20
 
 export interface OpenOptions {
   busyWaitMs?: number
-  /** Create the file (and its folders) when missing; otherwise a missing file is an error that says what to do. */
+  /** Create the file (and its folders) when missing (the default); false: a missing file is an error that says what to do. */
   create?: boolean
 }
 
@@ -52,7 +52,7 @@ function makeFolders(folder: string): void {
  */
 export function openDb(path: string, options: OpenOptions = {}): Db {
   if (path !== ':memory:') {
-    if (!options.create && !existsSync(path)) {
+    if (options.create === false && !existsSync(path)) {
       throw new AppError('NOT_FOUND', `no database at ${path}; run "mockapi init" to make one, or pass --db with the right file`)
     }
     try {
