@@ -28,7 +28,8 @@ async function startServe(w: CliWorkspace) {
 
 // Each CLI run is bounded by the helper's 20 s timeout: before seed snapshots had rows of their
 // own, a reset of 20,000 records took longer than that and one of 100,000 ran for minutes.
-describe('reset of a large seeded collection', () => {
+// The whole test seeds, serves and resets 100,000 records twice: about 15 s alone, more on a busy machine.
+describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
   it('restores 100,000 seeded records exactly, beside a running serve, and keeps the field index right', async () => {
     const w = cliWorkspace()
     w.ok('init', '--yes', '--name', 'T', '--slug', 't')
