@@ -6,18 +6,19 @@ import { join } from 'node:path'
 import { BIN, ROOT, tempDir } from '../_helpers.ts'
 
 /**
- * Every ```sh block of the README and docs/, run in order as written against a fresh database, the
- * way a newcomer would: in a new folder (with the clone's `fixtures/` beside it), `npx mockapi` and
- * `mockapi` meaning this checkout's CLI, `serve` kept running in the background until the next
- * `serve` (as a second terminal would), and curl's answers checked: a 4xx or 5xx must be one the
- * line's own comment announces. What the docs test does not run, and why:
+ * Every ```sh block of README.md, then CONTRIBUTING.md, then docs/*.md in alphabetical order, run as
+ * written as one session against one fresh database, the way a newcomer would: a block may rely on
+ * what an earlier one made (the tour's project `shop`). In a new folder (with the clone's `fixtures/`
+ * beside it), `npx mockapi` and `mockapi` meaning this checkout's CLI, `serve` kept running in the
+ * background until the next `serve` (as a second terminal would), and curl's answers checked: a 4xx
+ * or 5xx must be one the line's own comment announces. What the docs test does not run, and why:
  * - `npm install`, `npm ci`, `npm link`, `npm i`, `npm test`, `npm run …` and `.ci/run`: the install
  *   and the test suite are what runs this test; benchmarks take minutes.
  * - `docker`: no Docker engine on every machine (`.ci/run` builds the image where there is one).
  * Ports: 3000 and 50051 when free, else free ones, written into the commands in their place.
  */
 
-const DOC_FILES = ['README.md', 'CONTRIBUTING.md', ...(existsSync(join(ROOT, 'docs')) ? readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`) : [])]
+const DOC_FILES = ['README.md', 'CONTRIBUTING.md', ...(existsSync(join(ROOT, 'docs')) ? readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`) : [])]
   .filter((file) => existsSync(join(ROOT, file)))
 
 interface Block {
