@@ -1,5 +1,4 @@
 /** Shapes shared by every layer; plain data, no behaviour. */
-import type { OpenApiOperation } from './openapi/types.ts'
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type HttpMethod = (typeof HTTP_METHODS)[number]
@@ -69,6 +68,59 @@ export interface Endpoint {
   specId: number | null
   operation: OpenApiOperation | null
   createdAt: string
+}
+
+/**
+ * An imported OpenAPI operation as stored with its endpoint. Schemas, examples and media are
+ * JSON Pointers into the spec document stored once per import (`api_specs`), so a recursive schema
+ * never has to be serialized as a tree.
+ */
+export interface ParameterSpec {
+  name: string
+  in: 'path' | 'query' | 'header'
+  required: boolean
+  /** Pointer to the parameter's schema in the document; null when it has none. */
+  schema: string | null
+}
+
+export interface MediaSpec {
+  /** Media type as written in the spec (`application/json`, `*\/*`, …). */
+  type: string
+  schema: string | null
+  /** Pointer to the media's single `example` value, if any. */
+  example: string | null
+  /** Example name → pointer to its value (the `value` of an Example Object, `$ref`s resolved). */
+  examples: Record<string, string>
+}
+
+export interface HeaderSpec {
+  name: string
+  required: boolean
+  schema: string | null
+  example: string | null
+}
+
+export interface ResponseSpec {
+  /** `200`, `4XX` or `default`, as written. */
+  code: string
+  description: string
+  headers: HeaderSpec[]
+  media: MediaSpec[]
+}
+
+export interface OpenApiOperation {
+  /** Pointer to the operation object (`/paths/~1pets~1{petId}/get`). */
+  pointer: string
+  operationId: string | null
+  parameters: ParameterSpec[]
+  requestBody: { required: boolean; media: MediaSpec[] } | null
+  responses: ResponseSpec[]
+}
+
+/** A list filter: keep records whose `field` equals any of `values` (repeats OR, fields AND). */
+export interface FieldFilter {
+  field: string
+  values: string[]
 }
 
 export interface Clock {

@@ -1,6 +1,6 @@
 import type { FakerFactory } from '../engine/generators.ts'
 import type { Project } from '../model.ts'
-import { loadTemplate } from '../templates/loader.ts'
+import { loadTemplate } from './templates.ts'
 import { applyProjectFile } from './apply.ts'
 import type { Store } from './context.ts'
 

@@ -122,7 +122,7 @@ export function settingsFromJson(input: unknown): SettingsInput {
 /** A gRPC method's fixed response must fit its output message, or every call would fail. */
 export async function checkGrpcResponse(store: Store, endpoint: Endpoint, body: string): Promise<void> {
   if (endpoint.kind !== 'grpc' || endpoint.specId === null) return
-  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../grpc/load.ts'), import('../grpc/server.ts')])
+  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../grpc/load.ts'), import('../grpc/generate.ts')])
   const descriptor = JSON.parse(store.repos.specs.byId(endpoint.specId)!.document) as Record<string, unknown>
   const method = methodsOf(descriptor).find((m) => m.path === endpoint.path)
   if (method) checkGrpcBody(descriptor, method.responseType, body)

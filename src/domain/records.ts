@@ -1,6 +1,5 @@
 import { AppError } from '../errors.ts'
-import type { ResourceAction } from '../model.ts'
-import type { FieldFilter } from '../store/records.ts'
+import type { FieldFilter, ResourceAction } from '../model.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'

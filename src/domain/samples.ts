@@ -2,7 +2,7 @@ import type { Faker } from '@faker-js/faker'
 import { createHmac, randomUUID } from 'node:crypto'
 import { renderTemplate } from '../engine/template.ts'
 import { AppError } from '../errors.ts'
-import { loadTemplate } from '../templates/loader.ts'
+import { loadTemplate } from './templates.ts'
 
 /** The sample events of the `webhooks` template, by event name → its body template. */
 function sampleBodies(): Map<string, unknown> {

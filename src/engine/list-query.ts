@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts'
-import type { FieldFilter } from '../store/records.ts'
+import type { FieldFilter } from '../model.ts'
 
 /** The list parameters of contract §5, read from a query string; every other key is a filter. */
 export interface ListParams {

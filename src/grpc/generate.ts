@@ -290,3 +290,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function misfit(where: string, expected: string, got: unknown): AppError {
   return new AppError('INVALID_INPUT', `${where}: ${expected}, got ${JSON.stringify(got) ?? String(got)}`)
 }
+
+/** The fixed body's messages (`many`: it was a JSON array), each checked against `type`. */
+export function bodyMessages(type: protobuf.Type, body: string): { messages: Record<string, unknown>[]; many: boolean } {
+  let json: unknown
+  try {
+    json = JSON.parse(body)
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (!Array.isArray(json)) return { messages: [messageFromJson(type, json)], many: false }
+  return { messages: json.map((item, index) => messageFromJson(type, item, `body[${index}]`)), many: true }
+}
+
+/** Refuses a configured body that does not fit `responseType` (a JSON array: each item must fit). */
+export function checkGrpcBody(descriptor: Record<string, unknown>, responseType: string, bodyJsonText: string): void {
+  const root = protobuf.Root.fromJSON(descriptor)
+  const type = root.lookup(responseType)
+  if (!(type instanceof protobuf.Type)) throw new AppError('INVALID_INPUT', `${responseType} is not a message type of this proto`)
+  bodyMessages(type, bodyJsonText)
+}

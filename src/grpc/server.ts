@@ -8,7 +8,7 @@ import reflection from '@grpc/reflection'
 import protobuf from 'protobufjs'
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
-import { generateMessage, messageFromJson } from './generate.ts'
+import { bodyMessages, generateMessage } from './generate.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from './load.ts'
 import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from './status.ts'
 
@@ -87,14 +87,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       return shutdown(server)
     },
   }
-}
-
-/** Refuses a configured body that does not fit `responseType` (a JSON array: each item must fit). */
-export function checkGrpcBody(descriptor: Record<string, unknown>, responseType: string, bodyJsonText: string): void {
-  const root = protobuf.Root.fromJSON(descriptor)
-  const type = root.lookup(responseType)
-  if (!(type instanceof protobuf.Type)) throw new AppError('INVALID_INPUT', `${responseType} is not a message type of this proto`)
-  bodyMessages(type, bodyJsonText)
 }
 
 async function bind(server: grpc.Server, host: string, port: number): Promise<number> {
@@ -247,18 +239,6 @@ function outcomeFor(path: string, served: Served, context: CallContext): Outcome
   }
   const code = grpcCodeFor(status)
   return { binding, code, details: code === GRPC_OK ? '' : `mockapi: configured status ${grpcCodeName(code)}` }
-}
-
-/** The fixed body's messages (`many`: it was a JSON array), each checked against `type`. */
-function bodyMessages(type: protobuf.Type, body: string): { messages: Record<string, unknown>[]; many: boolean } {
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch (error) {
-    throw new AppError('INVALID_INPUT', `the body is not JSON: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  if (!Array.isArray(json)) return { messages: [messageFromJson(type, json)], many: false }
-  return { messages: json.map((item, index) => messageFromJson(type, item, `body[${index}]`)), many: true }
 }
 
 /** `count` generated messages, or the fixed body's (one message for unary answers, all for streams). */

@@ -1,6 +1,5 @@
 import type { Db } from './db.ts'
-import type { Endpoint, EndpointKind, HttpMethod, ResourceAction } from '../model.ts'
-import type { OpenApiOperation } from '../openapi/types.ts'
+import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
 
 interface EndpointRow {
   id: number

@@ -1,11 +1,6 @@
 import type { Statement } from 'better-sqlite3'
+import type { FieldFilter } from '../model.ts'
 import type { Db } from './db.ts'
-
-/** A list filter: keep records whose `field` equals any of `values` (repeats OR, fields AND). */
-export interface FieldFilter {
-  field: string
-  values: string[]
-}
 
 export interface RecordQuery {
   filters: FieldFilter[]

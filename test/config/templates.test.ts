@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { listTemplates } from '../../src/templates/loader.ts'
+import { listTemplates } from '../../src/domain/templates.ts'
 import { cleanup, cli, exited, send, spawnServe, tempDir } from '../_helpers.ts'
 
 afterAll(cleanup)

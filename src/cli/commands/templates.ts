@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { applyProjectFile } from '../../domain/apply.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { selectProject } from '../../domain/projects.ts'
-import { listTemplates, loadTemplate } from '../../templates/loader.ts'
+import { listTemplates, loadTemplate } from '../../domain/templates.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { AppError } from '../errors.ts'
-import { parseProjectFile, type ProjectFile } from '../domain/project-file.ts'
+import { parseProjectFile, type ProjectFile } from './project-file.ts'
 
 export interface TemplateInfo {
   name: string
@@ -9,7 +9,7 @@ export interface TemplateInfo {
   description: string
 }
 
-// Two levels up from src/templates or dist/templates is the package root.
+// Two levels up from src/domain or dist/domain (and from dist/bin, where the CLI bundle runs) is the package root.
 const TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url))
 
 function templateNames(): string[] {
