@@ -1,6 +1,6 @@
 /**
  * The layers of src/, top to bottom; each may import only the layers below it (CONTRIBUTING.md,
- * Development, "Layers", says why each file sits where it does). `npm run deps` checks every
+ * "Layers", says why each file sits where it does). `npm run deps` checks every
  * import of src/ against these rules, type-only imports included; there is no list of exceptions.
  */
 const LAYERS = {
