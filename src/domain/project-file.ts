@@ -80,7 +80,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     const line = lineCounter.linePos(first.pos[0]).line
     throw new AppError('INVALID_INPUT', `${source}${line ? `, line ${line}` : ''}: ${first.message.split('\n')[0]}`)
   }
-  const where = (path: Path) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '')
+  const where = (path: Path) => (path.length ? path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') : 'the file')
   /** Where the value at `path` starts, or else the nearest mapping or list around it. */
   const offsetOf = (path: Path): number | undefined => {
     let node: unknown = document.getIn(path, true)
@@ -99,7 +99,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     return new AppError('INVALID_INPUT', `${source}${at}: ${message}`)
   }
   const fail = (path: Path, message: string): never => {
-    throw refusal(offsetOf(path), `${path.length ? where(path) : 'the file'} ${message}`)
+    throw refusal(offsetOf(path), `${where(path)} ${message}`)
   }
 
   const checked = schemaProblems(document.toJS())
@@ -110,7 +110,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       offset: (problem.kind === 'unknown-key' ? keyOffsetOf(problem.path, problem.key) : offsetOf(problem.path)) ?? 0,
     }))
     const { problem, offset } = located.reduce((first, next) => (next.offset < first.offset ? next : first))
-    if (problem.kind === 'value') throw refusal(offset, `${problem.path.length ? where(problem.path) : 'the file'} ${problem.message}`)
+    if (problem.kind === 'value') throw refusal(offset, `${where(problem.path)} ${problem.message}`)
     const suggestion = closestName(problem.key, problem.known)
     const hint = suggestion ? `did you mean "${suggestion}"?` : `expected one of ${problem.known.join(', ')}`
     throw refusal(offset, `unknown key "${problem.key}" ${problem.path.length ? `in ${where(problem.path)}` : 'at the top level'}; ${hint}`, true)
