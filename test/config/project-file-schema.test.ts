@@ -2,13 +2,15 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ajv } from 'ajv'
-import { PROJECT_FILE_SCHEMA_REF } from '../../src/domain/export.ts'
+import { applyProjectFile } from '../../src/domain/apply.ts'
+import { exportProject, PROJECT_FILE_SCHEMA_REF, toYaml } from '../../src/domain/export.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { closestName, PROJECT_FILE_SCHEMA_PATH } from '../../src/domain/project-file-schema.ts'
 import { startMockApi } from '../../src/index.ts'
+import { loadFaker } from '../../src/engine/generators.ts'
 import { EVENT_TYPES, HTTP_METHODS, SPEC_FORMATS } from '../../src/model.ts'
 import { listTemplates } from '../../src/templates/loader.ts'
-import { cleanup, cliWorkspace, ROOT } from '../_helpers.ts'
+import { cleanup, cliWorkspace, openStore, ROOT, tempDb } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -35,6 +37,52 @@ imports:
     version: SDL
     source: schema.graphql
     document: "type Query { a: Int }"
+`
+
+/** `mockapi export` of test/config/apply-export.test.ts's rich project, as written before the schema. */
+const EXPORTED_BEFORE_THE_SCHEMA = `# mockapi project file: mockapi apply <this file>
+name: Rich
+slug: rich
+resources:
+  - path: /api/products
+    fields:
+      name: commerce.productName
+      price: number.float
+      active: boolean
+    count: 12
+    seed: 5
+  - path: /api/users
+    without:
+      - DELETE /api/users/:id
+  - path: /api/users/:userId/orders
+endpoints:
+  - method: GET
+    path: /api/products
+    status: 203
+    headers:
+      X-Env: mock
+    delay: 5
+  - method: POST
+    path: /api/products
+    schema:
+      type: object
+      required:
+        - name
+    errorRate: 10
+    errorStatus: 503
+  - method: PATCH
+    path: /api/products/:id
+  - method: GET
+    path: /api/stats
+    body:
+      visits: "{{faker.number.int}}"
+      at: "{{now}}"
+webhooks:
+  - name: ci
+    targetUrl: http://127.0.0.1:9999/hook
+    events:
+      - mock.error
+    enabled: true
 `
 
 /** The refusal `parseProjectFile` gives, or 'accepted'. */
@@ -76,6 +124,12 @@ describe('the project file schema', () => {
     for (const { name } of listTemplates()) expect(refusal(readFileSync(join(ROOT, 'templates', `${name}.yaml`), 'utf8'))).toBe('accepted')
     expect(refusal('name: Bare\nresources:\nendpoints:\nwebhooks:\nimports:\n')).toBe('accepted')
     expect(refusal(FILE)).toBe('accepted')
+  })
+
+  it('applies a file exported before the schema unchanged, and exports it back with only the editor line added', async () => {
+    const { store } = openStore(tempDb())
+    const { project } = applyProjectFile(store, parseProjectFile(EXPORTED_BEFORE_THE_SCHEMA, 'old.yaml'), await loadFaker(), { prune: true })
+    expect(toYaml(exportProject(store, project))).toBe(`# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n${EXPORTED_BEFORE_THE_SCHEMA}`)
   })
 
   it.each([
