@@ -8,6 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY bin bin
 COPY src src
+COPY schema schema
 COPY templates templates
 COPY tsconfig.json tsconfig.build.json ./
 # npm ci runs the build (prepare); dev dependencies go once it is done.

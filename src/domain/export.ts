@@ -6,6 +6,29 @@ import { routeShape } from './endpoints.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { standardEndpoints } from './resources.ts'
 
+/**
+ * Where the exported file's first line points editors: the schema as `npm install mockapi-cli`
+ * puts it, relative to a file kept at the project's root (yaml-language-server resolves a relative
+ * $schema from the file's own folder).
+ */
+export const PROJECT_FILE_SCHEMA_REF = './node_modules/mockapi-cli/schema/mockapi.schema.json'
+
+/** Code-unit order, the same on every machine (localeCompare depends on the locale). */
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Orders by the first key that differs. */
+function byKeys<T>(...keys: ((item: T) => string)[]): (a: T, b: T) => number {
+  return (a, b) => {
+    for (const keyOf of keys) {
+      const order = byText(keyOf(a), keyOf(b))
+      if (order !== 0) return order
+    }
+    return 0
+  }
+}
+
 /** Only the settings that differ from the endpoint's defaults, in the file's names. */
 function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): EndpointSpec {
   const settings = currentSettings(endpoint)
@@ -25,14 +48,18 @@ function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): En
   return spec
 }
 
-/** The project as a project file: what `apply` needs to build the same API elsewhere (no secrets). */
+/**
+ * The project as a project file: what `apply` needs to build the same API elsewhere (no secrets).
+ * Entries are sorted by what identifies them, not listed in creation order, so the same project
+ * exports the same bytes from any database it was applied to.
+ */
 export function exportProject(store: Store, project: Project): ProjectFile {
   const endpoints = store.repos.endpoints.listByProject(project.id)
   const specs = store.repos.specs.listByProject(project.id)
   const importTitles = new Map(specs.map((s) => [s.id, s.title]))
   const byShape = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
   const standard = new Set<string>()
-  const resources = store.repos.resources.listByProject(project.id).map((resource): ResourceSpec => {
+  const resources = store.repos.resources.listByProject(project.id).sort(byKeys((r) => r.path)).map((resource): ResourceSpec => {
     const without: string[] = []
     for (const { method, path } of standardEndpoints(resource.path)) {
       const key = `${method} ${routeShape(path)}`
@@ -46,6 +73,7 @@ export function exportProject(store: Store, project: Project): ProjectFile {
     // A standard resource endpoint with default settings is implied by its resource.
     .filter(({ endpoint, spec }) => !standard.has(`${endpoint.method} ${routeShape(endpoint.path)}`) || Object.keys(spec).length > 2)
     .map(({ spec }) => spec)
+    .sort(byKeys((e) => e.path, (e) => e.method, (e) => e.import ?? ''))
   return {
     name: project.name,
     slug: project.slug,
@@ -53,8 +81,8 @@ export function exportProject(store: Store, project: Project): ProjectFile {
     seed: project.seedValue,
     resources,
     endpoints: endpointSpecs,
-    webhooks: store.repos.subscriptions.listByProject(project.id).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
-    imports: specs.map((s) => ({
+    webhooks: store.repos.subscriptions.listByProject(project.id).sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
+    imports: [...specs].sort(byKeys((s) => s.title, (s) => s.format)).map((s) => ({
       format: s.format,
       title: s.title,
       version: s.version,
@@ -84,5 +112,6 @@ export function toYaml(file: ProjectFile): string {
     ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),
     ...(file.imports.length ? { imports: file.imports } : {}),
   }
-  return `# mockapi project file: mockapi apply <this file>\n${stringify(document, { lineWidth: 0 })}`
+  // The first line tells editors (yaml-language-server) which schema completes and checks the file.
+  return `# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n# mockapi project file: mockapi apply <this file>\n${stringify(document, { lineWidth: 0 })}`
 }

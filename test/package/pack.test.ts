@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { cleanup, exited, ROOT, send, tempDir } from '../_helpers.ts'
 
 /**
@@ -27,13 +28,14 @@ beforeAll(() => {
 afterAll(cleanup)
 
 describe('the published package', { timeout: 60_000 }, () => {
-  it('ships only bin, dist (no source maps), templates, README and LICENSE', () => {
+  it('ships only bin, dist (no source maps), the project-file schema, templates, README and LICENSE', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((path) => path.replace(/^package\//, ''))
     const top = [...new Set(listing.map((path) => path.split('/')[0]))].sort()
-    expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'templates'])
+    expect(top).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'schema', 'templates'])
     expect(listing.filter((path) => path.endsWith('.map'))).toEqual([])
     expect(listing).toContain('dist/index.d.ts')
     expect(listing).toContain('dist/bin/main.js')
+    expect(listing).toContain('schema/mockapi.schema.json')
   })
 
   it('npx mockapi init and npx mockapi serve work from the installed package', async () => {
@@ -77,5 +79,16 @@ describe('the published package', { timeout: 60_000 }, () => {
     expect(result.stderr).toBe('')
     expect(result.stdout.trim()).toBe('200 {"id":"1","name":"Lamp"}')
     expect(readdirSync(join(consumer, 'node_modules', 'mockapi-cli', 'dist'))).toContain('index.d.ts')
+  })
+
+  it('publishes the project-file schema where exported files point editors, and as mockapi-cli/schema.json', () => {
+    const resolved = spawnSync(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('mockapi-cli/schema.json'))"], { cwd: consumer, encoding: 'utf8' })
+    expect(resolved.stderr).toBe('')
+    const published = fileURLToPath(resolved.stdout.trim())
+    expect(published).toBe(join(consumer, 'node_modules', 'mockapi-cli', 'schema', 'mockapi.schema.json'))
+    const exported = spawnSync('npx', ['--no-install', 'mockapi', 'export'], { cwd: consumer, encoding: 'utf8' })
+    expect(exported.status, exported.stderr).toBe(0)
+    const target = /^# yaml-language-server: \$schema=(\S+)\n/.exec(exported.stdout)![1]!
+    expect(JSON.parse(readFileSync(join(consumer, target), 'utf8'))).toEqual(JSON.parse(readFileSync(join(ROOT, 'schema', 'mockapi.schema.json'), 'utf8')))
   })
 })

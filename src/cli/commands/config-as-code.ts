@@ -3,7 +3,6 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { applyProjectFile } from '../../domain/apply.ts'
 import { exportProject, toYaml } from '../../domain/export.ts'
-import { readProjectFile } from '../../domain/project-file.ts'
 import { selectProject } from '../../domain/projects.ts'
 import { resetProject } from '../../domain/seeding.ts'
 import { loadFaker } from '../../engine/generators.ts'
@@ -33,6 +32,8 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project to fill when the file has no slug')
     .action((file: string, options: { project?: string }, command: Command) =>
       withRuntime(command, ctx, async ({ store }) => {
+        // Only apply reads files: export and reset do without the schema's validator (ajv).
+        const { readProjectFile } = await import('../../domain/project-file.ts')
         const parsed = readProjectFile(resolve(ctx.environment.cwd, file))
         const result = applyProjectFile(store, parsed, await loadFaker(), { project: options.project, prune: true })
         printWarnings(ctx.io, result.warnings)
