@@ -6,7 +6,6 @@
  *   api.reset(); await api.close()
  */
 import { stringify } from 'yaml'
-import { parseProjectFile } from './domain/project-file.ts'
 import { startServer } from './server/start.ts'
 
 export type { ProjectFile } from './domain/project-file.ts'
@@ -52,7 +51,8 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     ? undefined
     : typeof options.config === 'string'
       ? { path: options.config }
-      : { file: parseProjectFile(stringify(options.config), 'config object') }
+      // The loader (and ajv with the schema) loads only when a config is given.
+      : { file: (await import('./domain/project-file.ts')).parseProjectFile(stringify(options.config), 'config object') }
   const server = await startServer({
     dbPath: options.db ?? ':memory:',
     port: options.port ?? 0,

@@ -6,7 +6,7 @@ import { exportProject, toYaml } from '../../src/domain/export.ts'
 import { parseProjectFile, type ProjectFile } from '../../src/domain/project-file.ts'
 import { selectProject } from '../../src/domain/projects.ts'
 import { loadFaker, type FakerFactory } from '../../src/engine/generators.ts'
-import { listTemplates, loadTemplate } from '../../src/templates/loader.ts'
+import { listTemplates, loadTemplate } from '../../src/domain/templates.ts'
 import { cleanup, cliWorkspace, openStore, ROOT, tempDb } from '../_helpers.ts'
 
 afterAll(cleanup)
@@ -44,7 +44,7 @@ describe('export is deterministic', () => {
     expect(applyToFreshDatabase(shuffledFile(parseProjectFile(exported, `${name} export`)))).toBe(exported)
   })
 
-  it('a project with OpenAPI, GraphQL, gRPC and SOAP imports and custom endpoints exports the same bytes however it was built, and after export → apply → export', () => {
+  it('a project with OpenAPI, GraphQL, gRPC and SOAP imports and custom endpoints exports the same bytes however it was built, and after export → apply → export', { timeout: 60_000 }, () => {
     const fixture = (...parts: string[]) => join(ROOT, 'fixtures', ...parts)
     const steps: string[][] = [
       ['import', fixture('openapi', 'swagger-petstore-v3', 'openapi.yaml')],

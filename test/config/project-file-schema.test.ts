@@ -9,7 +9,7 @@ import { closestName, PROJECT_FILE_SCHEMA_PATH } from '../../src/domain/project-
 import { startMockApi } from '../../src/index.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { EVENT_TYPES, HTTP_METHODS, SPEC_FORMATS } from '../../src/model.ts'
-import { listTemplates } from '../../src/templates/loader.ts'
+import { listTemplates } from '../../src/domain/templates.ts'
 import { cleanup, cliWorkspace, openStore, ROOT, tempDb } from '../_helpers.ts'
 
 afterAll(cleanup)
