@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stripVTControlCharacters } from 'node:util'
 import { main } from '../src/cli/main.ts'
+import type { Clock } from '../src/model.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { startServer, type RunningServer } from '../src/server/start.ts'
 
@@ -39,7 +40,7 @@ export function openStore(dbPath: string): Runtime {
 /** Servers this file started that still run: the CLI in-process waits out their cache recheck. */
 const liveServers = new Set<object>()
 
-export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number } = {}): Promise<RunningServer> {
+export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
   liveServers.add(server)
   const close = server.close.bind(server)
@@ -263,6 +264,12 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+}
+
+/** The system's time, which the test can move forward: expiry without waiting. */
+export function testClock(): Clock & { advance(ms: number): void } {
+  let ahead = 0
+  return { now: () => new Date(Date.now() + ahead), advance: (ms) => void (ahead += ms) }
 }
 
 /** Changes made through another connection reach a running server's caches within 50 ms. */

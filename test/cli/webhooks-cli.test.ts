@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { cleanup, cli, exited, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, cli, exited, send, serve, spawnServe, startReceiver, tempDir, testClock, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -25,14 +25,13 @@ describe('mockapi token', () => {
     expect(limited.projectId).toBe(1)
     expect(limited.exp - limited.iat).toBe(7 * 86400)
 
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const clock = testClock()
+    const { url } = await serve(db, { clock })
     const response = await send(`${url}/api/projects/1/webhooks`, { headers: { Authorization: `Bearer ${token.trim()}` } })
     expect(response.status).toBe(200)
     const short = (await run('token', '--expires', '1s')).stdout.trim()
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    clock.advance(2100)
     expect((await send(`${url}/api/projects/1/webhooks`, { headers: { Authorization: `Bearer ${short}` } })).status).toBe(401)
-    child.kill('SIGTERM')
-    await exited(child)
   })
 
   it('refuses a bad --expires and an unknown project', async () => {
