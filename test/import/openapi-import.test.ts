@@ -382,7 +382,6 @@ describe('edge cases found in review', () => {
     const base = `${server.url}/api/pets/pets`
     expect((await send(base, { method: 'POST', body: { id: 7, name: 'Rex' } })).status).toBe(201)
     await w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
-    await new Promise((resolve) => setTimeout(resolve, 100))
     expect((await send(`${base}/7`)).json).toMatchObject({ name: 'Rex' })
     const xml = await send(base, { method: 'POST', body: '<pet><id>8</id><name>Rex</name></pet>', headers: { 'content-type': 'application/xml' } })
     expect([415, 422]).toContain(xml.status)
