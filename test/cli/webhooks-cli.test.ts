@@ -14,7 +14,7 @@ async function setup() {
 
 describe('mockapi token', () => {
   it('prints a token alone on stdout that the management API accepts', async () => {
-    const { cwd, db, run } = await setup()
+    const { db, run } = await setup()
     const token = (await run('token')).stdout
     expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/)
     const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
