@@ -1,4 +1,5 @@
 import { systemClock, type Store } from './domain/context.ts'
+import type { Clock } from './model.ts'
 import { MockEvents } from './events.ts'
 import { openDb, type OpenOptions } from './store/db.ts'
 import { createRepos } from './store/repos.ts'
@@ -9,10 +10,10 @@ export interface Runtime {
   close(): void
 }
 
-/** Opens the database and builds what `serve` and the CLI commands share, once. */
-export function openRuntime(dbPath: string, options: OpenOptions = {}): Runtime {
+/** Opens the database and builds what `serve` and the CLI commands share, once; `clock` is for tests. */
+export function openRuntime(dbPath: string, options: OpenOptions & { clock?: Clock } = {}): Runtime {
   const db = openDb(dbPath, options)
-  const store: Store = { db, repos: createRepos(db), clock: systemClock }
+  const store: Store = { db, repos: createRepos(db), clock: options.clock ?? systemClock }
   return {
     store,
     events: new MockEvents(),

@@ -1,9 +1,12 @@
 import { expect } from 'vitest'
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stripVTControlCharacters } from 'node:util'
+import { main } from '../src/cli/main.ts'
+import type { Clock } from '../src/model.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { startServer, type RunningServer } from '../src/server/start.ts'
 
@@ -34,8 +37,17 @@ export function openStore(dbPath: string): Runtime {
   return runtime
 }
 
-export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number } = {}): Promise<RunningServer> {
+/** Servers this file started that still run: the CLI in-process waits out their cache recheck. */
+const liveServers = new Set<object>()
+
+export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
+  liveServers.add(server)
+  const close = server.close.bind(server)
+  server.close = () => {
+    liveServers.delete(server)
+    return close()
+  }
   cleanups.push(() => server.close())
   return server
 }
@@ -73,12 +85,50 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs the real CLI (`bin/mockapi.js`) as a child process. */
-export function cli(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): CliResult {
+export interface CliOptions {
+  cwd?: string
+  env?: Record<string, string>
+}
+
+/**
+ * Runs the CLI in this process: `main()` from src with a captured io, in the folder and with the
+ * variables given (as a child would see them), colours stripped. The source runs, so a test never
+ * sees a stale build. A `serve` run in-process installs signal handlers: spawn those instead.
+ */
+export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  let stdout = ''
+  let stderr = ''
+  // As processIo writes: each call one line unless it already ends with one.
+  const line = (text: string) => stripVTControlCharacters(text.endsWith('\n') ? text : `${text}\n`)
+  const io = { out: (text: string) => void (stdout += line(text)), err: (text: string) => void (stderr += line(text)), isInteractive: false }
+  const code = await main(args, io, { cwd: options.cwd ?? ROOT, env: { ...process.env, FORCE_COLOR: '0', ...options.env } })
+  // A running server sees another connection's commit within 50 ms; a child's exit always took
+  // longer than that, so tests that ask the server right after a CLI change could rely on it.
+  if (liveServers.size > 0) await settle()
+  return { code, stdout, stderr }
+}
+
+/**
+ * Fails with what to do when the build the spawned tests run (bin/mockapi.js → dist) is older than
+ * src: under `vitest --watch` nothing rebuilds it, and a stale binary passes or fails for the
+ * wrong reasons. Building here instead would cost every spawning file a build.
+ */
+export function expectFreshBuild(): void {
+  const built = join(ROOT, 'dist', 'bin', 'main.js')
+  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0
+  const newer = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .map((file) => join(ROOT, 'src', file))
+    .find((file) => statSync(file).mtimeMs > builtAt)
+  if (newer) throw new Error(`dist/ is older than ${newer.slice(ROOT.length)} (or missing): run "npm run build" before the tests that spawn bin/mockapi.js`)
+}
+
+/** The real binary (`bin/mockapi.js`) as a child process: for what needs a second process. */
+export function cliProcess(args: string[], options: CliOptions = {}): CliResult {
+  expectFreshBuild()
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, FORCE_COLOR: '0', ...options.env },
-    input: options.input ?? '',
+    input: '',
     encoding: 'utf8',
     timeout: 20_000,
   })
@@ -88,34 +138,35 @@ export function cli(args: string[], options: { cwd?: string; env?: Record<string
 export interface CliWorkspace {
   cwd: string
   db: string
-  run(...args: string[]): CliResult
+  run(...args: string[]): Promise<CliResult>
   /** Runs, expects exit code 0 (showing stderr otherwise) and returns stdout. */
-  ok(...args: string[]): string
+  ok(...args: string[]): Promise<string>
 }
 
-/** A temp folder with its own database file, and the real CLI run against it. */
+/** A temp folder with its own database file, and the CLI run in-process against it. */
 export function cliWorkspace(): CliWorkspace {
   const cwd = tempDir()
   const db = join(cwd, 'm.db')
   const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
-  const ok = (...args: string[]) => {
-    const result = run(...args)
+  const ok = async (...args: string[]) => {
+    const result = await run(...args)
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
     return result.stdout
   }
   return { cwd, db, run, ok }
 }
 
-/** A folder with a database holding project `t` and its resource `/api/items`, made by the real CLI. */
-export function itemsProject(): { cwd: string; db: string } {
+/** A folder with a database holding project `t` and its resource `/api/items`, made by the CLI. */
+export async function itemsProject(): Promise<{ cwd: string; db: string }> {
   const cwd = tempDir()
   const db = join(cwd, 't.db')
-  expect(cli(['--db', db, 'init', '--yes', '--slug', 't', '--resource', '/api/items'], { cwd }).code).toBe(0)
+  expect((await cli(['--db', db, 'init', '--yes', '--slug', 't', '--resource', '/api/items'], { cwd })).code).toBe(0)
   return { cwd, db }
 }
 
-/** `cli` without blocking this process, for commands that talk to a server running in the test. */
-export function cliAsync(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+/** `cliProcess` without blocking this process, for a child that talks to a server running in the test. */
+export function cliProcessAsync(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  expectFreshBuild()
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, FORCE_COLOR: '0', ...options.env },
@@ -129,7 +180,8 @@ export function cliAsync(args: string[], options: { cwd?: string; env?: Record<s
 }
 
 /** Starts `mockapi serve` as a child process and waits for its whole banner. */
-export async function spawnServe(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ url: string; child: ChildProcessWithoutNullStreams; output: () => string }> {
+export async function spawnServe(args: string[], options: CliOptions = {}): Promise<{ url: string; child: ChildProcessWithoutNullStreams; output: () => string }> {
+  expectFreshBuild()
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, FORCE_COLOR: '0', ...options.env },
@@ -137,6 +189,8 @@ export async function spawnServe(args: string[], options: { cwd?: string; env?: 
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
+  liveServers.add(child)
+  child.on('exit', () => liveServers.delete(child))
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
@@ -210,6 +264,12 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 8000, 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+}
+
+/** The system's time, which the test can move forward: expiry without waiting. */
+export function testClock(): Clock & { advance(ms: number): void } {
+  let ahead = 0
+  return { now: () => new Date(Date.now() + ahead), advance: (ms) => void (ahead += ms) }
 }
 
 /** Changes made through another connection reach a running server's caches within 50 ms. */

@@ -35,6 +35,6 @@ export async function withRuntime<T>(command: Command, ctx: CliContext, work: (r
   }
 }
 
-export function defaultContext(io: Io): CliContext {
-  return { io, environment: currentEnvironment() }
+export function defaultContext(io: Io, environment: Environment = currentEnvironment()): CliContext {
+  return { io, environment }
 }

@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 import { Command, CommanderError } from 'commander'
+import type { Environment } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { defaultContext, type CliContext } from './context.ts'
 import { processIo, type Io } from './output.ts'
@@ -68,9 +69,13 @@ function inherit(command: Command, parent: Command): void {
   for (const sub of command.commands) inherit(sub, command)
 }
 
-/** Runs the CLI and returns the exit code: 0 success, 1 a user error (one red line) or anything else. */
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
-  const ctx = defaultContext(io)
+/**
+ * Runs the CLI and returns the exit code: 0 success, 1 a user error (one red line) or anything else.
+ * `environment` (working directory and variables) defaults to this process's, so tests can run
+ * several CLIs in one process, each in its own folder.
+ */
+export async function main(argv: string[], io: Io = processIo, environment?: Environment): Promise<number> {
+  const ctx = defaultContext(io, environment)
   try {
     const program = await createProgram(ctx, argv)
     await program.parseAsync(argv, { from: 'user' })

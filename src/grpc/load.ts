@@ -28,11 +28,15 @@ export interface ProtoDefinition {
 /** How proto-loader turns the stored descriptor into serializers: the same conventions the generator follows. */
 export const PROTO_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: false, oneofs: true } as const
 
-/** Parses `file` with imports resolved relative to the file's folder, then `protoPaths` in order. */
-export async function loadProto(file: string, options: { protoPaths?: string[] } = {}): Promise<ProtoDefinition> {
-  const main = resolve(file)
+/**
+ * Parses `file` with imports resolved relative to the file's folder, then `protoPaths` in order.
+ * Relative paths start from `cwd` (default: this process's); messages name `file` as given.
+ */
+export async function loadProto(file: string, options: { protoPaths?: string[]; cwd?: string } = {}): Promise<ProtoDefinition> {
+  const cwd = options.cwd ?? process.cwd()
+  const main = resolve(cwd, file)
   if (!existsSync(main)) throw new AppError('INVALID_INPUT', `${file}: no such file`)
-  const loader: Loader = { root: new protobuf.Root(), protoPaths: (options.protoPaths ?? []).map((p) => resolve(p)), seen: new Set(), packages: [] }
+  const loader: Loader = { root: new protobuf.Root(), protoPaths: (options.protoPaths ?? []).map((p) => resolve(cwd, p)), seen: new Set(), packages: [] }
   parseFile(loader, main, file)
   try {
     loader.root.resolveAll()

@@ -11,7 +11,7 @@ import { DEFAULT_RETENTION, startRetention, type RetentionLimits } from '../doma
 import { guardWrites, whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
-import type { Project } from '../model.ts'
+import type { Clock, Project } from '../model.ts'
 import { createOutbox } from '../queue/outbox.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
@@ -55,6 +55,8 @@ export interface StartOptions {
   onWatch?: (result: { ok: true; result: ApplyResult } | { ok: false; error: Error }) => void
   /** Where background work (deliveries, events, pruning) reports problems; default: stderr. */
   log?: (line: string) => void
+  /** What time it is for tokens, records and deliveries (tests move it instead of waiting); default: the system's. */
+  clock?: Clock
 }
 
 export interface RunningServer {
@@ -84,7 +86,7 @@ const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
  * finish (or puts them back unattempted), then closes the database.
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const runtime = openRuntime(options.dbPath)
+  const runtime = openRuntime(options.dbPath, { clock: options.clock })
   const { store, events } = runtime
   let watcher: { close(): void } | null = null
   let grpc: GrpcHost | null = null

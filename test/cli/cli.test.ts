@@ -22,20 +22,20 @@ function expectUserError(result: { code: number | null; stderr: string; stdout: 
 }
 
 describe('mockapi init', () => {
-  it('creates the database and a project with resources, asking nothing without a TTY', () => {
+  it('creates the database and a project with resources, asking nothing without a TTY', async () => {
     const { run, db } = setup()
-    const init = run('init', '--name', 'Shop', '--slug', 'shop', '--resource', '/api/products', '--resource', '/api/orders', '--yes')
+    const init = await run('init', '--name', 'Shop', '--slug', 'shop', '--resource', '/api/products', '--resource', '/api/orders', '--yes')
     expect(init.code, init.stderr).toBe(0)
     expect(init.stdout).toContain('created project Shop (slug shop)')
     expect(existsSync(db)).toBe(true)
 
-    const projects = JSON.parse(run('projects', '--json').stdout)
+    const projects = JSON.parse((await run('projects', '--json')).stdout)
     expect(projects).toHaveLength(1)
     expect(projects[0]).toMatchObject({ id: 1, name: 'Shop', slug: 'shop', isDefault: true })
     expect(projects[0].shareToken).toMatch(/^[A-Za-z0-9_-]{20,}$/)
     expect(Date.parse(projects[0].createdAt)).not.toBeNaN()
 
-    const endpoints = JSON.parse(run('endpoints', '--json').stdout)
+    const endpoints = JSON.parse((await run('endpoints', '--json')).stdout)
     expect(endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`).sort()).toEqual([
       'DELETE /api/orders/:id', 'DELETE /api/products/:id', 'GET /api/orders', 'GET /api/orders/:id',
       'GET /api/products', 'GET /api/products/:id', 'POST /api/orders', 'POST /api/products',
@@ -48,30 +48,30 @@ describe('mockapi init', () => {
     }
   })
 
-  it('starts from a template', () => {
+  it('starts from a template', async () => {
     const { run } = setup()
-    expect(run('init', '--template', 'blog', '--yes', '--slug', 'myblog').code).toBe(0)
-    const paths = JSON.parse(run('endpoints', '--json').stdout).map((e: { path: string }) => e.path)
+    expect((await run('init', '--template', 'blog', '--yes', '--slug', 'myblog')).code).toBe(0)
+    const paths = JSON.parse((await run('endpoints', '--json')).stdout).map((e: { path: string }) => e.path)
     expect(paths).toContain('/api/posts')
     expect(paths).toContain('/api/users/:userId/posts')
-    const templates = JSON.parse(run('templates', '--json').stdout)
+    const templates = JSON.parse((await run('templates', '--json')).stdout)
     expect(templates.map((t: { name: string }) => t.name)).toContain('blog')
   })
 
-  it('refuses an unknown template and a bad resource path, creating nothing', () => {
+  it('refuses an unknown template and a bad resource path, creating nothing', async () => {
     const { run } = setup()
-    expectUserError(run('init', '--template', 'nope', '--yes'), /no template named "nope"/)
-    expectUserError(run('init', '--resource', '/api/post', '--yes', '--slug', 'x'), /plural-nouns/)
-    expect(JSON.parse(run('projects', '--json').stdout)).toEqual([])
+    expectUserError(await run('init', '--template', 'nope', '--yes'), /no template named "nope"/)
+    expectUserError(await run('init', '--resource', '/api/post', '--yes', '--slug', 'x'), /plural-nouns/)
+    expect(JSON.parse((await run('projects', '--json')).stdout)).toEqual([])
   })
 
-  it('uses MOCKAPI_DB, and .mockapi/mockapi.db under the working directory by default', () => {
+  it('uses MOCKAPI_DB, and .mockapi/mockapi.db under the working directory by default', async () => {
     const cwd = tempDir()
-    expect(cli(['init', '--yes', '--name', 'Default'], { cwd }).code).toBe(0)
+    expect((await cli(['init', '--yes', '--name', 'Default'], { cwd })).code).toBe(0)
     expect(existsSync(join(cwd, '.mockapi', 'mockapi.db'))).toBe(true)
-    expect(cli(['init', '--yes', '--name', 'Env'], { cwd, env: { MOCKAPI_DB: 'other.db' } }).code).toBe(0)
+    expect((await cli(['init', '--yes', '--name', 'Env'], { cwd, env: { MOCKAPI_DB: 'other.db' } })).code).toBe(0)
     expect(existsSync(join(cwd, 'other.db'))).toBe(true)
-    expect(JSON.parse(cli(['projects', '--json'], { cwd }).stdout).map((p: { slug: string }) => p.slug)).toEqual(['default'])
+    expect(JSON.parse((await cli(['projects', '--json'], { cwd })).stdout).map((p: { slug: string }) => p.slug)).toEqual(['default'])
   })
 })
 
@@ -85,35 +85,36 @@ describe('path rules', () => {
     ['/api/posts/:postId', /ends-with-resource/],
     ['/api', /names-a-resource/],
     ['/api/create-users', /no-verbs/],
-  ])('refuses %s naming the rule', (path, rule) => {
+  ])('refuses %s naming the rule', async (path, rule) => {
     const { run } = setup()
-    run('project', 'create', 'P')
-    expectUserError(run('add-resource', path), rule)
-    expect(JSON.parse(run('endpoints', '--json').stdout)).toEqual([])
+    await run('project', 'create', 'P')
+    expectUserError(await run('add-resource', path), rule)
+    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toEqual([])
   })
 
-  it('gives each of the four classic mistakes its own message', () => {
+  it('gives each of the four classic mistakes its own message', async () => {
     const { run } = setup()
-    run('project', 'create', 'P')
-    const messages = ['/api/BlogPosts', '/api/getPosts', '/api/post', '/blog-posts'].map((path) => run('add-resource', path).stderr)
+    await run('project', 'create', 'P')
+    const messages: string[] = []
+    for (const path of ['/api/BlogPosts', '/api/getPosts', '/api/post', '/blog-posts']) messages.push((await run('add-resource', path)).stderr)
     expect(new Set(messages).size).toBe(4)
   })
 
-  it('accepts nested resources and warns past three levels', () => {
+  it('accepts nested resources and warns past three levels', async () => {
     const { run } = setup()
-    run('project', 'create', 'P')
-    expect(run('add-resource', '/api/users/:userId/posts').code).toBe(0)
-    const deep = run('add-resource', '/api/a-things/:aId/b-things/:bId/c-things/:cId/d-things')
+    await run('project', 'create', 'P')
+    expect((await run('add-resource', '/api/users/:userId/posts')).code).toBe(0)
+    const deep = await run('add-resource', '/api/a-things/:aId/b-things/:bId/c-things/:cId/d-things')
     expect(deep.code).toBe(0)
     expect(deep.stderr).toMatch(/nests 4 resource levels/)
   })
 })
 
 describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
-  it('seeds generated records from faker field generators', () => {
+  it('seeds generated records from faker field generators', async () => {
     const { run, db } = setup()
-    run('project', 'create', 'P')
-    const added = run('add-resource', '/api/posts', '--fields', 'title:lorem.sentence,views:number.int,author:person.fullName,email:internet.email,publishedAt:date.recent,flag:boolean,ref:uuid', '--seed', '25')
+    await run('project', 'create', 'P')
+    const added = await run('add-resource', '/api/posts', '--fields', 'title:lorem.sentence,views:number.int,author:person.fullName,email:internet.email,publishedAt:date.recent,flag:boolean,ref:uuid', '--seed', '25')
     expect(added.code, added.stderr).toBe(0)
     expect(added.stdout).toContain('with 25 generated records')
     const runtime = openStore(db)
@@ -132,12 +133,12 @@ describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
     expect(new Set(records.map((r) => r.title)).size).toBeGreaterThan(20)
   })
 
-  it('makes generation reproducible with --seed-value', () => {
+  it('makes generation reproducible with --seed-value', async () => {
     const first = setup()
     const second = setup()
     for (const { run } of [first, second]) {
-      run('project', 'create', 'P')
-      expect(run('add-resource', '/api/people', '--fields', 'name:person.fullName,age:int', '--seed', '5', '--seed-value', '42').code).toBe(0)
+      await run('project', 'create', 'P')
+      expect((await run('add-resource', '/api/people', '--fields', 'name:person.fullName,age:int', '--seed', '5', '--seed-value', '42')).code).toBe(0)
     }
     const a = openStore(first.db).store.repos.records.allJson(1)
     const b = openStore(second.db).store.repos.records.allJson(1)
@@ -145,96 +146,96 @@ describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
     expect(a).toEqual(b)
   })
 
-  it('refuses an unknown generator naming it, and a seed without fields, creating nothing', () => {
+  it('refuses an unknown generator naming it, and a seed without fields, creating nothing', async () => {
     const { run } = setup()
-    run('project', 'create', 'P')
-    expectUserError(run('add-resource', '/api/posts', '--fields', 'title:person.nope', '--seed', '3'), /unknown generator "person\.nope"/)
-    expectUserError(run('add-resource', '/api/posts', '--fields', 'title:constructor', '--seed', '3'), /unknown generator "constructor"/)
-    expectUserError(run('add-resource', '/api/posts', '--fields', 'title', '--seed', '3'), /must look like name:generator/)
-    expectUserError(run('add-resource', '/api/posts', '--seed', '3'), /need field generators/)
-    expectUserError(run('add-resource', '/api/posts', '--fields', 'id:uuid', '--seed', '3'), /"id" is given by mockapi/)
-    expect(JSON.parse(run('endpoints', '--json').stdout)).toEqual([])
+    await run('project', 'create', 'P')
+    expectUserError(await run('add-resource', '/api/posts', '--fields', 'title:person.nope', '--seed', '3'), /unknown generator "person\.nope"/)
+    expectUserError(await run('add-resource', '/api/posts', '--fields', 'title:constructor', '--seed', '3'), /unknown generator "constructor"/)
+    expectUserError(await run('add-resource', '/api/posts', '--fields', 'title', '--seed', '3'), /must look like name:generator/)
+    expectUserError(await run('add-resource', '/api/posts', '--seed', '3'), /need field generators/)
+    expectUserError(await run('add-resource', '/api/posts', '--fields', 'id:uuid', '--seed', '3'), /"id" is given by mockapi/)
+    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toEqual([])
   })
 
-  it('refuses a resource twice, and an endpoint that exists', () => {
+  it('refuses a resource twice, and an endpoint that exists', async () => {
     const { run } = setup()
-    run('project', 'create', 'P')
-    expect(run('add-resource', '/api/posts').code).toBe(0)
-    expectUserError(run('add-resource', '/api/posts'), /already exists/)
-    expectUserError(run('add-endpoint', 'GET', '/api/posts/:postId'), /already exists/)
+    await run('project', 'create', 'P')
+    expect((await run('add-resource', '/api/posts')).code).toBe(0)
+    expectUserError(await run('add-resource', '/api/posts'), /already exists/)
+    expectUserError(await run('add-endpoint', 'GET', '/api/posts/:postId'), /already exists/)
   })
 
-  it('adds custom endpoints and validates method, status, delay and body', () => {
+  it('adds custom endpoints and validates method, status, delay and body', async () => {
     const { run, cwd } = setup()
-    run('project', 'create', 'P')
-    const added = run('add-endpoint', 'get', '/api/stats', '--status', '202', '--body', '{"ok":true}', '--delay', '5', '--header', 'X-Mock: 1', '--json')
+    await run('project', 'create', 'P')
+    const added = await run('add-endpoint', 'get', '/api/stats', '--status', '202', '--body', '{"ok":true}', '--delay', '5', '--header', 'X-Mock: 1', '--json')
     expect(added.code, added.stderr).toBe(0)
     expect(JSON.parse(added.stdout)).toMatchObject({ method: 'GET', path: '/api/stats', kind: 'custom', status: 202, delayMs: 5, body: { ok: true }, headers: { 'X-Mock': '1' } })
-    expectUserError(run('add-endpoint', 'TRACE', '/api/stats'), /method "TRACE"/)
-    expectUserError(run('add-endpoint', 'GET', '/api/things', '--status', '700'), /status 700/)
-    expectUserError(run('add-endpoint', 'GET', '/api/things', '--body', '{nope'), /not valid JSON/)
-    expectUserError(run('add-endpoint', 'GET', '/api/things', '--body', '@missing.json'), /cannot read .*missing\.json/)
-    expectUserError(run('add-endpoint', 'GET', '/api/things', '--delay', '-5'), /delay -5/)
+    expectUserError(await run('add-endpoint', 'TRACE', '/api/stats'), /method "TRACE"/)
+    expectUserError(await run('add-endpoint', 'GET', '/api/things', '--status', '700'), /status 700/)
+    expectUserError(await run('add-endpoint', 'GET', '/api/things', '--body', '{nope'), /not valid JSON/)
+    expectUserError(await run('add-endpoint', 'GET', '/api/things', '--body', '@missing.json'), /cannot read .*missing\.json/)
+    expectUserError(await run('add-endpoint', 'GET', '/api/things', '--delay', '-5'), /delay -5/)
     expect(cwd).toBeTruthy()
   })
 
-  it('lists endpoints as a table and as JSON, and removes one while the rest of the resource stays', () => {
+  it('lists endpoints as a table and as JSON, and removes one while the rest of the resource stays', async () => {
     const { run } = setup()
-    run('project', 'create', 'P')
-    run('add-resource', '/api/posts')
-    const table = run('endpoints')
+    await run('project', 'create', 'P')
+    await run('add-resource', '/api/posts')
+    const table = await run('endpoints')
     expect(table.stdout).toMatch(/METHOD\s+PATH\s+KIND\s+STATUS/)
     expect(table.stdout).toMatch(/DELETE\s+\/api\/posts\/:id\s+resource\s+200/)
-    const removed = run('remove-endpoint', 'DELETE', '/api/posts/:id')
+    const removed = await run('remove-endpoint', 'DELETE', '/api/posts/:id')
     expect(removed.code).toBe(0)
     expect(removed.stdout).toContain('removed DELETE /api/posts/:id')
-    const left = JSON.parse(run('endpoints', '--json').stdout).map((e: { method: string; path: string }) => `${e.method} ${e.path}`)
+    const left = JSON.parse((await run('endpoints', '--json')).stdout).map((e: { method: string; path: string }) => `${e.method} ${e.path}`)
     expect(left).toHaveLength(4)
     expect(left).not.toContain('DELETE /api/posts/:id')
-    expectUserError(run('remove-endpoint', 'DELETE', '/api/posts/:id'), /no endpoint DELETE/)
+    expectUserError(await run('remove-endpoint', 'DELETE', '/api/posts/:id'), /no endpoint DELETE/)
   })
 })
 
 describe('projects', () => {
-  it('creates, shows and deletes projects; refuses duplicates and reserved slugs', () => {
+  it('creates, shows and deletes projects; refuses duplicates and reserved slugs', async () => {
     const { run } = setup()
-    expect(run('project', 'create', 'My Shop').stdout).toContain('slug my-shop')
-    expect(run('project', 'create', 'Other', '--slug', 'other').code).toBe(0)
-    expectUserError(run('project', 'create', 'Again', '--slug', 'my-shop'), /already exists/)
-    expectUserError(run('project', 'create', 'X', '--slug', 'webhooks'), /reserved/)
-    expectUserError(run('project', 'create', 'X', '--slug', 'Bad_Slug'), /lowercase letters, digits or hyphens/)
-    run('add-resource', '/api/items', '--project', 'other')
-    const shown = JSON.parse(run('project', 'show', 'other', '--json').stdout)
+    expect((await run('project', 'create', 'My Shop')).stdout).toContain('slug my-shop')
+    expect((await run('project', 'create', 'Other', '--slug', 'other')).code).toBe(0)
+    expectUserError(await run('project', 'create', 'Again', '--slug', 'my-shop'), /already exists/)
+    expectUserError(await run('project', 'create', 'X', '--slug', 'webhooks'), /reserved/)
+    expectUserError(await run('project', 'create', 'X', '--slug', 'Bad_Slug'), /lowercase letters, digits or hyphens/)
+    await run('add-resource', '/api/items', '--project', 'other')
+    const shown = JSON.parse((await run('project', 'show', 'other', '--json')).stdout)
     expect(shown).toMatchObject({ slug: 'other', name: 'Other', isDefault: false })
     expect(shown.endpoints).toHaveLength(5)
     // Two projects: commands without --project use the default (first created).
-    expect(JSON.parse(run('endpoints', '--json').stdout)).toEqual([])
-    expect(run('project', 'delete', 'my-shop').code).toBe(0)
-    expect(JSON.parse(run('projects', '--json').stdout)).toMatchObject([{ slug: 'other', isDefault: true }])
-    expectUserError(run('project', 'show', 'my-shop'), /no project with slug "my-shop"/)
+    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toEqual([])
+    expect((await run('project', 'delete', 'my-shop')).code).toBe(0)
+    expect(JSON.parse((await run('projects', '--json')).stdout)).toMatchObject([{ slug: 'other', isDefault: true }])
+    expectUserError(await run('project', 'show', 'my-shop'), /no project with slug "my-shop"/)
   })
 
-  it('says what to do when there is no project yet', () => {
+  it('says what to do when there is no project yet', async () => {
     const { run } = setup()
-    expectUserError(run('add-resource', '/api/posts'), /mockapi init/)
+    expectUserError(await run('add-resource', '/api/posts'), /mockapi init/)
   })
 })
 
 describe('usage', () => {
-  it('prints help with exit 0 and refuses unknown commands and options with exit 1', () => {
-    const help = cli(['--help'])
+  it('prints help with exit 0 and refuses unknown commands and options with exit 1', async () => {
+    const help = await cli(['--help'])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('add-resource')
-    expect(cli(['serve', '--help']).stdout).toContain('--port')
-    const unknown = cli(['frobnicate'])
+    expect((await cli(['serve', '--help'])).stdout).toContain('--port')
+    const unknown = await cli(['frobnicate'])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/unknown command/)
-    expect(cli(['projects', '--bogus']).code).toBe(1)
+    expect((await cli(['projects', '--bogus'])).code).toBe(1)
   })
 
-  it('reports a database that is not SQLite as one line', () => {
+  it('reports a database that is not SQLite as one line', async () => {
     const { cwd } = setup()
-    const result = cli(['--db', join(cwd), 'projects'], { cwd })
+    const result = await cli(['--db', join(cwd), 'projects'], { cwd })
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/^✖ /)
   })

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, cliAsync, exited, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, cli, cliProcessAsync, exited, send, spawnServe, startReceiver, tempDir, waitFor, cliProcess } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -11,20 +11,20 @@ describe('reset', () => {
     const cwd = tempDir()
     const db = join(cwd, 'r.db')
     const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
-    expect(run('init', '--template', 'todo', '--yes', '--slug', 'todo').code).toBe(0)
+    expect((await run('init', '--template', 'todo', '--yes', '--slug', 'todo')).code).toBe(0)
     const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const seeded = (await send(`${url}/api/todo/todos`)).text
     await send(`${url}/api/todo/todos`, { method: 'POST', body: { title: 'extra' } })
     await send(`${url}/api/todo/todos/1`, { method: 'DELETE' })
     await send(`${url}/api/todo/lists/2`, { method: 'PUT', body: { name: 'Changed' } })
-    expect(run('reset').stdout).toContain('reset todo: 33 records in 2 collections')
+    expect((await run('reset')).stdout).toContain('reset todo: 33 records in 2 collections')
     await new Promise((resolve) => setTimeout(resolve, 60))
     expect((await send(`${url}/api/todo/todos`)).text).toBe(seeded)
     expect((await send(`${url}/api/todo/lists/2`)).json.name).toBe('Work')
     // Generated ids continue after the seed again.
     expect((await send(`${url}/api/todo/todos`, { method: 'POST', body: { title: 'n' } })).json.id).toBe('31')
 
-    const token = run('token').stdout.trim()
+    const token = (await run('token')).stdout.trim()
     const reset = await send(`${url}/api/projects/1/reset`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } })
     expect(reset.status).toBe(200)
     expect(reset.json).toEqual({ collections: 2, records: 33 })
@@ -62,7 +62,7 @@ describe('serve --watch', () => {
   it('refuses to start on a broken file', () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, 'bad.yaml'), 'name: [\n')
-    const result = cli(['serve', '--port', '0', '--watch', 'bad.yaml'], { cwd })
+    const result = cliProcess(['serve', '--port', '0', '--watch', 'bad.yaml'], { cwd })
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/bad\.yaml, line \d+/)
   })
@@ -71,7 +71,7 @@ describe('serve --watch', () => {
 describe('mockapi webhooks send', () => {
   it('posts a sample payload with id, epoch-ms timestamp and a hex HMAC signature', async () => {
     const receiver = await startReceiver()
-    const result = await cliAsync(['webhooks', 'send', receiver.url, '--event', 'payment.succeeded', '--sign', 'topsecret'])
+    const result = await cliProcessAsync(['webhooks', 'send', receiver.url, '--event', 'payment.succeeded', '--sign', 'topsecret'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('payment.succeeded')
     const [request] = receiver.requests
@@ -82,15 +82,15 @@ describe('mockapi webhooks send', () => {
     expect(request!.headers['x-webhook-signature']).toBe(expected)
     expect(JSON.parse(request!.body)).toMatchObject({ event: 'payment.succeeded', data: { object: { status: 'succeeded' } } })
 
-    expect((await cliAsync(['webhooks', 'send', receiver.url, '--event', 'user.created'])).code).toBe(0)
+    expect((await cliProcessAsync(['webhooks', 'send', receiver.url, '--event', 'user.created'])).code).toBe(0)
     expect(receiver.requests[1]!.headers['x-webhook-signature']).toBeUndefined()
     expect(JSON.parse(receiver.requests[1]!.body)).toMatchObject({ event: 'user.created', data: { email: expect.stringMatching(/@/) } })
   })
 
   it('refuses an unknown event and reports a receiver that fails', async () => {
     const failing = await startReceiver(() => 500)
-    expect((await cliAsync(['webhooks', 'send', failing.url, '--event', 'nope.event'])).stderr).toMatch(/unknown event "nope\.event"; samples: payment\.succeeded/)
-    const failed = await cliAsync(['webhooks', 'send', failing.url, '--event', 'user.created'])
+    expect((await cliProcessAsync(['webhooks', 'send', failing.url, '--event', 'nope.event'])).stderr).toMatch(/unknown event "nope\.event"; samples: payment\.succeeded/)
+    const failed = await cliProcessAsync(['webhooks', 'send', failing.url, '--event', 'user.created'])
     expect(failed.code).toBe(1)
     expect(failed.stderr).toContain(': 500 in')
   })

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { cleanup, cli, exited, send, spawnServe, tempDir } from '../_helpers.ts'
+import { cleanup, cli, exited, send, spawnServe, tempDir, cliProcess } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -34,23 +34,23 @@ describe('mockapi serve (child process)', () => {
   it('picks up endpoint changes made by the CLI while serving', async () => {
     const cwd = tempDir()
     const db = join(cwd, 'live.db')
-    expect(cli(['--db', db, 'init', '--yes', '--slug', 'live', '--resource', '/api/posts'], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'init', '--yes', '--slug', 'live', '--resource', '/api/posts'], { cwd })).code).toBe(0)
     const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const base = `${url}/api/live`
     await send(`${base}/posts`, { method: 'POST', body: { title: 'a', tags: ['x'] } })
 
-    expect(cli(['--db', db, 'add-endpoint', 'GET', '/api/stats', '--body', '{"posts":1}', '--status', '203'], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'add-endpoint', 'GET', '/api/stats', '--body', '{"posts":1}', '--status', '203'], { cwd })).code).toBe(0)
     const stats = await send(`${base}/stats`)
     expect(stats.status).toBe(203)
     expect(stats.json).toEqual({ posts: 1 })
     expect((await send(`${url}/api/stats`)).status).toBe(203)
 
-    expect(cli(['--db', db, 'add-endpoint', 'PATCH', '/api/posts/:id'], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'add-endpoint', 'PATCH', '/api/posts/:id'], { cwd })).code).toBe(0)
     const patched = await send(`${base}/posts/1`, { method: 'PATCH', body: { views: 3 } })
     expect(patched.status).toBe(200)
     expect(patched.json).toEqual({ id: '1', title: 'a', tags: ['x'], views: 3 })
 
-    expect(cli(['--db', db, 'remove-endpoint', 'DELETE', '/api/posts/:id'], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'remove-endpoint', 'DELETE', '/api/posts/:id'], { cwd })).code).toBe(0)
     const removed = await send(`${base}/posts/1`, { method: 'DELETE' })
     expect(removed.status).toBe(405)
     expect(removed.headers.get('allow')).toBe('GET, PATCH, PUT')
@@ -66,7 +66,7 @@ describe('mockapi serve (child process)', () => {
     const port = (blocker.address() as { port: number }).port
     try {
       const cwd = tempDir()
-      const result = cli(['serve', '--port', String(port)], { cwd })
+      const result = cliProcess(['serve', '--port', String(port)], { cwd })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`port ${port} is in use`)
     } finally {
@@ -77,9 +77,9 @@ describe('mockapi serve (child process)', () => {
   it('serves another project at its own paths with --project', async () => {
     const cwd = tempDir()
     const db = join(cwd, 'two.db')
-    cli(['--db', db, 'init', '--yes', '--slug', 'first', '--resource', '/api/cats'], { cwd })
-    cli(['--db', db, 'project', 'create', 'Second', '--slug', 'second'], { cwd })
-    cli(['--db', db, 'add-resource', '/api/dogs', '--project', 'second'], { cwd })
+    await cli(['--db', db, 'init', '--yes', '--slug', 'first', '--resource', '/api/cats'], { cwd })
+    await cli(['--db', db, 'project', 'create', 'Second', '--slug', 'second'], { cwd })
+    await cli(['--db', db, 'add-resource', '/api/dogs', '--project', 'second'], { cwd })
     const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--project', 'second'], { cwd })
     expect((await send(`${url}/api/dogs`)).status).toBe(200)
     expect((await send(`${url}/api/cats`)).status).toBe(404)

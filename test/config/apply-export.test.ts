@@ -8,27 +8,27 @@ afterAll(cleanup)
 const workspace = cliWorkspace
 
 /** A project that uses every kind of setting the file format carries. */
-function buildRichProject(ok: (...args: string[]) => string, cwd: string) {
-  ok('init', '--yes', '--name', 'Rich', '--slug', 'rich')
-  ok('add-resource', '/api/products', '--fields', 'name:commerce.productName,price:number.float,active:boolean', '--seed', '12', '--seed-value', '5')
-  ok('add-resource', '/api/users')
-  ok('add-resource', '/api/users/:userId/orders')
-  ok('endpoint', 'set', 'GET', '/api/products', '--status', '203', '--header', 'X-Env: mock', '--delay', '5')
+async function buildRichProject(ok: (...args: string[]) => Promise<string>, cwd: string) {
+  await ok('init', '--yes', '--name', 'Rich', '--slug', 'rich')
+  await ok('add-resource', '/api/products', '--fields', 'name:commerce.productName,price:number.float,active:boolean', '--seed', '12', '--seed-value', '5')
+  await ok('add-resource', '/api/users')
+  await ok('add-resource', '/api/users/:userId/orders')
+  await ok('endpoint', 'set', 'GET', '/api/products', '--status', '203', '--header', 'X-Env: mock', '--delay', '5')
   writeFileSync(join(cwd, 'schema.json'), JSON.stringify({ type: 'object', required: ['name'] }))
-  ok('endpoint', 'set', 'POST', '/api/products', '--schema', '@schema.json', '--error-rate', '10', '--error-status', '503')
-  ok('add-endpoint', 'PATCH', '/api/products/:id')
-  ok('add-endpoint', 'GET', '/api/stats', '--body', '{"visits":"{{faker.number.int}}","at":"{{now}}"}')
-  ok('remove-endpoint', 'DELETE', '/api/users/:id')
-  ok('webhooks', 'add', 'http://127.0.0.1:9999/hook', '--name', 'ci', '--events', 'mock.error')
+  await ok('endpoint', 'set', 'POST', '/api/products', '--schema', '@schema.json', '--error-rate', '10', '--error-status', '503')
+  await ok('add-endpoint', 'PATCH', '/api/products/:id')
+  await ok('add-endpoint', 'GET', '/api/stats', '--body', '{"visits":"{{faker.number.int}}","at":"{{now}}"}')
+  await ok('remove-endpoint', 'DELETE', '/api/users/:id')
+  await ok('webhooks', 'add', 'http://127.0.0.1:9999/hook', '--name', 'ci', '--events', 'mock.error')
 }
 
 let rich: ReturnType<typeof workspace>
 let richYaml: string
 
-beforeAll(() => {
+beforeAll(async () => {
   rich = workspace()
-  buildRichProject(rich.ok, rich.cwd)
-  richYaml = rich.ok('export')
+  await buildRichProject(rich.ok, rich.cwd)
+  richYaml = await rich.ok('export')
 })
 
 /** A new workspace holding a copy of the rich project's database. */
@@ -39,7 +39,7 @@ function copyOfRich() {
 }
 
 describe('export and apply', () => {
-  it('export → apply into a fresh database → export gives the same YAML', () => {
+  it('export → apply into a fresh database → export gives the same YAML', async () => {
     const first = rich
     const exported = richYaml
     expect(exported).toContain('name: Rich')
@@ -49,10 +49,10 @@ describe('export and apply', () => {
     writeFileSync(join(first.cwd, 'mockapi.yaml'), exported)
 
     const second = workspace()
-    const applied = second.run('apply', join(first.cwd, 'mockapi.yaml'))
+    const applied = await second.run('apply', join(first.cwd, 'mockapi.yaml'))
     expect(applied.code, applied.stderr).toBe(0)
     expect(applied.stdout).toContain('applied')
-    expect(second.ok('export')).toBe(exported)
+    expect(await second.ok('export')).toBe(exported)
     // The generated records are the same too: the seed value makes them reproducible.
     const products = (db: string) => openStore(db).store.repos.records.allJson(1)
     expect(products(second.db)).toHaveLength(12)
@@ -62,19 +62,19 @@ describe('export and apply', () => {
   it('applying the same file twice changes nothing; an edit changes only what was edited', async () => {
     const { cwd, db, run, ok } = copyOfRich()
     const file = join(cwd, 'mockapi.yaml')
-    ok('export', '-o', 'mockapi.yaml')
-    expect(ok('apply', 'mockapi.yaml')).toContain('already matches')
+    await ok('export', '-o', 'mockapi.yaml')
+    expect(await ok('apply', 'mockapi.yaml')).toContain('already matches')
 
     const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const created = await send(`${url}/api/rich/users`, { method: 'POST', body: { name: 'kept' } })
     const productsBefore = (await send(`${url}/api/rich/products`)).json
     expect(productsBefore).toHaveLength(12)
 
-    expect(ok('apply', 'mockapi.yaml')).toContain('already matches')
+    expect(await ok('apply', 'mockapi.yaml')).toContain('already matches')
     expect((await send(`${url}/api/rich/users/${created.json.id}`)).json.name).toBe('kept')
 
     writeFileSync(file, readFileSync(file, 'utf8').replace('status: 203', 'status: 206'))
-    const edited = ok('apply', 'mockapi.yaml')
+    const edited = await ok('apply', 'mockapi.yaml')
     expect(edited).toContain('1 changes')
     expect(edited).toContain('~ endpoint GET /api/products')
     await new Promise((resolve) => setTimeout(resolve, 60))
@@ -84,29 +84,29 @@ describe('export and apply', () => {
     expect((await send(`${url}/api/rich/users/${created.json.id}`)).json.name).toBe('kept')
 
     writeFileSync(file, readFileSync(file, 'utf8').replace('count: 12', 'count: 3'))
-    expect(ok('apply', 'mockapi.yaml')).toContain('~ seed /api/products')
+    expect(await ok('apply', 'mockapi.yaml')).toContain('~ seed /api/products')
     await new Promise((resolve) => setTimeout(resolve, 60))
     expect((await send(`${url}/api/rich/products`)).json).toHaveLength(3)
     expect((await send(`${url}/api/rich/users/${created.json.id}`)).status).toBe(200)
     child.kill('SIGTERM')
     await exited(child)
-    expect(run('apply', 'mockapi.yaml').stdout).toContain('already matches')
+    expect((await run('apply', 'mockapi.yaml')).stdout).toContain('already matches')
   })
 
-  it('reseeds resources without their own seed when the project seed changes, not when the name does', () => {
+  it('reseeds resources without their own seed when the project seed changes, not when the name does', async () => {
     const { cwd, ok, db } = workspace()
     const file = join(cwd, 'p.yaml')
     const yaml = (name: string, seed: number | null) => `name: ${name}\nslug: p\n${seed === null ? '' : `seed: ${seed}\n`}resources:\n  - path: /api/notes\n    fields: { text: lorem.sentence }\n    count: 3\n`
     const notes = () => openStore(db).store.repos.records.allJson(1)
     // No seed value: a reseed would draw fresh records, so keeping them shows nothing was reseeded.
     writeFileSync(file, yaml('P', null))
-    ok('apply', 'p.yaml')
+    await ok('apply', 'p.yaml')
     const first = notes()
     writeFileSync(file, yaml('Renamed', null))
-    expect(ok('apply', 'p.yaml')).toContain('~ project p')
+    expect(await ok('apply', 'p.yaml')).toContain('~ project p')
     expect(notes()).toEqual(first)
     writeFileSync(file, yaml('Renamed', 2))
-    ok('apply', 'p.yaml')
+    await ok('apply', 'p.yaml')
     expect(notes()).toHaveLength(3)
     expect(notes()).not.toEqual(first)
   })
@@ -120,34 +120,34 @@ describe('export and apply', () => {
     ['a bad webhook URL', (y: string) => y.replace('http://127.0.0.1:9999/hook', 'ftp://x'), /targetUrl/],
     ['a template with an unknown name', (y: string) => y.replace('{{now}}', '{{later}}'), /unknown name "later"/],
     ['duplicate keys', (y: string) => y.replace('name: Rich', 'name: Rich\nname: Again'), /line \d+/],
-  ])('refuses a file with %s, with the reason, and changes nothing', (_name, edit, reason) => {
+  ])('refuses a file with %s, with the reason, and changes nothing', async (_name, edit, reason) => {
     const { cwd, ok, run } = copyOfRich()
     const exported = richYaml
     writeFileSync(join(cwd, 'mockapi.yaml'), edit(exported).replace('status: 203', 'status: 207'))
-    const result = run('apply', 'mockapi.yaml')
+    const result = await run('apply', 'mockapi.yaml')
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stderr).toMatch(reason)
-    expect(ok('export')).toBe(exported)
+    expect(await ok('export')).toBe(exported)
   })
 
   it.each([
     ['its format edited to another with a text document', (y: string) => y.replace('format: graphql', 'format: soap'), /line \d+: endpoints\[0\]\.path must name an operation of the soap import "swapi", e\.g\. \/soap\/Calculator#Add/],
     ['an operation without its import', (y: string) => y.replace(/(path: \/graphql#Query\.film)\n\s+import: swapi\n/, '$1\n'), /line \d+: endpoints\[\d+\]\.path names an operation/],
-  ])('refuses a file with an import with %s, with the line and reason, and changes nothing', (_name, edit, reason) => {
+  ])('refuses a file with an import with %s, with the line and reason, and changes nothing', async (_name, edit, reason) => {
     const { cwd, ok, run } = workspace()
-    ok('import', join(ROOT, 'fixtures', 'graphql', 'swapi', 'schema.graphql'))
-    const exported = ok('export')
+    await ok('import', join(ROOT, 'fixtures', 'graphql', 'swapi', 'schema.graphql'))
+    const exported = await ok('export')
     writeFileSync(join(cwd, 'mockapi.yaml'), edit(exported))
-    const result = run('apply', 'mockapi.yaml')
+    const result = await run('apply', 'mockapi.yaml')
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stderr).toMatch(reason)
-    expect(ok('export')).toBe(exported)
+    expect(await ok('export')).toBe(exported)
   })
 
-  it('refuses a file that cannot be read', () => {
+  it('refuses a file that cannot be read', async () => {
     const { run } = workspace()
-    expect(run('apply', 'missing.yaml').stderr).toMatch(/cannot read .*missing\.yaml: ENOENT/)
+    expect((await run('apply', 'missing.yaml')).stderr).toMatch(/cannot read .*missing\.yaml: ENOENT/)
   })
 })

@@ -6,8 +6,8 @@ import { cleanup, cli, exited, send, spawnServe, tempDir } from '../_helpers.ts'
 afterAll(cleanup)
 
 describe('templates', () => {
-  it('lists at least blog, ecommerce, todo, crm and webhooks, each with a description', () => {
-    const listed = JSON.parse(cli(['templates', '--json']).stdout) as { name: string; description: string }[]
+  it('lists at least blog, ecommerce, todo, crm and webhooks, each with a description', async () => {
+    const listed = JSON.parse((await cli(['templates', '--json'])).stdout) as { name: string; description: string }[]
     expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(['blog', 'ecommerce', 'todo', 'crm', 'webhooks']))
     for (const template of listed) expect(template.description.length).toBeGreaterThan(10)
   })
@@ -15,9 +15,9 @@ describe('templates', () => {
   it.each(listTemplates().map((t) => t.name))('%s applies and every GET endpoint answers', async (name) => {
     const cwd = tempDir()
     const db = join(cwd, 't.db')
-    const init = cli(['--db', db, 'init', '--template', name, '--yes', '--slug', `t-${name}`], { cwd })
+    const init = await cli(['--db', db, 'init', '--template', name, '--yes', '--slug', `t-${name}`], { cwd })
     expect(init.code, init.stderr).toBe(0)
-    const endpoints = JSON.parse(cli(['--db', db, 'endpoints', '--json'], { cwd }).stdout) as { method: string; path: string }[]
+    const endpoints = JSON.parse((await cli(['--db', db, 'endpoints', '--json'], { cwd })).stdout) as { method: string; path: string }[]
     expect(endpoints.length).toBeGreaterThan(0)
     const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     for (const endpoint of endpoints.filter((e) => e.method === 'GET')) {
@@ -37,7 +37,7 @@ describe('templates', () => {
 
   it('ecommerce products and orders have realistic generated data', async () => {
     const cwd = tempDir()
-    expect(cli(['init', '--template', 'ecommerce', '--yes'], { cwd }).code).toBe(0)
+    expect((await cli(['init', '--template', 'ecommerce', '--yes'], { cwd })).code).toBe(0)
     const { url, child } = await spawnServe(['serve', '--port', '0', '--quiet'], { cwd })
     const products = (await send(`${url}/api/products?limit=5`)).json
     expect(products).toHaveLength(5)
@@ -54,7 +54,7 @@ describe('templates', () => {
 
   it('webhooks template answers every sample event in its shape, fresh on every call', async () => {
     const cwd = tempDir()
-    expect(cli(['init', '--template', 'webhooks', '--yes', '--slug', 'hooks'], { cwd }).code).toBe(0)
+    expect((await cli(['init', '--template', 'webhooks', '--yes', '--slug', 'hooks'], { cwd })).code).toBe(0)
     const { url, child } = await spawnServe(['serve', '--port', '0', '--quiet'], { cwd })
     const payment = ['payment.succeeded', 'payment.failed', 'payment.refunded', 'subscription.created', 'subscription.canceled']
     for (const event of payment) {

@@ -51,8 +51,8 @@ beforeAll(async () => {
   const cwd = tempDir()
   db = join(cwd, 'm.db')
   for (const { file, slug } of cases) {
-    expect(cli(['--db', db, 'project', 'create', slug, '--slug', slug], { cwd }).code).toBe(0)
-    const imported = cli(['--db', db, 'import', file, '--project', slug], { cwd })
+    expect((await cli(['--db', db, 'project', 'create', slug, '--slug', slug], { cwd })).code).toBe(0)
+    const imported = await cli(['--db', db, 'import', file, '--project', slug], { cwd })
     expect(imported.code, `${relative(FIXTURES, file)}: ${imported.stderr}`).toBe(0)
   }
   url = (await serve(db)).url

@@ -16,8 +16,8 @@ describe('a client generated from the spec talks to the imported mock', () => {
   beforeAll(async () => {
     const cwd = tempDir()
     const db = join(cwd, 'm.db')
-    expect(cli(['--db', db, 'project', 'create', 'Petstore', '--slug', 'petstore'], { cwd }).code).toBe(0)
-    expect(cli(['--db', db, 'import', SPEC], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'project', 'create', 'Petstore', '--slug', 'petstore'], { cwd })).code).toBe(0)
+    expect((await cli(['--db', db, 'import', SPEC], { cwd })).code).toBe(0)
     const server = await serve(db)
     const api = new OpenAPIClientAxios({ definition: parse(readFileSync(SPEC, 'utf8')), withServer: { url: `${server.url}/api/petstore` } })
     client = await api.init()

@@ -31,18 +31,18 @@ describe('GraphQL import: the real schemas answer every root field over HTTP', (
 
   beforeAll(async () => {
     // An empty database: the schema makes the first project, named after its folder.
-    expect(ok('import', SWAPI)).toMatch(/imported GraphQL schema "swapi" into project swapi in \d+ ms: \d+ created, 0 kept/)
-    ok('project', 'create', 'GitHub', '--slug', 'github')
-    ok('import', GITHUB, '--project', 'github')
+    expect(await ok('import', SWAPI)).toMatch(/imported GraphQL schema "swapi" into project swapi in \d+ ms: \d+ created, 0 kept/)
+    await ok('project', 'create', 'GitHub', '--slug', 'github')
+    await ok('import', GITHUB, '--project', 'github')
     server = await serve(db)
   }, 60_000)
 
-  it('lists each root field as an endpoint of kind graphql', () => {
-    const endpoints = JSON.parse(ok('endpoints', '--project', 'swapi', '--json')) as { method: string; path: string; kind: string; status: number }[]
+  it('lists each root field as an endpoint of kind graphql', async () => {
+    const endpoints = JSON.parse(await ok('endpoints', '--project', 'swapi', '--json')) as { method: string; path: string; kind: string; status: number }[]
     const sdl = readFileSync(SWAPI, 'utf8')
     expect(endpoints.map((e) => e.path).sort()).toEqual(queriesFor(sdl).map((q) => `/graphql#${q.type === 'query' ? 'Query' : 'Mutation'}.${q.field}`).sort())
     expect(new Set(endpoints.map((e) => `${e.method} ${e.kind} ${e.status}`))).toEqual(new Set(['POST graphql 200']))
-    expect(ok('endpoints', '--project', 'swapi')).toContain('/graphql#Query.allFilms')
+    expect(await ok('endpoints', '--project', 'swapi')).toContain('/graphql#Query.allFilms')
   })
 
   for (const [name, slug] of [['swapi', 'swapi'], ['GitHub', 'github']] as const) {
@@ -131,11 +131,11 @@ describe('GraphQL import: the real schemas answer every root field over HTTP', (
 describe('GraphQL import: settings, events, re-import, export/apply, broken input', () => {
   it('a root field answers its configured body, error rate, delay; each operation raises mock.request, errors mock.error', async () => {
     const { ok, db } = workspace()
-    ok('import', SWAPI)
-    ok('endpoint', 'set', 'POST', '/graphql#Query.film', '--body', '{"title":"A New Hope","episodeID":4}', '--delay', '50')
-    ok('endpoint', 'set', 'POST', '/graphql#Query.person', '--error-rate', '100')
+    await ok('import', SWAPI)
+    await ok('endpoint', 'set', 'POST', '/graphql#Query.film', '--body', '{"title":"A New Hope","episodeID":4}', '--delay', '50')
+    await ok('endpoint', 'set', 'POST', '/graphql#Query.person', '--error-rate', '100')
     const receiver = await startReceiver()
-    ok('webhooks', 'add', receiver.url, '--events', 'mock.request,mock.error')
+    await ok('webhooks', 'add', receiver.url, '--events', 'mock.request,mock.error')
     const server = await serve(db, { retryDelaysMs: [50] })
     const url = `${server.url}/api/swapi/graphql`
     const started = performance.now()
@@ -158,14 +158,14 @@ describe('GraphQL import: settings, events, re-import, export/apply, broken inpu
 
   it('export then apply elsewhere serves the same schema with its settings; importing again keeps settings', async () => {
     const { ok, cwd } = workspace()
-    ok('import', SWAPI)
-    ok('endpoint', 'set', 'POST', '/graphql#Query.film', '--body', '{"title":"Kept"}')
-    expect(ok('import', SWAPI)).toMatch(/0 created, \d+ kept/)
+    await ok('import', SWAPI)
+    await ok('endpoint', 'set', 'POST', '/graphql#Query.film', '--body', '{"title":"Kept"}')
+    expect(await ok('import', SWAPI)).toMatch(/0 created, \d+ kept/)
     const file = join(cwd, 'swapi.yaml')
-    writeFileSync(file, ok('export'))
+    writeFileSync(file, await ok('export'))
     const other = workspace()
-    other.ok('apply', file)
-    expect(other.ok('apply', file)).toMatch(/already matches/)
+    await other.ok('apply', file)
+    expect(await other.ok('apply', file)).toMatch(/already matches/)
     const server = await serve(other.db)
     const reply = await graphql(`${server.url}/graphql`, { query: '{ film { title } allSpecies { totalCount } }' })
     expect(reply.body).toEqual({ data: { film: { title: 'Kept' }, allSpecies: { totalCount: expect.any(Number) } } })
@@ -173,8 +173,8 @@ describe('GraphQL import: settings, events, re-import, export/apply, broken inpu
 
   it('a root field whose endpoint was removed answers a GraphQL error at that field; the others still answer', async () => {
     const { ok, db } = workspace()
-    ok('import', SWAPI)
-    ok('remove-endpoint', 'POST', '/graphql#Query.film')
+    await ok('import', SWAPI)
+    await ok('remove-endpoint', 'POST', '/graphql#Query.film')
     const server = await serve(db)
     const reply = await graphql(`${server.url}/graphql`, { query: '{ film(id: "1") { title } allFilms { totalCount } }' })
     expect(reply.status).toBe(200)
@@ -188,33 +188,33 @@ describe('GraphQL import: settings, events, re-import, export/apply, broken inpu
     const { introspectionFromSchema } = await import('graphql')
     const file = join(cwd, 'introspection.json')
     writeFileSync(file, JSON.stringify({ data: introspectionFromSchema(buildSchema(readFileSync(SWAPI, 'utf8'))) }))
-    ok('import', file, '--format', 'graphql')
+    await ok('import', file, '--format', 'graphql')
     const server = await serve(db)
     const reply = await graphql(`${server.url}/graphql`, { query: '{ allPlanets { planets { name diameter } } }' })
     expect(reply.body.errors).toBeUndefined()
   })
 
-  it('refuses broken schemas with the parser message and creates nothing; clashes are refused', () => {
+  it('refuses broken schemas with the parser message and creates nothing; clashes are refused', async () => {
     const { run, ok, cwd } = workspace()
-    const broken = run('import', join(FIXTURES, 'broken', 'syntax-error.graphql'))
+    const broken = await run('import', join(FIXTURES, 'broken', 'syntax-error.graphql'))
     expect(broken.code).toBe(1)
     expect(broken.stderr).toMatch(/syntax-error\.graphql: Syntax Error: .*\(line \d+, column \d+\)/)
-    expect(JSON.parse(ok('projects', '--json'))).toEqual([])
-    ok('project', 'create', 'Shop', '--slug', 'shop')
-    ok('add-endpoint', 'POST', '/api/graphql', '--body', '{}', '--project', 'shop')
-    const clash = run('import', SWAPI, '--project', 'shop')
+    expect(JSON.parse(await ok('projects', '--json'))).toEqual([])
+    await ok('project', 'create', 'Shop', '--slug', 'shop')
+    await ok('add-endpoint', 'POST', '/api/graphql', '--body', '{}', '--project', 'shop')
+    const clash = await run('import', SWAPI, '--project', 'shop')
     expect(clash.code).toBe(1)
     expect(clash.stderr).toMatch(/served at \/graphql, where project "shop" has POST \/api\/graphql/)
     const other = join(cwd, 'other.graphql')
     writeFileSync(other, 'type Query { hello: String }')
-    ok('project', 'create', 'Two', '--slug', 'two')
-    ok('import', SWAPI, '--project', 'two')
-    const second = run('import', other, '--project', 'two')
+    await ok('project', 'create', 'Two', '--slug', 'two')
+    await ok('import', SWAPI, '--project', 'two')
+    const second = await run('import', other, '--project', 'two')
     expect(second.code).toBe(1)
     expect(second.stderr).toMatch(/already serves another GraphQL schema at \/graphql/)
-    expect(JSON.parse(ok('endpoints', '--project', 'shop', '--json'))).toHaveLength(1)
+    expect(JSON.parse(await ok('endpoints', '--project', 'shop', '--json'))).toHaveLength(1)
     // The other way round: an endpoint added where the schema is served would shadow it at /api/two/graphql.
-    const shadow = run('add-endpoint', 'POST', '/api/graphql', '--body', '{}', '--project', 'two')
+    const shadow = await run('add-endpoint', 'POST', '/api/graphql', '--body', '{}', '--project', 'two')
     expect(shadow.code).toBe(1)
     expect(shadow.stderr).toMatch(/POST \/api\/graphql would be served at the same URL as the GraphQL schema at \/graphql in project "two"/)
   })

@@ -3,7 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
-import { cleanup, cli, cliAsync, ROOT, serve, spawnServe, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, cliProcessAsync, ROOT, serve, spawnServe, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 
 afterAll(cleanup)
@@ -80,14 +80,14 @@ describe('gRPC import: every method of the real protos answers a real @grpc/grpc
   }
 
   beforeAll(async () => {
-    ok('project', 'create', 'Services', '--slug', 'services')
-    for (const { file, includeDirs } of PROTOS) ok('import', file, ...includeDirs.flatMap((dir) => ['--proto-path', dir]))
+    await ok('project', 'create', 'Services', '--slug', 'services')
+    for (const { file, includeDirs } of PROTOS) await ok('import', file, ...includeDirs.flatMap((dir) => ['--proto-path', dir]))
     server = await serve(db, { grpcPort: 0 })
   }, 30_000)
   afterAll(() => clients.forEach((client) => client.close()))
 
-  it('lists each package.Service/Method as an endpoint of kind grpc', () => {
-    const endpoints = JSON.parse(ok('endpoints', '--json')) as { method: string; path: string; kind: string; status: number }[]
+  it('lists each package.Service/Method as an endpoint of kind grpc', async () => {
+    const endpoints = JSON.parse(await ok('endpoints', '--json')) as { method: string; path: string; kind: string; status: number }[]
     const expected = PROTOS.flatMap(({ file, includeDirs }) => servicesOf(file, includeDirs).flatMap(([, service]) => Object.values(service).map((m) => m.path)))
     expect(endpoints.map((e) => e.path).sort()).toEqual([...new Set(expected)].sort())
     expect(new Set(endpoints.map((e) => `${e.method} ${e.kind} ${e.status}`))).toEqual(new Set(['POST grpc 0']))
@@ -126,10 +126,10 @@ describe('gRPC import: every method of the real protos answers a real @grpc/grpc
   })
 
   it('per-method settings: a fixed response (a JSON array for a stream), a status code instead, a delay', async () => {
-    ok('endpoint', 'set', 'POST', '/helloworld.Greeter/SayHello', '--body', '{"message":"Hello from the mock"}', '--delay', '60')
-    ok('endpoint', 'set', 'POST', '/routeguide.RouteGuide/ListFeatures', '--body', '[{"name":"one"},{"name":"two"}]')
-    ok('endpoint', 'set', 'POST', '/routeguide.RouteGuide/GetFeature', '--status', '5')
-    ok('endpoint', 'set', 'POST', '/grpc.health.v1.Health/Check', '--status', '503')
+    await ok('endpoint', 'set', 'POST', '/helloworld.Greeter/SayHello', '--body', '{"message":"Hello from the mock"}', '--delay', '60')
+    await ok('endpoint', 'set', 'POST', '/routeguide.RouteGuide/ListFeatures', '--body', '[{"name":"one"},{"name":"two"}]')
+    await ok('endpoint', 'set', 'POST', '/routeguide.RouteGuide/GetFeature', '--status', '5')
+    await ok('endpoint', 'set', 'POST', '/grpc.health.v1.Health/Check', '--status', '503')
     const greeter = firstService(PROTOS[0]!.file)
     const routeGuide = firstService(PROTOS[1]!.file)
     const health = firstService(PROTOS[2]!.file)
@@ -146,7 +146,7 @@ describe('gRPC import: every method of the real protos answers a real @grpc/grpc
     expect(missing.error!.details).toMatch(/NOT_FOUND/)
     const unavailable = await call(clientFor('grpc.health.v1.Health', health!), 'Check', health!.Check as MethodDefinition)
     expect(unavailable.error!.code).toBe(grpc.status.UNAVAILABLE)
-    const refused = cli(['--db', db, 'endpoint', 'set', 'POST', '/helloworld.Greeter/SayHello', '--status', '42'])
+    const refused = await cli(['--db', db, 'endpoint', 'set', 'POST', '/helloworld.Greeter/SayHello', '--status', '42'])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/gRPC status code from 0 \(OK\) to 16/)
   })
@@ -155,10 +155,10 @@ describe('gRPC import: every method of the real protos answers a real @grpc/grpc
 describe('gRPC import: serve, events, export/apply, broken protos', () => {
   it('mockapi serve listens on --grpc-port, logs calls and raises mock.request / mock.error', async () => {
     const { ok, db, cwd } = workspace()
-    ok('import', PROTOS[0]!.file)
-    ok('endpoint', 'set', 'POST', '/helloworld.Greeter/SayHello', '--error-rate', '100', '--error-status', '14')
+    await ok('import', PROTOS[0]!.file)
+    await ok('endpoint', 'set', 'POST', '/helloworld.Greeter/SayHello', '--error-rate', '100', '--error-status', '14')
     const receiver = await startReceiver()
-    ok('webhooks', 'add', receiver.url, '--events', 'mock.error')
+    await ok('webhooks', 'add', receiver.url, '--events', 'mock.error')
     const port = await freePort()
     const { output } = await spawnServe(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port), '--webhook-retry-delays', '50ms'], { cwd })
     expect(output()).toContain(`gRPC             127.0.0.1:${port}`)
@@ -175,22 +175,22 @@ describe('gRPC import: serve, events, export/apply, broken protos', () => {
 
   it('serve says when an import made while it runs starts gRPC', async () => {
     const { ok, db, cwd } = workspace()
-    ok('init', '--yes', '--slug', 'g')
+    await ok('init', '--yes', '--slug', 'g')
     const port = await freePort()
     const { output } = await spawnServe(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port), '--quiet'], { cwd })
     expect(output()).not.toContain('gRPC             ')
-    ok('import', PROTOS[0]!.file)
+    await ok('import', PROTOS[0]!.file)
     await waitFor(() => output().includes(`✔ gRPC methods were imported: listening for gRPC on 127.0.0.1:${port}`), 10_000, 'the gRPC line')
   })
 
   it('a taken --grpc-port stops serve with a clear message', async () => {
     const { ok, db, cwd } = workspace()
-    ok('import', PROTOS[0]!.file)
+    await ok('import', PROTOS[0]!.file)
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
     const port = (blocker.address() as { port: number }).port
     try {
-      const result = await cliAsync(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port)], { cwd })
+      const result = await cliProcessAsync(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port)], { cwd })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`gRPC port ${port} is already in use; choose another with --grpc-port`)
     } finally {
@@ -200,13 +200,13 @@ describe('gRPC import: serve, events, export/apply, broken protos', () => {
 
   it('export then apply elsewhere serves the same methods; imports are refused when broken and nothing is created', async () => {
     const { ok, run, cwd } = workspace()
-    ok('import', PROTOS[1]!.file)
-    ok('endpoint', 'set', 'POST', '/routeguide.RouteGuide/GetFeature', '--body', '{"name":"Kept"}')
+    await ok('import', PROTOS[1]!.file)
+    await ok('endpoint', 'set', 'POST', '/routeguide.RouteGuide/GetFeature', '--body', '{"name":"Kept"}')
     const file = join(cwd, 'routes.yaml')
     const { writeFileSync } = await import('node:fs')
-    writeFileSync(file, ok('export'))
+    writeFileSync(file, await ok('export'))
     const other = workspace()
-    other.ok('apply', file)
+    await other.ok('apply', file)
     const server = await serve(other.db, { grpcPort: 0 })
     const routeGuide = firstService(PROTOS[1]!.file)
     const Client = grpc.makeGenericClientConstructor(routeGuide!, 'routeguide.RouteGuide')
@@ -221,12 +221,12 @@ describe('gRPC import: serve, events, export/apply, broken protos', () => {
       ['no-service.proto', /defines no service/],
       ['unknown-type.proto', /Missing/],
     ] as const) {
-      const result = run('import', join(FIXTURES, 'broken', broken))
+      const result = await run('import', join(FIXTURES, 'broken', broken))
       expect(result.code, broken).toBe(1)
       expect(result.stderr).toMatch(message)
     }
-    expect(JSON.parse(ok('endpoints', '--json'))).toHaveLength(4)
-    const withoutPath = run('import', PROTOS[3]!.file)
+    expect(JSON.parse(await ok('endpoints', '--json'))).toHaveLength(4)
+    const withoutPath = await run('import', PROTOS[3]!.file)
     expect(withoutPath.code).toBe(1)
     expect(withoutPath.stderr).toMatch(/grpc\/testing\/empty\.proto/)
   })

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
-import { cleanup, cli, cliAsync, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, cliProcessAsync, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -11,17 +11,17 @@ const PETSTORE = join(FIXTURES, 'oai-v3.0', 'petstore.yaml')
 
 const workspace = cliWorkspace
 
-function endpointsOf(ok: (...args: string[]) => string, project: string): { method: string; path: string; kind: string; status: number }[] {
-  return JSON.parse(ok('endpoints', '--project', project, '--json'))
+async function endpointsOf(ok: (...args: string[]) => Promise<string>, project: string): Promise<{ method: string; path: string; kind: string; status: number }[]> {
+  return JSON.parse(await ok('endpoints', '--project', project, '--json'))
 }
 
 describe('mockapi import (CLI)', () => {
-  it('creates one openapi endpoint per path and method, {petId} as :petId, and prints what it did', () => {
+  it('creates one openapi endpoint per path and method, {petId} as :petId, and prints what it did', async () => {
     const { ok } = workspace()
-    ok('project', 'create', 'Pets', '--slug', 'pets')
-    const out = ok('import', PETSTORE, '--project', 'pets')
+    await ok('project', 'create', 'Pets', '--slug', 'pets')
+    const out = await ok('import', PETSTORE, '--project', 'pets')
     expect(out).toMatch(/imported "Swagger Petstore" \(OpenAPI 3\.0\) into project pets in \d+ ms: 3 created, 0 updated/)
-    const endpoints = endpointsOf(ok, 'pets')
+    const endpoints = await endpointsOf(ok, 'pets')
     expect(endpoints.map((e) => `${e.method} ${e.path} ${e.kind} ${e.status}`).sort()).toEqual([
       'GET /pets openapi 200',
       'GET /pets/:petId openapi 200',
@@ -31,8 +31,8 @@ describe('mockapi import (CLI)', () => {
 
   it('in an empty database makes the first project from the spec, served at its own paths', async () => {
     const { ok, db } = workspace()
-    expect(ok('import', PETSTORE)).toMatch(/into project swagger-petstore/)
-    const projects = JSON.parse(ok('projects', '--json'))
+    expect(await ok('import', PETSTORE)).toMatch(/into project swagger-petstore/)
+    const projects = JSON.parse(await ok('projects', '--json'))
     expect(projects.map((p: { slug: string; name: string }) => [p.slug, p.name])).toEqual([['swagger-petstore', 'Swagger Petstore']])
     const server = await serve(db)
     const pet = await send(`${server.url}/pets/3`)
@@ -51,10 +51,10 @@ describe('mockapi import (CLI)', () => {
     const port = (server.address() as { port: number }).port
     try {
       const { db, cwd } = workspace()
-      const imported = await cliAsync(['--db', db, 'import', `http://127.0.0.1:${port}/openapi.yaml`], { cwd })
+      const imported = await cliProcessAsync(['--db', db, 'import', `http://127.0.0.1:${port}/openapi.yaml`], { cwd })
       expect(imported.code, imported.stderr).toBe(0)
       expect(imported.stdout).toMatch(/3 created/)
-      const missing = await cliAsync(['--db', db, 'import', `http://127.0.0.1:${port}/nope.yaml`], { cwd })
+      const missing = await cliProcessAsync(['--db', db, 'import', `http://127.0.0.1:${port}/nope.yaml`], { cwd })
       expect(missing.code).toBe(1)
       expect(missing.stderr).toMatch(/404|nope\.yaml/)
     } finally {
@@ -62,64 +62,64 @@ describe('mockapi import (CLI)', () => {
     }
   })
 
-  it('updates instead of duplicating on a second import, keeps what the new version dropped unless --replace', () => {
+  it('updates instead of duplicating on a second import, keeps what the new version dropped unless --replace', async () => {
     const { ok, run, cwd } = workspace()
-    ok('project', 'create', 'Pets', '--slug', 'pets')
-    ok('import', PETSTORE, '--project', 'pets')
-    const again = JSON.parse(ok('import', PETSTORE, '--project', 'pets', '--json'))
+    await ok('project', 'create', 'Pets', '--slug', 'pets')
+    await ok('import', PETSTORE, '--project', 'pets')
+    const again = JSON.parse(await ok('import', PETSTORE, '--project', 'pets', '--json'))
     expect(again.created).toHaveLength(0)
     expect(again.updated).toHaveLength(3)
-    expect(endpointsOf(ok, 'pets')).toHaveLength(3)
+    expect(await endpointsOf(ok, 'pets')).toHaveLength(3)
 
     const smaller = parse(readFileSync(PETSTORE, 'utf8'))
     delete smaller.paths['/pets/{petId}']
     writeFileSync(join(cwd, 'smaller.yaml'), stringify(smaller))
-    const replaced = JSON.parse(ok('import', 'smaller.yaml', '--project', 'pets', '--replace', '--json'))
+    const replaced = JSON.parse(await ok('import', 'smaller.yaml', '--project', 'pets', '--replace', '--json'))
     expect(replaced.removed.map((e: { path: string }) => e.path)).toEqual(['/pets/:petId'])
-    expect(endpointsOf(ok, 'pets').map((e) => e.path).sort()).toEqual(['/pets', '/pets'])
-    ok('import', PETSTORE, '--project', 'pets')
-    const kept = run('import', 'smaller.yaml', '--project', 'pets')
+    expect((await endpointsOf(ok, 'pets')).map((e) => e.path).sort()).toEqual(['/pets', '/pets'])
+    await ok('import', PETSTORE, '--project', 'pets')
+    const kept = await run('import', 'smaller.yaml', '--project', 'pets')
     expect(kept.stdout).toMatch(/0 created, 2 updated/)
     expect(kept.stderr).toMatch(/1 endpoint\(s\) from an earlier import are no longer in the spec: kept as custom endpoints/)
-    expect(endpointsOf(ok, 'pets').map((e) => `${e.path} ${e.kind}`).sort()).toEqual(['/pets openapi', '/pets openapi', '/pets/:petId custom'])
+    expect((await endpointsOf(ok, 'pets')).map((e) => `${e.path} ${e.kind}`).sort()).toEqual(['/pets openapi', '/pets openapi', '/pets/:petId custom'])
   })
 
   it.each([
     ['a $ref to nothing', 'bad-ref.yaml', /Missing|resolv|\$ref/i],
     ['a 3.0 spec without paths', 'no-paths.yaml', /paths/i],
     ['a YAML syntax error', 'yaml-syntax.yaml', /yaml|line|indent|syntax/i],
-  ])('refuses %s with the parser\'s message and creates nothing', (_what, file, message) => {
+  ])('refuses %s with the parser\'s message and creates nothing', async (_what, file, message) => {
     const { ok, run, db } = workspace()
-    ok('project', 'create', 'Pets', '--slug', 'pets')
-    ok('import', PETSTORE, '--project', 'pets')
-    const before = endpointsOf(ok, 'pets')
-    const result = run('import', join(FIXTURES, 'broken', file), '--project', 'pets')
+    await ok('project', 'create', 'Pets', '--slug', 'pets')
+    await ok('import', PETSTORE, '--project', 'pets')
+    const before = await endpointsOf(ok, 'pets')
+    const result = await run('import', join(FIXTURES, 'broken', file), '--project', 'pets')
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(message)
     expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(3)
-    expect(endpointsOf(ok, 'pets')).toEqual(before)
+    expect(await endpointsOf(ok, 'pets')).toEqual(before)
     const { store } = openStore(db)
     expect(store.repos.specs.listByProject(store.repos.projects.bySlug('pets')!.id)).toHaveLength(1)
   })
 
-  it('refuses a file that does not exist, an unknown format, and routes that clash with other endpoints', () => {
+  it('refuses a file that does not exist, an unknown format, and routes that clash with other endpoints', async () => {
     const { ok, run } = workspace()
-    ok('project', 'create', 'Pets', '--slug', 'pets')
-    expect(run('import', 'nope.yaml', '--project', 'pets').stderr).toMatch(/nope\.yaml/)
-    expect(run('import', PETSTORE, '--project', 'pets', '--format', 'raml').stderr).toMatch(/format "raml" must be one of/)
-    ok('add-endpoint', 'GET', '/api/pets', '--project', 'pets')
+    await ok('project', 'create', 'Pets', '--slug', 'pets')
+    expect((await run('import', 'nope.yaml', '--project', 'pets')).stderr).toMatch(/nope\.yaml/)
+    expect((await run('import', PETSTORE, '--project', 'pets', '--format', 'raml')).stderr).toMatch(/format "raml" must be one of/)
+    await ok('add-endpoint', 'GET', '/api/pets', '--project', 'pets')
     const clash = parse(readFileSync(PETSTORE, 'utf8'))
     clash.paths['/api/pets'] = clash.paths['/pets']
     const { cwd } = workspace()
     writeFileSync(join(cwd, 'clash.yaml'), stringify(clash))
-    const refused = run('import', join(cwd, 'clash.yaml'), '--project', 'pets')
+    const refused = await run('import', join(cwd, 'clash.yaml'), '--project', 'pets')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/clash with endpoints of project "pets": GET \/api\/pets \(custom\)/)
-    expect(endpointsOf(ok, 'pets')).toHaveLength(1)
+    expect(await endpointsOf(ok, 'pets')).toHaveLength(1)
     // The other way round: a custom endpoint at the URL an imported route is served at.
-    ok('project', 'create', 'Zoo', '--slug', 'zoo')
-    ok('import', PETSTORE, '--project', 'zoo')
-    const shadow = run('add-endpoint', 'GET', '/api/pets/:id', '--project', 'zoo')
+    await ok('project', 'create', 'Zoo', '--slug', 'zoo')
+    await ok('import', PETSTORE, '--project', 'zoo')
+    const shadow = await run('add-endpoint', 'GET', '/api/pets/:id', '--project', 'zoo')
     expect(shadow.code).toBe(1)
     expect(shadow.stderr).toMatch(/GET \/api\/pets\/:id would be served at the same URL as GET \/pets\/:petId \(openapi\)/)
   })
@@ -133,19 +133,19 @@ describe('imported endpoints answer like the spec', () => {
   beforeAll(async () => {
     const w = workspace()
     db = w.db
-    w.ok('project', 'create', 'Pets', '--slug', 'pets')
-    w.ok('import', PETSTORE, '--project', 'pets')
-    w.ok('project', 'create', 'Store', '--slug', 'store')
-    w.ok('import', join(FIXTURES, 'swagger-petstore-v3', 'openapi.yaml'), '--project', 'store')
-    w.ok('project', 'create', 'Examples', '--slug', 'ex')
-    w.ok('import', join(FIXTURES, 'oai-v3.0', 'api-with-examples.yaml'), '--project', 'ex')
-    w.ok('project', 'create', 'Uspto', '--slug', 'uspto')
-    w.ok('import', join(FIXTURES, 'oai-v3.0', 'uspto.yaml'), '--project', 'uspto')
+    await w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    await w.ok('import', PETSTORE, '--project', 'pets')
+    await w.ok('project', 'create', 'Store', '--slug', 'store')
+    await w.ok('import', join(FIXTURES, 'swagger-petstore-v3', 'openapi.yaml'), '--project', 'store')
+    await w.ok('project', 'create', 'Examples', '--slug', 'ex')
+    await w.ok('import', join(FIXTURES, 'oai-v3.0', 'api-with-examples.yaml'), '--project', 'ex')
+    await w.ok('project', 'create', 'Uspto', '--slug', 'uspto')
+    await w.ok('import', join(FIXTURES, 'oai-v3.0', 'uspto.yaml'), '--project', 'uspto')
     hooks = await startReceiver()
-    const token = w.ok('token').trim()
+    const token = (await w.ok('token')).trim()
     const server = await serve(db)
     base = `${server.url}/api`
-    const projectId = JSON.parse(w.ok('project', 'show', 'pets', '--json')).id
+    const projectId = JSON.parse(await w.ok('project', 'show', 'pets', '--json')).id
     const created = await send(`${server.url}/api/projects/${projectId}/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },
@@ -243,8 +243,8 @@ describe('imported endpoints answer like the spec', () => {
 describe('--stateful', () => {
   it('turns /pets + /pets/{petId} into a resource: POST stores, GET returns it, DELETE removes it', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'Pets', '--slug', 'pets')
-    const result = JSON.parse(w.ok('import', join(FIXTURES, 'oai-v3.0', 'petstore.yaml'), '--project', 'pets', '--stateful', '--seed', '3', '--json'))
+    await w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    const result = JSON.parse(await w.ok('import', join(FIXTURES, 'oai-v3.0', 'petstore.yaml'), '--project', 'pets', '--stateful', '--seed', '3', '--json'))
     expect(result.resources).toEqual(['/pets'])
     const server = await serve(w.db)
     const base = `${server.url}/api/pets/pets`
@@ -268,20 +268,20 @@ describe('--stateful', () => {
 describe('imported endpoints with per-endpoint settings, export and apply', () => {
   it('keeps delay/headers/error settings across a re-import and round-trips through export/apply', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'Pets', '--slug', 'pets')
-    w.ok('import', PETSTORE, '--project', 'pets')
-    w.ok('endpoint', 'set', 'GET', '/pets/:petId', '--project', 'pets', '--header', 'X-Mock: yes')
-    w.ok('import', PETSTORE, '--project', 'pets')
-    const exported = w.ok('export', '--project', 'pets')
+    await w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    await w.ok('import', PETSTORE, '--project', 'pets')
+    await w.ok('endpoint', 'set', 'GET', '/pets/:petId', '--project', 'pets', '--header', 'X-Mock: yes')
+    await w.ok('import', PETSTORE, '--project', 'pets')
+    const exported = await w.ok('export', '--project', 'pets')
     expect(exported).toMatch(/imports:/)
     expect(exported).toMatch(/operation: \/paths\/~1pets~1\{petId\}\/get/)
     writeFileSync(join(w.cwd, 'pets.yaml'), exported)
 
     const other = workspace()
-    const applied = other.ok('apply', join(w.cwd, 'pets.yaml'))
+    const applied = await other.ok('apply', join(w.cwd, 'pets.yaml'))
     expect(applied).toMatch(/\+ import Swagger Petstore/)
-    expect(other.ok('apply', join(w.cwd, 'pets.yaml'))).not.toMatch(/^[+~-] /m)
-    expect(endpointsOf(other.ok, 'pets').map((e) => `${e.method} ${e.path} ${e.kind}`).sort()).toEqual([
+    expect(await other.ok('apply', join(w.cwd, 'pets.yaml'))).not.toMatch(/^[+~-] /m)
+    expect((await endpointsOf(other.ok, 'pets')).map((e) => `${e.method} ${e.path} ${e.kind}`).sort()).toEqual([
       'GET /pets openapi',
       'GET /pets/:petId openapi',
       'POST /pets openapi',
@@ -322,27 +322,27 @@ describe('edge cases found in review', () => {
 
   it('a re-import that drops an operation keeps it as a custom endpoint answering its last example; export/apply still work', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'T', '--slug', 't')
-    w.ok('import', specFile(w.cwd, 'v1.yaml', things()), '--project', 't')
+    await w.ok('project', 'create', 'T', '--slug', 't')
+    await w.ok('import', specFile(w.cwd, 'v1.yaml', things()), '--project', 't')
     const v2 = things()
     delete (v2.paths as Record<string, unknown>)['/things/{id}']
-    expect(w.run('import', specFile(w.cwd, 'v2.yaml', v2), '--project', 't').stderr).toMatch(/kept as custom endpoints answering their last example/)
-    const kept = endpointsOf(w.ok, 't').find((e) => e.path === '/things/:id')!
+    expect((await w.run('import', specFile(w.cwd, 'v2.yaml', v2), '--project', 't')).stderr).toMatch(/kept as custom endpoints answering their last example/)
+    const kept = (await endpointsOf(w.ok, 't')).find((e) => e.path === '/things/:id')!
     expect(kept.kind).toBe('custom')
     const server = await serve(w.db)
     const answered = await send(`${server.url}/api/t/things/9`)
     expect(answered.status).toBe(200)
     expect(answered.json).toEqual({ id: 5, name: 'five' })
-    writeFileSync(join(w.cwd, 'out.yaml'), w.ok('export', '--project', 't'))
+    writeFileSync(join(w.cwd, 'out.yaml'), await w.ok('export', '--project', 't'))
     const other = workspace()
-    other.ok('apply', join(w.cwd, 'out.yaml'))
-    expect(other.ok('apply', join(w.cwd, 'out.yaml'))).not.toMatch(/^[+~-] /m)
+    await other.ok('apply', join(w.cwd, 'out.yaml'))
+    expect(await other.ok('apply', join(w.cwd, 'out.yaml'))).not.toMatch(/^[+~-] /m)
   })
 
   it('request validation: readOnly required fields are not demanded, problems are capped, a DELETE body is read', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'T', '--slug', 't')
-    w.ok('import', specFile(w.cwd, 'things.yaml', things()), '--project', 't')
+    await w.ok('project', 'create', 'T', '--slug', 't')
+    await w.ok('import', specFile(w.cwd, 'things.yaml', things()), '--project', 't')
     const server = await serve(w.db)
     const base = `${server.url}/api/t/things`
     expect((await send(base, { method: 'POST', body: { name: 'no id needed' } })).status).toBe(201)
@@ -355,12 +355,12 @@ describe('edge cases found in review', () => {
 
   it('settings on imported endpoints: a schema adds a check, a configured status picks its documented response or a simulated error, and survives a re-import', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'T', '--slug', 't')
+    await w.ok('project', 'create', 'T', '--slug', 't')
     const file = specFile(w.cwd, 'things.yaml', things())
-    w.ok('import', file, '--project', 't')
-    w.ok('endpoint', 'set', 'POST', '/things', '--project', 't', '--schema', '{"type":"object","required":["color"]}', '--status', '404')
-    w.ok('endpoint', 'set', 'GET', '/things', '--project', 't', '--status', '503')
-    w.ok('import', file, '--project', 't')
+    await w.ok('import', file, '--project', 't')
+    await w.ok('endpoint', 'set', 'POST', '/things', '--project', 't', '--schema', '{"type":"object","required":["color"]}', '--status', '404')
+    await w.ok('endpoint', 'set', 'GET', '/things', '--project', 't', '--status', '503')
+    await w.ok('import', file, '--project', 't')
     const server = await serve(w.db)
     const base = `${server.url}/api/t/things`
     const noColor = await send(base, { method: 'POST', body: { name: 'x' } })
@@ -376,31 +376,30 @@ describe('edge cases found in review', () => {
 
   it('stateful: a re-import keeps stored records; a body that is not JSON or a form is refused with 415', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'Pets', '--slug', 'pets')
-    w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
+    await w.ok('project', 'create', 'Pets', '--slug', 'pets')
+    await w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
     const server = await serve(w.db)
     const base = `${server.url}/api/pets/pets`
     expect((await send(base, { method: 'POST', body: { id: 7, name: 'Rex' } })).status).toBe(201)
-    w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await w.ok('import', PETSTORE, '--project', 'pets', '--stateful')
     expect((await send(`${base}/7`)).json).toMatchObject({ name: 'Rex' })
     const xml = await send(base, { method: 'POST', body: '<pet><id>8</id><name>Rex</name></pet>', headers: { 'content-type': 'application/xml' } })
     expect([415, 422]).toContain(xml.status)
     expect((await send(`${base}/8`)).status).toBe(404)
   })
 
-  it('routes that would share a URL with another endpoint clash; removing every endpoint of a spec drops the spec; odd titles still make a slug', () => {
+  it('routes that would share a URL with another endpoint clash; removing every endpoint of a spec drops the spec; odd titles still make a slug', async () => {
     const w = workspace()
-    w.ok('project', 'create', 'T', '--slug', 't')
-    w.ok('add-resource', '/api/things', '--project', 't')
-    const clash = w.run('import', specFile(w.cwd, 'things.yaml', things()), '--project', 't')
+    await w.ok('project', 'create', 'T', '--slug', 't')
+    await w.ok('add-resource', '/api/things', '--project', 't')
+    const clash = await w.run('import', specFile(w.cwd, 'things.yaml', things()), '--project', 't')
     expect(clash.code).toBe(1)
     expect(clash.stderr).toMatch(/clash with endpoints of project "t": GET \/api\/things \(resource\)/)
 
     const other = workspace()
     const health = { ...things(), info: { title: 'Health', version: '1' } }
-    expect(other.ok('import', specFile(other.cwd, 'health.yaml', health))).toMatch(/into project health-api/)
-    for (const [method, path] of [['GET', '/things'], ['POST', '/things'], ['DELETE', '/things'], ['GET', '/things/:id']]) other.ok('remove-endpoint', method!, path!)
-    expect(other.ok('export')).not.toMatch(/imports:/)
+    expect(await other.ok('import', specFile(other.cwd, 'health.yaml', health))).toMatch(/into project health-api/)
+    for (const [method, path] of [['GET', '/things'], ['POST', '/things'], ['DELETE', '/things'], ['GET', '/things/:id']]) await other.ok('remove-endpoint', method!, path!)
+    expect(await other.ok('export')).not.toMatch(/imports:/)
   })
 })

@@ -62,16 +62,16 @@ describe('SOAP import: every operation of the real WSDLs answers a real soap cli
   let server: RunningServer
 
   beforeAll(async () => {
-    ok('project', 'create', 'First', '--slug', 'first')
+    await ok('project', 'create', 'First', '--slug', 'first')
     for (const { file, slug } of WSDLS) {
-      ok('project', 'create', slug, '--slug', slug)
-      expect(ok('import', file, '--project', slug)).toMatch(new RegExp(`imported WSDL ".+" into project ${slug} in \\d+ ms: \\d+ created`))
+      await ok('project', 'create', slug, '--slug', slug)
+      expect(await ok('import', file, '--project', slug)).toMatch(new RegExp(`imported WSDL ".+" into project ${slug} in \\d+ ms: \\d+ created`))
     }
     server = await serve(db)
   }, 30_000)
 
-  it('lists each operation as an endpoint of kind soap', () => {
-    const endpoints = JSON.parse(ok('endpoints', '--project', 'calculator', '--json')) as { method: string; path: string; kind: string; status: number }[]
+  it('lists each operation as an endpoint of kind soap', async () => {
+    const endpoints = JSON.parse(await ok('endpoints', '--project', 'calculator', '--json')) as { method: string; path: string; kind: string; status: number }[]
     expect(endpoints.map((e) => `${e.method} ${e.path} ${e.kind} ${e.status}`)).toEqual(['POST /soap/Calculator#Add soap 200'])
   })
 
@@ -139,24 +139,24 @@ describe('SOAP import: every operation of the real WSDLs answers a real soap cli
 describe('SOAP import: settings, export/apply, broken input', () => {
   it('an operation answers its configured body or a Fault; export/apply keeps them', async () => {
     const { ok, cwd } = workspace()
-    ok('import', WSDLS[0]!.file)
-    ok('endpoint', 'set', 'POST', '/soap/Calculator#Add', '--body', '{"AddResult":42}')
+    await ok('import', WSDLS[0]!.file)
+    await ok('endpoint', 'set', 'POST', '/soap/Calculator#Add', '--body', '{"AddResult":42}')
     const file = join(cwd, 'calc.yaml')
-    writeFileSync(file, ok('export'))
+    writeFileSync(file, await ok('export'))
     const other = workspace()
-    other.ok('apply', file)
+    await other.ok('apply', file)
     const server = await serve(other.db)
     const client = await clientFor(`${server.url}/soap/Calculator`, false)
     const add = (client as unknown as { AddAsync: (a: unknown) => Promise<[{ AddResult: number }]> }).AddAsync
     expect((await add({ intA: 1, intB: 2 }))[0].AddResult).toBe(42)
-    other.ok('endpoint', 'set', 'POST', '/soap/Calculator#Add', '--status', '500')
+    await other.ok('endpoint', 'set', 'POST', '/soap/Calculator#Add', '--status', '500')
     await expect(add({ intA: 1, intB: 2 })).rejects.toThrow(/simulated 500/)
   })
 
   it('an operation whose endpoint was removed gets a Client Fault; the service\'s other operations still answer', async () => {
     const { ok, db } = workspace()
-    ok('import', join(FIXTURES, 'synthetic', 'shop.wsdl'))
-    ok('remove-endpoint', 'POST', '/soap/ShopService#cancelOrder')
+    await ok('import', join(FIXTURES, 'synthetic', 'shop.wsdl'))
+    await ok('remove-endpoint', 'POST', '/soap/ShopService#cancelOrder')
     const server = await serve(db)
     const post = (operation: string) => fetch(`${server.url}/soap/ShopService`, {
       method: 'POST',
@@ -173,14 +173,14 @@ describe('SOAP import: settings, export/apply, broken input', () => {
     expect(await kept.text()).toContain('getOrderResponse')
   })
 
-  it('refuses a WSDL that is not XML or not a WSDL, with the parser message, and creates nothing', () => {
+  it('refuses a WSDL that is not XML or not a WSDL, with the parser message, and creates nothing', async () => {
     const { run, ok } = workspace()
-    const notXml = run('import', join(FIXTURES, 'broken', 'not-xml.wsdl'))
+    const notXml = await run('import', join(FIXTURES, 'broken', 'not-xml.wsdl'))
     expect(notXml.code).toBe(1)
     expect(notXml.stderr).toMatch(/not-xml\.wsdl: not well-formed XML: .*line \d+/)
-    const notWsdl = run('import', join(FIXTURES, 'broken', 'not-wsdl.xml'), '--format', 'soap')
+    const notWsdl = await run('import', join(FIXTURES, 'broken', 'not-wsdl.xml'), '--format', 'soap')
     expect(notWsdl.code).toBe(1)
     expect(notWsdl.stderr).toMatch(/not-wsdl\.xml/)
-    expect(JSON.parse(ok('projects', '--json'))).toEqual([])
+    expect(JSON.parse(await ok('projects', '--json'))).toEqual([])
   })
 })

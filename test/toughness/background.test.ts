@@ -4,22 +4,22 @@ import { spawn } from 'node:child_process'
 import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
-import { BIN, cleanup, cli, cliAsync, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { BIN, cleanup, cli, cliProcessAsync, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
 /** A database with project `t` (resource /api/orders) and project `u` (resource /api/items). */
-function twoProjects() {
+async function twoProjects() {
   const cwd = tempDir()
   const db = join(cwd, 't.db')
-  const ok = (...args: string[]) => {
-    const result = cli(['--db', db, ...args], { cwd })
+  const ok = async (...args: string[]) => {
+    const result = await cli(['--db', db, ...args], { cwd })
     expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
     return result.stdout
   }
-  ok('init', '--yes', '--name', 'T', '--slug', 't', '--resource', '/api/orders')
-  ok('project', 'create', 'U', '--slug', 'u')
-  ok('add-resource', '/api/items', '--project', 'u')
+  await ok('init', '--yes', '--name', 'T', '--slug', 't', '--resource', '/api/orders')
+  await ok('project', 'create', 'U', '--slug', 'u')
+  await ok('add-resource', '/api/items', '--project', 'u')
   return { cwd, db, ok }
 }
 
@@ -70,21 +70,21 @@ async function stop(child: { kill(signal: NodeJS.Signals): boolean; exitCode: nu
 
 describe('rows deleted under work in flight (items 1, 2)', () => {
   it('a subscription deleted (management API) and a project deleted (CLI) while their attempts are in flight: serve stays up, the outcomes are dropped, other deliveries go on', async () => {
-    const { cwd, db, ok } = twoProjects()
+    const { cwd, db, ok } = await twoProjects()
     const held = await heldReceiver()
     const fast = await startReceiver()
-    ok('webhooks', 'add', held.url, '--project', 't', '--events', 'mock.request') // subscription 1
-    ok('webhooks', 'add', held.url, '--project', 'u', '--events', 'mock.request') // subscription 2
-    ok('webhooks', 'add', fast.url, '--project', 't', '--events', 'mock.request') // subscription 3
+    await ok('webhooks', 'add', held.url, '--project', 't', '--events', 'mock.request') // subscription 1
+    await ok('webhooks', 'add', held.url, '--project', 'u', '--events', 'mock.request') // subscription 2
+    await ok('webhooks', 'add', fast.url, '--project', 't', '--events', 'mock.request') // subscription 3
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
     expect((await send(`${server.url}/api/u/items`)).status).toBe(200)
     await waitFor(() => held.received() === 2 && fast.requests.length === 1, 8000, 'attempts in flight')
 
-    const token = ok('token').trim()
+    const token = (await ok('token')).trim()
     const removed = await send(`${server.url}/api/projects/1/webhooks/1`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
     expect(removed.status).toBe(204)
-    const deleted = await cliAsync(['--db', db, 'project', 'delete', 'u'], { cwd })
+    const deleted = await cliProcessAsync(['--db', db, 'project', 'delete', 'u'], { cwd })
     expect(deleted.code, deleted.stderr).toBe(0)
     held.release(200)
     await waitFor(() => held.holding() === 0, 5000, 'the held attempts to end')
@@ -101,13 +101,13 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
   })
 
   it('the CLI removes a subscription and deletes a project under traffic: serve stays up and no event of another project is lost', async () => {
-    const { cwd, db, ok } = twoProjects()
-    ok('project', 'create', 'V', '--slug', 'v')
-    ok('add-resource', '/api/things', '--project', 'v')
+    const { cwd, db, ok } = await twoProjects()
+    await ok('project', 'create', 'V', '--slug', 'v')
+    await ok('add-resource', '/api/things', '--project', 'v')
     const receiver = await startReceiver()
-    ok('webhooks', 'add', receiver.url, '--project', 't', '--events', 'mock.request') // 1: removed under traffic
-    ok('webhooks', 'add', receiver.url, '--project', 'u', '--events', 'mock.request') // 2: must lose nothing
-    ok('webhooks', 'add', receiver.url, '--project', 'v', '--events', 'mock.request') // 3: its project deleted under traffic
+    await ok('webhooks', 'add', receiver.url, '--project', 't', '--events', 'mock.request') // 1: removed under traffic
+    await ok('webhooks', 'add', receiver.url, '--project', 'u', '--events', 'mock.request') // 2: must lose nothing
+    await ok('webhooks', 'add', receiver.url, '--project', 'v', '--events', 'mock.request') // 3: its project deleted under traffic
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
 
     // Every lane keeps requests of the doomed projects in each outbox batch, next to project u's.
@@ -126,8 +126,8 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
     const lanes = Array.from({ length: 8 }, lane)
     await waitFor(() => answeredU >= 50, 10_000, 'traffic')
     const [removed, deleted] = await Promise.all([
-      cliAsync(['--db', db, 'webhooks', 'remove', '1'], { cwd }),
-      cliAsync(['--db', db, 'project', 'delete', 'v'], { cwd }),
+      cliProcessAsync(['--db', db, 'webhooks', 'remove', '1'], { cwd }),
+      cliProcessAsync(['--db', db, 'project', 'delete', 'v'], { cwd }),
     ])
     expect(removed.code, removed.stderr).toBe(0)
     expect(deleted.code, deleted.stderr).toBe(0)
@@ -146,9 +146,9 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
 
 describe('another process holds the write lock (item 3)', () => {
   it('GETs answer at once, writes wait for the lock (201) or answer 503 STORE_BUSY with Retry-After, events are written afterwards, the CLI says the database is busy', async () => {
-    const { cwd, db, ok } = twoProjects()
+    const { cwd, db, ok } = await twoProjects()
     const receiver = await startReceiver()
-    ok('webhooks', 'add', receiver.url, '--project', 't', '--events', 'mock.request')
+    await ok('webhooks', 'add', receiver.url, '--project', 't', '--events', 'mock.request')
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet', '--keep-inbox', '5'], { cwd })
     const other = new Database(db)
     other.pragma('busy_timeout = 5000')
@@ -176,12 +176,12 @@ describe('another process holds the write lock (item 3)', () => {
 
     // A hold longer than a request waits: 503 STORE_BUSY with Retry-After, and a CLI write gives up with one line.
     hold()
-    const cliWrite = cliAsync(['--db', db, 'add-endpoint', 'GET', '/api/extra', '--body', '{"x":1}'], { cwd })
+    const cliWrite = cliProcessAsync(['--db', db, 'add-endpoint', 'GET', '/api/extra', '--body', '{"x":1}'], { cwd })
     const busyWrite = timed(`${server.url}/api/t/orders`, { method: 'POST', body: { n: 2 } })
     const inboxWrite = timed(`${server.url}/api/webhooks/inbox/t`, { method: 'POST', body: { hello: 1 } })
     const apiWrite = timed(`${server.url}/api/projects/1/webhooks`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ok('token').trim()}` },
+      headers: { authorization: `Bearer ${(await ok('token')).trim()}` },
       body: { name: 'x', targetUrl: receiver.url, events: ['mock.error'] },
     })
     const heldReads = []
@@ -306,11 +306,11 @@ describe('a full disk (item 4)', () => {
 
 describe('slow receivers (item 9)', () => {
   it('a receiver slower than --webhook-timeout is a timeout failure at that timeout, and cannot hold every slot from another project', async () => {
-    const { cwd, db, ok } = twoProjects()
+    const { cwd, db, ok } = await twoProjects()
     const slow = await heldReceiver()
     const fast = await startReceiver()
-    ok('webhooks', 'add', slow.url, '--project', 't', '--events', 'mock.request')
-    ok('webhooks', 'add', fast.url, '--project', 'u', '--events', 'mock.request')
+    await ok('webhooks', 'add', slow.url, '--project', 't', '--events', 'mock.request')
+    await ok('webhooks', 'add', fast.url, '--project', 'u', '--events', 'mock.request')
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet', '--webhook-timeout', '1500ms', '--webhook-retry-delays', '1h'], { cwd })
     for (let i = 0; i < 12; i += 1) expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
     await waitFor(() => slow.received() >= 1, 8000, 'the slow receiver to be called')

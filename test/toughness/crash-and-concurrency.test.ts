@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
-import { cleanup, itemsProject, cli, cliAsync, exited, send, spawnServe, startReceiver, waitFor } from '../_helpers.ts'
+import { cleanup, itemsProject, cli, cliProcessAsync, exited, send, spawnServe, startReceiver, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
 
 describe('kill -9 in the middle of a burst of writes', () => {
   it('keeps every record it answered 201 for, and the file passes integrity_check', async () => {
-    const { cwd, db } = itemsProject()
+    const { cwd, db } = await itemsProject()
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const acknowledged: string[] = []
     let next = 0
@@ -46,14 +46,14 @@ describe('kill -9 in the middle of a burst of writes', () => {
 
 describe('two processes on one database', () => {
   it('the CLI changes endpoints while serve takes writes and delivers: no SQLITE_BUSY, nothing lost, nothing sent twice', async () => {
-    const { cwd, db } = itemsProject()
+    const { cwd, db } = await itemsProject()
     const receiver = await startReceiver()
-    expect(cli(['--db', db, 'webhooks', 'add', receiver.url, '--events', 'mock.request'], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'webhooks', 'add', receiver.url, '--events', 'mock.request'], { cwd })).code).toBe(0)
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const writes = Array.from({ length: 300 }, (_, n) =>
       fetch(`${server.url}/api/t/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) }).then((r) => r.status))
-    const changes = Array.from({ length: 8 }, (_, i) => cliAsync(['--db', db, 'add-endpoint', 'GET', `/api/extras-${i}s`, '--body', `{"n":${i}}`], { cwd }))
-    const settings = Array.from({ length: 4 }, (_, i) => cliAsync(['--db', db, 'endpoint', 'set', 'GET', '/api/items', '--header', `X-Round: ${i}`], { cwd }))
+    const changes = Array.from({ length: 8 }, (_, i) => cliProcessAsync(['--db', db, 'add-endpoint', 'GET', `/api/extras-${i}s`, '--body', `{"n":${i}}`], { cwd }))
+    const settings = Array.from({ length: 4 }, (_, i) => cliProcessAsync(['--db', db, 'endpoint', 'set', 'GET', '/api/items', '--header', `X-Round: ${i}`], { cwd }))
     const statuses = await Promise.all(writes)
     const results = await Promise.all([...changes, ...settings])
     for (const result of results) {

@@ -7,7 +7,7 @@ import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliAsync, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { cleanup, cliProcessAsync, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -218,9 +218,9 @@ paths:
 
   it('a remote spec that $refs file:///etc/passwd is refused; nothing is stored or served', async () => {
     const cli = cliWorkspace()
-    cli.ok('init', '--yes', '--slug', 'r')
+    await cli.ok('init', '--yes', '--slug', 'r')
     // Not spawnSync: the spec server answers from this process.
-    const importUrl = (file: string) => cliAsync(['--db', cli.db, 'import', `${specUrl}/${file}`], { cwd: cli.cwd })
+    const importUrl = (file: string) => cliProcessAsync(['--db', cli.db, 'import', `${specUrl}/${file}`], { cwd: cli.cwd })
     const refused = await importUrl('passwd.yaml')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`$ref "file:///etc/passwd" is refused: a spec fetched from a URL may only $ref http(s) URLs`)
@@ -239,27 +239,27 @@ paths:
 
   it('a local spec reads $refs under its own folder; outside it only with --allow-refs-outside', async () => {
     const cli = cliWorkspace()
-    cli.ok('init', '--yes', '--slug', 'l')
+    await cli.ok('init', '--yes', '--slug', 'l')
     mkdirSync(join(cli.cwd, 'api'))
     writeFileSync(join(cli.cwd, 'api', 'inside.yaml'), spec('./example.yaml'))
     writeFileSync(join(cli.cwd, 'api', 'example.yaml'), 'name: inside\n')
     writeFileSync(join(cli.cwd, 'api', 'outside.yaml'), spec('../secret.yaml'))
     writeFileSync(join(cli.cwd, 'api', 'absolute.yaml'), spec('file:///etc/passwd'))
     writeFileSync(join(cli.cwd, 'secret.yaml'), 'name: secret\n')
-    cli.ok('import', 'api/inside.yaml')
+    await cli.ok('import', 'api/inside.yaml')
     for (const [file, ref] of [['outside.yaml', `${join(cli.cwd, 'secret.yaml')}`], ['absolute.yaml', 'file:///etc/passwd']] as const) {
-      const refused = cli.run('import', `api/${file}`, '--replace')
+      const refused = await cli.run('import', `api/${file}`, '--replace')
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain(`${file}: $ref "${ref}" is outside the spec's folder`)
       expect(refused.stderr).toContain('--allow-refs-outside')
     }
-    cli.ok('import', 'api/outside.yaml', '--allow-refs-outside')
+    await cli.ok('import', 'api/outside.yaml', '--allow-refs-outside')
     const server = await serve(cli.db)
     expect((await send(`${server.url}/api/l/things`)).json).toEqual({ name: 'secret' })
     await expectAliveAndIntact(server.url, cli.db)
   })
 
-  it('a billion-laughs spec made of $refs is refused at once instead of hanging import', () => {
+  it('a billion-laughs spec made of $refs is refused at once instead of hanging import', async () => {
     const cli = cliWorkspace()
     // Ten schemas, each with ten properties that $ref the next: 10^10 values once followed.
     const schemas = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`L${i}`, {
@@ -273,11 +273,11 @@ paths:
       components: { schemas },
     }
     writeFileSync(join(cli.cwd, 'ref-laughs.json'), JSON.stringify(spec))
-    const result = cli.run('import', 'ref-laughs.json')
+    const result = await cli.run('import', 'ref-laughs.json')
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('ref-laughs.json: its $refs expand too far')
     // Nothing was created, not even the first project an import makes in an empty database.
-    expect(cli.run('endpoints').stderr).toContain('no project yet')
+    expect((await cli.run('endpoints')).stderr).toContain('no project yet')
   })
 
   it('a billion-laughs YAML spec is refused at once instead of hanging import', async () => {
@@ -293,7 +293,7 @@ paths:
     writeFileSync(join(cli.cwd, 'wide.yaml'), `openapi: 3.0.3\ninfo: {title: Wide, version: "1"}\npaths: {}\nx-wide:\n${wide}\n`)
     for (const file of ['laughs.yaml', 'wide.yaml']) {
       const started = Date.now()
-      const result = cli.run('import', file)
+      const result = await cli.run('import', file)
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`${file}: its YAML aliases expand too far`)
       expect(Date.now() - started).toBeLessThan(15_000)
@@ -309,7 +309,7 @@ paths:
     get:
       responses: *ok
 `)
-    cli.ok('import', 'anchors.yaml')
+    await cli.ok('import', 'anchors.yaml')
     const server = await serve(cli.db)
     expect((await send(`${server.url}/b`)).json).toEqual({ ok: true })
     await expectAliveAndIntact(server.url, cli.db)

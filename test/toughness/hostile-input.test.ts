@@ -50,12 +50,12 @@ let url: string
 
 beforeAll(async () => {
   cli = cliWorkspace()
-  cli.ok('init', '--yes', '--slug', 't', '--resource', '/api/orders')
+  await cli.ok('init', '--yes', '--slug', 't', '--resource', '/api/orders')
   const spec = join(cli.cwd, 'hostile.json')
   writeFileSync(spec, JSON.stringify(SPEC))
-  cli.ok('import', spec, '--project', 't')
-  cli.ok('import', join(ROOT, 'fixtures', 'graphql', 'swapi', 'schema.graphql'), '--project', 't')
-  cli.ok('add-endpoint', 'POST', '/api/checks', '--body', '{"ok":true}')
+  await cli.ok('import', spec, '--project', 't')
+  await cli.ok('import', join(ROOT, 'fixtures', 'graphql', 'swapi', 'schema.graphql'), '--project', 't')
+  await cli.ok('add-endpoint', 'POST', '/api/checks', '--body', '{"ok":true}')
   url = (await serve(cli.db)).url
 })
 
@@ -84,7 +84,7 @@ describe('ReDoS: user-given patterns run in linear time', () => {
 
   it('an endpoint --schema with ^(a+)+$ answers 422 for 28 a\'s and "!" at once', async () => {
     const schema = JSON.stringify({ type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } } })
-    cli.ok('endpoint', 'set', 'POST', '/api/checks', '--schema', schema)
+    await cli.ok('endpoint', 'set', 'POST', '/api/checks', '--schema', schema)
     const { value: bad, ms } = await timed(() => send(`${url}/api/t/checks`, { method: 'POST', body: { q: `${'a'.repeat(28)}!` } }))
     expect(ms).toBeLessThan(ANSWERS_WITHIN)
     expect(bad.status).toBe(422)
@@ -92,9 +92,9 @@ describe('ReDoS: user-given patterns run in linear time', () => {
     await othersStillAnswer()
   })
 
-  it('an endpoint --schema RE2 cannot run (a backreference, a lookahead) is refused when configured', () => {
+  it('an endpoint --schema RE2 cannot run (a backreference, a lookahead) is refused when configured', async () => {
     for (const pattern of ['^(a)\\1$', '^(?=a)a+$']) {
-      const refused = cli.run('endpoint', 'set', 'POST', '/api/checks', '--schema', JSON.stringify({ properties: { q: { pattern } } }))
+      const refused = await cli.run('endpoint', 'set', 'POST', '/api/checks', '--schema', JSON.stringify({ properties: { q: { pattern } } }))
       expect(refused.code).toBe(1)
       expect(refused.stderr).toMatch(/request schema: pattern .* cannot be used: .*linear-time engine, RE2/)
     }
@@ -124,7 +124,7 @@ describe('imported OpenAPI responses: sampling is bounded before it runs', () =>
 describe('templates and generators: bounded work', () => {
   it('"{{" and 4,000 spaces in a body template answers at once, as text', async () => {
     const body = { text: `{{${' '.repeat(4000)}`, again: `{{ {{ ${'{{('.repeat(2000)}` }
-    cli.ok('endpoint', 'set', 'POST', '/api/checks', '--clear-schema', '--body', JSON.stringify(body))
+    await cli.ok('endpoint', 'set', 'POST', '/api/checks', '--clear-schema', '--body', JSON.stringify(body))
     const { value: answer, ms } = await timed(() => send(`${url}/api/t/checks`, { method: 'POST', body: {} }))
     expect(ms).toBeLessThan(ANSWERS_WITHIN)
     expect(answer.status).toBe(200)
@@ -132,35 +132,35 @@ describe('templates and generators: bounded work', () => {
     await othersStillAnswer()
   })
 
-  it('faker.string.alpha({"length":100000000}) is refused at configuration: as a body template and as a seed generator', () => {
+  it('faker.string.alpha({"length":100000000}) is refused at configuration: as a body template and as a seed generator', async () => {
     const started = performance.now()
-    const template = cli.run('endpoint', 'set', 'POST', '/api/checks', '--body', '{"a":"{{faker.string.alpha({\\"length\\":100000000})}}"}')
+    const template = await cli.run('endpoint', 'set', 'POST', '/api/checks', '--body', '{"a":"{{faker.string.alpha({\\"length\\":100000000})}}"}')
     expect(template.code).toBe(1)
     expect(template.stderr).toContain('generator "string.alpha": 100000000 is more than the 10000 a count or length may be')
-    const added = cli.run('add-endpoint', 'GET', '/api/big', '--body', '{"a":"{{faker.lorem.words(100000000)}}"}')
+    const added = await cli.run('add-endpoint', 'GET', '/api/big', '--body', '{"a":"{{faker.lorem.words(100000000)}}"}')
     expect(added.code).toBe(1)
     expect(added.stderr).toContain('100000000 is more than the 10000')
-    const seeded = cli.run('add-resource', '/api/things', '--fields', 'name:string.alpha({"length":100000000})', '--seed', '5')
+    const seeded = await cli.run('add-resource', '/api/things', '--fields', 'name:string.alpha({"length":100000000})', '--seed', '5')
     expect(seeded.code).toBe(1)
     expect(seeded.stderr).toContain('generator "string.alpha": 100000000 is more than the 10000')
     // Patterns handed to faker repeat too: their counts are bounded the same way.
-    const pattern = cli.run('add-resource', '/api/widgets', '--fields', 'code:helpers.fromRegExp("[a-z]{100000000}")')
+    const pattern = await cli.run('add-resource', '/api/widgets', '--fields', 'code:helpers.fromRegExp("[a-z]{100000000}")')
     expect(pattern.code).toBe(1)
     expect(performance.now() - started).toBeLessThan(30_000)
     // Sizes within the limit are served.
-    cli.ok('add-resource', '/api/gadgets', '--fields', 'name:string.alpha({"length":10000})', '--seed', '3')
+    await cli.ok('add-resource', '/api/gadgets', '--fields', 'name:string.alpha({"length":10000})', '--seed', '3')
   })
 
-  it('{{faker.helpers.constructor}} and other non-methods are refused at configuration, not a 500 on every call', () => {
+  it('{{faker.helpers.constructor}} and other non-methods are refused at configuration, not a 500 on every call', async () => {
     for (const name of ['helpers.constructor', 'helpers.__proto__', 'helpers.faker', 'fakerCore.randomizer', 'constructor.name']) {
-      const refused = cli.run('endpoint', 'set', 'POST', '/api/checks', '--body', `{"a":"{{faker.${name}}}"}`)
+      const refused = await cli.run('endpoint', 'set', 'POST', '/api/checks', '--body', `{"a":"{{faker.${name}}}"}`)
       expect(refused.code, name).toBe(1)
       expect(refused.stderr).toContain(`unknown generator "${name}"`)
     }
-    const added = cli.run('add-endpoint', 'GET', '/api/ctor', '--body', '{"a":"{{faker.helpers.constructor}}"}')
+    const added = await cli.run('add-endpoint', 'GET', '/api/ctor', '--body', '{"a":"{{faker.helpers.constructor}}"}')
     expect(added.code).toBe(1)
     expect(added.stderr).toContain('unknown generator "helpers.constructor"')
-    const field = cli.run('add-resource', '/api/ctors', '--fields', 'a:helpers.constructor')
+    const field = await cli.run('add-resource', '/api/ctors', '--fields', 'a:helpers.constructor')
     expect(field.code).toBe(1)
   })
 
@@ -172,14 +172,14 @@ describe('templates and generators: bounded work', () => {
     for (const generator of sizes) expect(() => checkGenerator(generator, faker), generator).toThrow(/more than the 10000 a count or length may be/)
   })
 
-  it('arguments faker itself refuses fail at configuration too', () => {
-    const refused = cli.run('endpoint', 'set', 'POST', '/api/checks', '--body', '{"n":"{{faker.number.int({\\"min\\":9,\\"max\\":1})}}"}')
+  it('arguments faker itself refuses fail at configuration too', async () => {
+    const refused = await cli.run('endpoint', 'set', 'POST', '/api/checks', '--body', '{"n":"{{faker.number.int({\\"min\\":9,\\"max\\":1})}}"}')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('generator "number.int({"min":9,"max":1})" fails')
   })
 
   it('a template repeating request values past 8 MiB answers 413 instead of building gigabytes', async () => {
-    cli.ok('endpoint', 'set', 'POST', '/api/checks', '--body', JSON.stringify({ echo: Array.from({ length: 200 }, () => '{{body.blob}}') }))
+    await cli.ok('endpoint', 'set', 'POST', '/api/checks', '--body', JSON.stringify({ echo: Array.from({ length: 200 }, () => '{{body.blob}}') }))
     const { value: answer, ms } = await timed(() => send(`${url}/api/t/checks`, { method: 'POST', body: { blob: 'x'.repeat(60_000) } }))
     expect(ms).toBeLessThan(ANSWERS_WITHIN)
     expect(answer.status).toBe(413)

@@ -21,22 +21,22 @@ const idOf = (stdout: string): number => Number((JSON.parse(stdout) as { id: num
 describe('ids are never reused', () => {
   it('projects, endpoints, subscriptions, attempts and inbox items get new ids after deletes, across restarts', async () => {
     const w = cliWorkspace()
-    w.ok('init', '--yes', '--name', 'A', '--slug', 'a', '--resource', '/api/items')
-    const a = idOf(w.ok('project', 'show', 'a', '--json'))
+    await w.ok('init', '--yes', '--name', 'A', '--slug', 'a', '--resource', '/api/items')
+    const a = idOf(await w.ok('project', 'show', 'a', '--json'))
     const receiver = await startReceiver()
 
-    const b = idOf(w.ok('project', 'create', 'B', '--slug', 'b', '--json'))
-    w.ok('project', 'delete', 'b')
-    const c = idOf(w.ok('project', 'create', 'C', '--slug', 'c', '--json'))
+    const b = idOf(await w.ok('project', 'create', 'B', '--slug', 'b', '--json'))
+    await w.ok('project', 'delete', 'b')
+    const c = idOf(await w.ok('project', 'create', 'C', '--slug', 'c', '--json'))
     expect(c).toBeGreaterThan(b)
 
-    const firstEndpoint = idOf(w.ok('add-endpoint', 'GET', '/api/pings', '--body', '{"ok":1}', '--project', 'a', '--json'))
-    w.ok('remove-endpoint', 'GET', '/api/pings', '--project', 'a')
-    const secondEndpoint = idOf(w.ok('add-endpoint', 'GET', '/api/pings', '--body', '{"ok":2}', '--project', 'a', '--json'))
+    const firstEndpoint = idOf(await w.ok('add-endpoint', 'GET', '/api/pings', '--body', '{"ok":1}', '--project', 'a', '--json'))
+    await w.ok('remove-endpoint', 'GET', '/api/pings', '--project', 'a')
+    const secondEndpoint = idOf(await w.ok('add-endpoint', 'GET', '/api/pings', '--body', '{"ok":2}', '--project', 'a', '--json'))
     expect(secondEndpoint).toBeGreaterThan(firstEndpoint)
 
-    const firstSubscription = idOf(w.ok('webhooks', 'add', receiver.url, '--events', 'mock.request', '--project', 'a', '--json'))
-    const auth = { authorization: `Bearer ${w.ok('token').trim()}` }
+    const firstSubscription = idOf(await w.ok('webhooks', 'add', receiver.url, '--events', 'mock.request', '--project', 'a', '--json'))
+    const auth = { authorization: `Bearer ${(await w.ok('token')).trim()}` }
     let server = await startServe(w)
     expect((await send(`${server.url}/api/a/items`)).status).toBe(200)
     const attemptsOf = async (subscription: number) =>
@@ -50,8 +50,8 @@ describe('ids are never reused', () => {
     await stop(server)
 
     // The subscription goes with its attempts; the next ones must not take their ids, after a restart.
-    w.ok('webhooks', 'remove', String(firstSubscription))
-    const secondSubscription = idOf(w.ok('webhooks', 'add', receiver.url, '--events', 'mock.request', '--project', 'a', '--json'))
+    await w.ok('webhooks', 'remove', String(firstSubscription))
+    const secondSubscription = idOf(await w.ok('webhooks', 'add', receiver.url, '--events', 'mock.request', '--project', 'a', '--json'))
     expect(secondSubscription).toBeGreaterThan(firstSubscription)
     server = await startServe(w)
     expect((await send(`${server.url}/api/a/items`)).status).toBe(200)
@@ -72,16 +72,16 @@ describe('a project-scoped token dies with its project', () => {
   // URL it is sent to; a new token is the remedy, and nothing about the new project is revealed.
   it('answers 401 for a new project with the same slug, and even for one that got the same id', async () => {
     const w = cliWorkspace()
-    w.ok('init', '--yes', '--name', 'T', '--slug', 't')
-    const oldId = idOf(w.ok('project', 'show', 't', '--json'))
-    const scoped = { authorization: `Bearer ${w.ok('token', '--project', 't').trim()}` }
-    const unscoped = { authorization: `Bearer ${w.ok('token').trim()}` }
+    await w.ok('init', '--yes', '--name', 'T', '--slug', 't')
+    const oldId = idOf(await w.ok('project', 'show', 't', '--json'))
+    const scoped = { authorization: `Bearer ${(await w.ok('token', '--project', 't')).trim()}` }
+    const unscoped = { authorization: `Bearer ${(await w.ok('token')).trim()}` }
     const server = await startServe(w)
     await send(`${server.url}/api/webhooks/inbox/t`, { method: 'POST', body: { secret: 'old' } })
     expect((await send(`${server.url}/api/projects/${oldId}/webhook-inbox`, { headers: scoped })).status).toBe(200)
 
-    w.ok('project', 'delete', 't')
-    const newId = idOf(w.ok('project', 'create', 'T', '--slug', 't', '--json'))
+    await w.ok('project', 'delete', 't')
+    const newId = idOf(await w.ok('project', 'create', 'T', '--slug', 't', '--json'))
     expect(newId).not.toBe(oldId)
     await send(`${server.url}/api/webhooks/inbox/t`, { method: 'POST', body: { secret: 'new' } })
     for (const path of [`/api/projects/${newId}/webhook-inbox`, `/api/projects/${oldId}/webhook-inbox`, `/api/projects/${newId}`, '/api/projects']) {
@@ -91,14 +91,14 @@ describe('a project-scoped token dies with its project', () => {
       expect(answer.json.error.message).toMatch(/project has been deleted/)
     }
     expect((await send(`${server.url}/api/projects/${newId}/webhook-inbox`, { headers: unscoped })).status).toBe(200)
-    const renewed = { authorization: `Bearer ${w.ok('token', '--project', 't').trim()}` }
+    const renewed = { authorization: `Bearer ${(await w.ok('token', '--project', 't')).trim()}` }
     const inbox = await send(`${server.url}/api/projects/${newId}/webhook-inbox`, { headers: renewed })
     expect(inbox.status).toBe(200)
     expect(inbox.text).toContain('new')
 
     // A database from before ids were kept unique could still hand the old id out again: the
     // token is bound to the project's key, not only to its id.
-    w.ok('project', 'delete', 't')
+    await w.ok('project', 'delete', 't')
     const file = new Database(w.db)
     file.prepare("INSERT INTO projects (id, name, slug, share_token, created_at) VALUES (?, 'T', 't', 'reused', '2024-01-01T00:00:00.000Z')").run(oldId)
     file.close()
@@ -186,7 +186,7 @@ describe('migrating a database made at version 70', () => {
     runtime.close()
 
     // Reset restores the snapshot kept in the old collections row; serve runs on the file.
-    const reset = cli(['--db', path, 'reset', '--project', 'a'])
+    const reset = await cli(['--db', path, 'reset', '--project', 'a'])
     expect(reset.code, reset.stderr).toBe(0)
     expect(reset.stdout).toMatch(/3 records/)
     const server = await spawnServe(['--db', path, 'serve', '--port', '0', '--quiet'])

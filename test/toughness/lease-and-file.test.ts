@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { renameSync, rmSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor, cliProcess } from '../_helpers.ts'
 
 afterEach(cleanup)
 
@@ -16,14 +16,14 @@ function writeLease(db: string, holder: Record<string, unknown>): void {
 
 describe('one serve per database', () => {
   it('refuses a second serve, naming the first one\'s pid and URL; the first keeps its in-flight deliveries and sends each once', async () => {
-    const { cwd, db } = itemsProject()
+    const { cwd, db } = await itemsProject()
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200))
-    expect(cli(['--db', db, 'webhooks', 'add', receiver.url, '--events', 'mock.request'], { cwd }).code).toBe(0)
+    expect((await cli(['--db', db, 'webhooks', 'add', receiver.url, '--events', 'mock.request'], { cwd })).code).toBe(0)
     const first = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     await send(`${first.url}/api/t/items`)
     await waitFor(() => receiver.requests.length === 1, 8000, 'the first delivery in flight')
 
-    const second = cli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const second = cliProcess(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     expect(second.code).toBe(1)
     expect(second.stderr).toContain(`already being served (pid ${first.child.pid}, ${first.url}`)
     expect(second.stderr).toContain('pass another --db')
@@ -40,7 +40,7 @@ describe('one serve per database', () => {
   })
 
   it('a serve killed with -9 does not lock the database out: the next serve starts at once', async () => {
-    const { cwd, db } = itemsProject()
+    const { cwd, db } = await itemsProject()
     const first = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     first.child.kill('SIGKILL')
     await exited(first.child)
@@ -54,11 +54,11 @@ describe('one serve per database', () => {
     file.close()
   })
 
-  it('a lease from another host is honoured while it is renewed, and taken over once it lapses', () => {
-    const { cwd, db } = itemsProject()
+  it('a lease from another host is honoured while it is renewed, and taken over once it lapses', async () => {
+    const { cwd, db } = await itemsProject()
     const base = { id: 'elsewhere', pid: 1, hostname: `${hostname()}-other`, url: 'http://10.0.0.9:3000', startedAt: '2026-01-01T00:00:00.000Z' }
     writeLease(db, { ...base, renewedAt: Date.now() })
-    const refused = cli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const refused = cliProcess(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`pid 1 on ${hostname()}-other, http://10.0.0.9:3000`)
 
@@ -71,7 +71,7 @@ describe('one serve per database', () => {
   })
 
   it('a serve whose lease is taken over stops delivering and says so, and keeps answering', async () => {
-    const { cwd, db } = itemsProject()
+    const { cwd, db } = await itemsProject()
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     writeLease(db, { id: 'intruder', pid: 1, hostname: `${hostname()}-other`, url: 'http://10.0.0.9:3000', startedAt: '2026-01-01T00:00:00.000Z', renewedAt: Date.now() })
     await waitFor(() => server.output().includes('another serve took this database over (pid 1, http://10.0.0.9:3000)'), 8000, 'the lost-lease message')
@@ -89,7 +89,7 @@ describe('the database file removed under a running serve', () => {
     ['its write-ahead log deleted', (db: string) => rmSync(`${db}-wal`)],
   ] as const) {
     it(`${what}: writes answer 503 STORE_UNAVAILABLE (or find serve stopped), never 201, and serve stops with a clear message`, async () => {
-      const { cwd, db } = itemsProject()
+      const { cwd, db } = await itemsProject()
       const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
       expect((await send(`${server.url}/api/t/items`, { method: 'POST', body: { n: 1 } })).status).toBe(201)
       remove(db)

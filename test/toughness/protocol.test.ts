@@ -53,12 +53,12 @@ describe('a 1xx is never a final status', () => {
     }
     expect((await send(`${server.url}/api/p/tickets`)).status).toBe(200)
     const cli = cliWorkspace()
-    cli.ok('init', '--yes', '--slug', 'c')
-    cli.ok('add-endpoint', 'GET', '/api/pings', '--body', '{}')
-    const set = cli.run('endpoint', 'set', 'GET', '/api/pings', '--status', '101')
+    await cli.ok('init', '--yes', '--slug', 'c')
+    await cli.ok('add-endpoint', 'GET', '/api/pings', '--body', '{}')
+    const set = await cli.run('endpoint', 'set', 'GET', '/api/pings', '--status', '101')
     expect(set.code).toBe(1)
     expect(set.stderr).toContain('status 101 must be an HTTP status code from 200 to 599')
-    expect(cli.run('add-endpoint', 'GET', '/api/pongs', '--status', '100').code).toBe(1)
+    expect((await cli.run('add-endpoint', 'GET', '/api/pongs', '--status', '100')).code).toBe(1)
   })
 
   it('an imported operation documenting only 101 (a WebSocket upgrade) answers 200 with its example', async () => {
@@ -73,7 +73,7 @@ paths:
           description: Switching Protocols
           content: {application/json: {schema: {type: object}, example: {upgrade: websocket}}}
 `)
-    cli.ok('import', 'ws.yaml')
+    await cli.ok('import', 'ws.yaml')
     const imported = await serve(cli.db)
     const response = await send(`${imported.url}/socket`)
     expect(response.status).toBe(200)
@@ -202,13 +202,13 @@ describe('the event stream ends when its token expires', () => {
 describe('the event stream ends when its project is deleted', () => {
   it('by the CLI beside serve: an "ended" event, then the stream closes', async () => {
     const workspace = cliWorkspace()
-    workspace.ok('init', '--yes', '--slug', 'gone', '--resource', '/api/things')
+    await workspace.ok('init', '--yes', '--slug', 'gone', '--resource', '/api/things')
     const { store } = openStore(workspace.db)
     const own = await mintToken(store, { expiresInMs: 600_000 })
     const running = await serve(workspace.db)
     const stream = await openEvents(`${running.url}/api/projects/1/events?access_token=${own}`)
     expect(stream.status).toBe(200)
-    workspace.ok('project', 'delete', 'gone')
+    await workspace.ok('project', 'delete', 'gone')
     const ended = await stream.next('ended', 8_000)
     expect(JSON.parse(ended.data)).toEqual({ error: { code: 'NOT_FOUND', message: 'project 1 was deleted' } })
     await stream.ended

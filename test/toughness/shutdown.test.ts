@@ -38,14 +38,14 @@ describe('SIGTERM while responses are held (item 10)', () => {
   it('exits within a few seconds with delayed responses whose clients left or still wait, and puts the delivery in flight back', async () => {
     const cwd = tempDir()
     const db = join(cwd, 't.db')
-    const ok = (...args: string[]) => {
-      const result = cli(['--db', db, ...args], { cwd })
+    const ok = async (...args: string[]) => {
+      const result = await cli(['--db', db, ...args], { cwd })
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
     }
-    ok('init', '--yes', '--name', 'T', '--slug', 't', '--resource', '/api/orders')
-    ok('add-endpoint', 'GET', '/api/slow', '--body', '{"slow":true}', '--delay', '30000')
+    await ok('init', '--yes', '--name', 'T', '--slug', 't', '--resource', '/api/orders')
+    await ok('add-endpoint', 'GET', '/api/slow', '--body', '{"slow":true}', '--delay', '30000')
     const receiver = await gatedReceiver()
-    ok('webhooks', 'add', receiver.url, '--events', 'mock.request')
+    await ok('webhooks', 'add', receiver.url, '--events', 'mock.request')
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
 
     expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)

@@ -32,8 +32,8 @@ async function startServe(w: CliWorkspace) {
 describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
   it('restores 100,000 seeded records exactly, beside a running serve, and keeps the field index right', async () => {
     const w = cliWorkspace()
-    w.ok('init', '--yes', '--name', 'T', '--slug', 't')
-    w.ok('add-resource', '/api/items', '--fields', 'title:lorem.word,n:number.int', '--seed', '100000', '--seed-value', '3')
+    await w.ok('init', '--yes', '--name', 'T', '--slug', 't')
+    await w.ok('add-resource', '/api/items', '--fields', 'title:lorem.word,n:number.int', '--seed', '100000', '--seed-value', '3')
     const seeded = fingerprint(w.db, '/api/items')
     expect(seeded.count).toBe(100_000)
     const server = await startServe(w)
@@ -48,7 +48,7 @@ describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
     expect((await send(`${items}/5`, { method: 'DELETE' })).status).toBe(200)
     expect(fingerprint(w.db, '/api/items')).not.toEqual(seeded)
 
-    expect(w.ok('reset')).toMatch(/100000 records/)
+    expect(await w.ok('reset')).toMatch(/100000 records/)
     expect(fingerprint(w.db, '/api/items')).toEqual(seeded)
     expect((await send(`${items}/7`)).json).toEqual(seventh)
     expect(Number((await send(`${items}?title=${encodeURIComponent(seventh.title)}&limit=1`)).headers.get('x-total-count'))).toBe(sameTitle)
@@ -57,8 +57,8 @@ describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
     expect((await send(items, { method: 'POST', body: { title: 'after reset' } })).json.id).toBe('100001')
 
     // The management API's reset does the same.
-    const auth = { authorization: `Bearer ${w.ok('token').trim()}` }
-    const projectId = (JSON.parse(w.ok('project', 'show', 't', '--json')) as { id: number }).id
+    const auth = { authorization: `Bearer ${(await w.ok('token')).trim()}` }
+    const projectId = (JSON.parse(await w.ok('project', 'show', 't', '--json')) as { id: number }).id
     const reset = await send(`${server.url}/api/projects/${projectId}/reset`, { method: 'POST', headers: auth })
     expect(reset.status).toBe(200)
     expect(reset.json).toEqual({ collections: 1, records: 100_000 })
@@ -74,18 +74,18 @@ describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
     const file = join(w.cwd, 'big.yaml')
     const write = (seed: number) => writeFileSync(file, `name: Big\nslug: big\nseed: ${seed}\nresources:\n  - path: /api/things\n    fields:\n      title: lorem.word\n    count: 100000\n`)
     write(1)
-    w.ok('apply', file)
+    await w.ok('apply', file)
     const first = fingerprint(w.db, '/api/things')
     expect(first.count).toBe(100_000)
     write(2)
-    w.ok('apply', file)
+    await w.ok('apply', file)
     const second = fingerprint(w.db, '/api/things')
     expect(second.count).toBe(100_000)
     expect(second.digest).not.toBe(first.digest)
 
     const server = await startServe(w)
     expect((await send(`${server.url}/api/big/things/1`, { method: 'DELETE' })).status).toBe(200)
-    w.ok('reset', '--project', 'big')
+    await w.ok('reset', '--project', 'big')
     expect(fingerprint(w.db, '/api/things')).toEqual(second)
     await expectAliveAndIntact(server.url, w.db)
     server.child.kill('SIGTERM')
@@ -100,7 +100,7 @@ describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
       '    records:', '      - { id: "10", text: ten }', '      - { id: abc, text: letters }', '      - { id: "0042", text: padded }',
       '    fields:', '      text: lorem.word', '    count: 3', '',
     ].join('\n'))
-    w.ok('apply', file)
+    await w.ok('apply', file)
     const seeded = fingerprint(w.db, '/api/notes')
     const server = await startServe(w)
     const notes = `${server.url}/api/mixed/notes`
@@ -109,7 +109,7 @@ describe('reset of a large seeded collection', { timeout: 90_000 }, () => {
     expect((await send(notes, { method: 'POST', body: { id: '500', text: 'client id' } })).status).toBe(201)
     expect((await send(`${notes}/abc`, { method: 'DELETE' })).status).toBe(200)
 
-    w.ok('reset', '--project', 'mixed')
+    await w.ok('reset', '--project', 'mixed')
     expect(fingerprint(w.db, '/api/notes')).toEqual(seeded)
     expect((await send(notes, { method: 'POST', body: { text: 'next' } })).json.id).toBe('14')
     await expectAliveAndIntact(server.url, w.db)

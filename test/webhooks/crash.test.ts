@@ -7,12 +7,12 @@ afterAll(cleanup)
 
 interface LoggedAttempt { attempt: number; succeeded: boolean; statusCode: number | null; eventId: string; error: string | null }
 
-function setup() {
+async function setup() {
   const cwd = tempDir()
   const db = join(cwd, 'crash.db')
   const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
-  expect(run('init', '--yes', '--slug', 'crash', '--resource', '/api/items').code).toBe(0)
-  const attempts = () => JSON.parse(run('webhooks', 'deliveries', '--json').stdout) as LoggedAttempt[]
+  expect((await run('init', '--yes', '--slug', 'crash', '--resource', '/api/items')).code).toBe(0)
+  const attempts = async () => JSON.parse((await run('webhooks', 'deliveries', '--json')).stdout) as LoggedAttempt[]
   return { cwd, db, run, attempts }
 }
 
@@ -31,16 +31,16 @@ function listenOn(port: number, handler: (body: string, id: string) => void, del
 
 describe('deliveries survive kill -9', () => {
   it('continues with attempt 2 after a crash between attempts', async () => {
-    const { cwd, db, run, attempts } = setup()
+    const { cwd, db, run, attempts } = await setup()
     const placeholder = await startReceiver()
     const port = Number(new URL(placeholder.url).port)
     await placeholder.close() // the receiver is down
-    expect(run('webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--events', 'mock.request').code).toBe(0)
+    expect((await run('webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--events', 'mock.request')).code).toBe(0)
 
     const env = { MOCKAPI_WEBHOOK_RETRY_DELAYS: '1500ms' }
     const first = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd, env })
     await send(`${first.url}/api/crash/items`)
-    const failed = await waitFor(() => attempts().length === 1 && attempts(), 8000, 'first failed attempt')
+    const failed = await waitFor(async () => { const list = await attempts(); return list.length === 1 && list }, 8000, 'first failed attempt')
     expect(failed[0]).toMatchObject({ attempt: 1, succeeded: false, statusCode: null })
     first.child.kill('SIGKILL')
     expect((await exited(first.child)).signal).toBe('SIGKILL')
@@ -49,7 +49,7 @@ describe('deliveries survive kill -9', () => {
     const receiver = await listenOn(port, (_body, id) => received.push(id))
     try {
       const second = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd, env })
-      const done = await waitFor(() => attempts().find((a) => a.succeeded), 10_000, 'delivery after restart')
+      const done = await waitFor(async () => (await attempts()).find((a) => a.succeeded), 10_000, 'delivery after restart')
       expect(done.attempt).toBe(2)
       expect(received).toEqual([failed[0]!.eventId])
       second.child.kill('SIGTERM')
@@ -60,11 +60,11 @@ describe('deliveries survive kill -9', () => {
   })
 
   it('delivers again after a crash while an attempt was in flight (same webhook-id)', async () => {
-    const { cwd, db, run, attempts } = setup()
+    const { cwd, db, run, attempts } = await setup()
     const received: string[] = []
     const slow = await listenOn(0, (_body, id) => received.push(id), 5000)
     const port = (slow.address() as { port: number }).port
-    expect(run('webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--events', 'mock.request').code).toBe(0)
+    expect((await run('webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--events', 'mock.request')).code).toBe(0)
     const first = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd })
     await send(`${first.url}/api/crash/items`)
     await waitFor(() => received.length === 1, 8000, 'the attempt to start')
@@ -76,7 +76,7 @@ describe('deliveries survive kill -9', () => {
     const fast = await listenOn(port, (_body, id) => received.push(id))
     try {
       const second = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd })
-      const done = await waitFor(() => attempts().find((a) => a.succeeded), 10_000, 'redelivery after restart')
+      const done = await waitFor(async () => (await attempts()).find((a) => a.succeeded), 10_000, 'redelivery after restart')
       expect(done.attempt).toBe(1)
       expect(received).toHaveLength(2)
       expect(received[1]).toBe(received[0])
@@ -88,18 +88,18 @@ describe('deliveries survive kill -9', () => {
   })
 
   it('on SIGTERM lets an attempt in flight finish before exiting', async () => {
-    const { cwd, db, run, attempts } = setup()
+    const { cwd, db, run, attempts } = await setup()
     const received: string[] = []
     const slow = await listenOn(0, (_body, id) => received.push(id), 600)
     const port = (slow.address() as { port: number }).port
-    expect(run('webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--events', 'mock.request').code).toBe(0)
+    expect((await run('webhooks', 'add', `http://127.0.0.1:${port}/hook`, '--events', 'mock.request')).code).toBe(0)
     try {
       const server = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd })
       await send(`${server.url}/api/crash/items`)
       await waitFor(() => received.length === 1, 8000, 'the attempt to start')
       server.child.kill('SIGTERM')
       expect((await exited(server.child)).code).toBe(0)
-      expect(attempts()).toMatchObject([{ attempt: 1, succeeded: true, statusCode: 200 }])
+      expect(await attempts()).toMatchObject([{ attempt: 1, succeeded: true, statusCode: 200 }])
     } finally {
       slow.close()
     }

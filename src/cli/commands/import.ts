@@ -33,12 +33,12 @@ const SNIFFERS: { format: Format; looksLike: RegExp }[] = [
 const TRIED = 'OpenAPI 3.x or Swagger 2.0 (YAML or JSON with an "openapi" or "swagger" key), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1)'
 
 /** By extension (.graphql, .proto, .wsdl), else by what the document looks like. */
-async function detectFormat(source: string): Promise<Format> {
+async function detectFormat(source: string, cwd: string): Promise<Format> {
   const extension = extname(new URL(source, 'file:///').pathname).toLowerCase()
   if (extension === '.graphql' || extension === '.gql' || extension === '.graphqls') return 'graphql'
   if (extension === '.proto') return 'grpc'
   if (extension === '.wsdl') return 'soap'
-  const text = await readSource(source)
+  const text = await readSource(source, cwd)
   const found = SNIFFERS.find(({ looksLike }) => looksLike.test(text))
   // A YAML or JSON file naming OpenAPI or Swagger at all gets the spec loader's own, exact complaint.
   if (!found && /^\.(?:ya?ml|json)$/.test(extension) && /\b(?:openapi|swagger)\b/.test(text)) return 'openapi'
@@ -56,7 +56,7 @@ function firstSlug(title: string): string {
 const isUrl = (source: string) => /^https?:\/\//i.test(source)
 
 /** A file's text, or a URL's (a local tool: definitions served on localhost are the common case). */
-async function readSource(source: string): Promise<string> {
+async function readSource(source: string, cwd: string): Promise<string> {
   if (isUrl(source)) {
     const response = await fetch(source).catch((error: Error) => {
       throw new AppError('INVALID_INPUT', `cannot fetch ${source}: ${(error.cause as Error | undefined)?.message ?? error.message}`)
@@ -65,7 +65,7 @@ async function readSource(source: string): Promise<string> {
     return response.text()
   }
   const { readFile } = await import('node:fs/promises')
-  return readFile(source, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  return readFile(resolve(cwd, source), 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new AppError('INVALID_INPUT', error.code === 'ENOENT' ? `no such file: ${source}` : `cannot read ${source}: ${error.message}`)
   })
 }
@@ -73,32 +73,32 @@ async function readSource(source: string): Promise<string> {
 const GENERIC_NAMES = new Set(['schema', 'service', 'services', 'api', 'index', 'main', 'definition'])
 
 /** `route_guide.proto` → `route_guide`; `swapi/schema.graphql` → `swapi` (the folder says more than "schema"). */
-function titleFromSource(source: string): string {
-  const path = isUrl(source) ? new URL(source).pathname : resolve(source)
+function titleFromSource(source: string, cwd: string): string {
+  const path = isUrl(source) ? new URL(source).pathname : resolve(cwd, source)
   const name = basename(path, extname(path))
   const folder = basename(dirname(path))
   return GENERIC_NAMES.has(name.toLowerCase()) && folder ? folder : name || 'api'
 }
 
 /** Parses the definition with its format's parser (loaded only when needed) into what gets stored. */
-async function readDefinition(format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions): Promise<DefinitionInput> {
+async function readDefinition(format: Exclude<Format, 'openapi'>, source: string, cwd: string, options: ImportOptions): Promise<DefinitionInput> {
   if (format === 'grpc') {
     if (isUrl(source)) throw new AppError('INVALID_INPUT', 'a .proto is imported from a file (its imports are resolved next to it); download it first')
     const { loadProto } = await import('../../grpc/load.ts')
-    const proto = await loadProto(source, { protoPaths: options.protoPath ?? [] })
-    return { format, title: titleFromSource(source), version: 'proto', source, document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) }
+    const proto = await loadProto(source, { protoPaths: options.protoPath ?? [], cwd })
+    return { format, title: titleFromSource(source, cwd), version: 'proto', source, document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) }
   }
-  const text = await readSource(source)
+  const text = await readSource(source, cwd)
   if (format === 'graphql') {
     const [{ loadGraphqlSchema }, { graphqlOperationPath }] = await Promise.all([import('../../graphql/load.ts'), import('../../domain/protocol-paths.ts')])
     const schema = loadGraphqlSchema(text, source)
-    return { format, title: titleFromSource(source), version: 'SDL', source, document: schema.sdl, operations: schema.operations.map((op) => graphqlOperationPath(op.type, op.field)) }
+    return { format, title: titleFromSource(source, cwd), version: 'SDL', source, document: schema.sdl, operations: schema.operations.map((op) => graphqlOperationPath(op.type, op.field)) }
   }
   const [{ loadWsdl }, { soapOperationPath }] = await Promise.all([import('../../soap/load.ts'), import('../../domain/protocol-paths.ts')])
   const wsdl = await loadWsdl(text, source)
   return {
     format,
-    title: wsdl.title || titleFromSource(source),
+    title: wsdl.title || titleFromSource(source, cwd),
     version: 'WSDL 1.1',
     source,
     document: text,
@@ -115,8 +115,8 @@ function targetProject(store: Store, title: string, slug: string | undefined): P
     : selectProject(store, slug)
 }
 
-async function checkFormat(format: string | undefined, source: string): Promise<Format> {
-  if (format === undefined) return detectFormat(source)
+async function checkFormat(format: string | undefined, source: string, cwd: string): Promise<Format> {
+  if (format === undefined) return detectFormat(source, cwd)
   if (!(FORMATS as readonly string[]).includes(format)) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${FORMATS.join(', ')}`)
   return format as Format
 }
@@ -136,7 +136,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action((source: string, options: ImportOptions, command: Command) =>
       withRuntime(command, ctx, async ({ store }) => {
-        const format = await checkFormat(options.format, source)
+        const format = await checkFormat(options.format, source, ctx.environment.cwd)
         if (format !== 'openapi') return importDefinitionFile(ctx, store, format, source, options)
         const seedCount = options.seed ?? 5
         if (seedCount < 0 || seedCount > 10_000) throw new AppError('INVALID_INPUT', `--seed ${seedCount} must be from 0 to 10000`)
@@ -149,7 +149,8 @@ export function registerImport(program: Command, ctx: CliContext): void {
           import('../../engine/generators.ts'),
         ])
         // A local tool: specs served by a back end on localhost are the common case.
-        const spec = await loadSpec(source, { allowInternalUrls: true, allowRefsOutside: options.allowRefsOutside ?? false })
+        // Resolved here, not by the loader: the working directory is the CLI's environment's.
+        const spec = await loadSpec(isUrl(source) ? source : resolve(ctx.environment.cwd, source), { allowInternalUrls: true, allowRefsOutside: options.allowRefsOutside ?? false })
         const operations = listOperations(spec)
         const makeFaker = await loadFaker()
         const result = writeTransaction(store.db, () => {
@@ -188,7 +189,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
 
 async function importDefinitionFile(ctx: CliContext, store: Store, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions): Promise<void> {
   const started = performance.now()
-  const input = await readDefinition(format, source, options)
+  const input = await readDefinition(format, source, ctx.environment.cwd, options)
   const { importDefinition } = await import('../../domain/definition-import.ts')
   const result = writeTransaction(store.db, () => importDefinition(store, targetProject(store, input.title, options.project), input))
   if (options.json) {
