@@ -44,7 +44,7 @@ describe('export is deterministic', () => {
     expect(applyToFreshDatabase(shuffledFile(parseProjectFile(exported, `${name} export`)))).toBe(exported)
   })
 
-  it('a project with OpenAPI, GraphQL, gRPC and SOAP imports and custom endpoints exports the same bytes however it was built, and after export → apply → export', { timeout: 60_000 }, () => {
+  it('a project with OpenAPI, GraphQL, gRPC and SOAP imports and custom endpoints exports the same bytes however it was built, and after export → apply → export', { timeout: 60_000 }, async () => {
     const fixture = (...parts: string[]) => join(ROOT, 'fixtures', ...parts)
     const steps: string[][] = [
       ['import', fixture('openapi', 'swagger-petstore-v3', 'openapi.yaml')],
@@ -60,26 +60,26 @@ describe('export is deterministic', () => {
       ['webhooks', 'add', 'http://127.0.0.1:9/b', '--name', 'second'],
       ['webhooks', 'add', 'http://127.0.0.1:9/a', '--name', 'first'],
     ]
-    const build = (order: string[][]) => {
+    const build = async (order: string[][]) => {
       const workspace = cliWorkspace()
-      workspace.ok('init', '--yes', '--name', 'Everything', '--slug', 'everything')
-      for (const step of order) workspace.ok(...step)
+      await workspace.ok('init', '--yes', '--name', 'Everything', '--slug', 'everything')
+      for (const step of order) await workspace.ok(...step)
       return workspace
     }
     // The resource's endpoint is configured after the resource exists, in either order.
     const resourceFirst = (order: string[][]) => [...order.filter((s) => s[0] === 'add-resource'), ...order.filter((s) => s[0] !== 'add-resource')]
-    const first = build(steps)
-    const exported = first.ok('export')
+    const first = await build(steps)
+    const exported = await first.ok('export')
     expect(exported).toMatch(/^# yaml-language-server: \$schema=\S+\n/)
     for (const format of ['openapi', 'graphql', 'grpc', 'soap']) expect(exported).toContain(`format: ${format}`)
 
-    const second = build(resourceFirst(shuffled(steps)))
-    expect(second.ok('export')).toBe(exported)
+    const second = await build(resourceFirst(shuffled(steps)))
+    expect(await second.ok('export')).toBe(exported)
 
     const third = cliWorkspace()
     writeFileSync(join(third.cwd, 'mockapi.yaml'), exported)
-    expect(third.ok('apply', 'mockapi.yaml')).toContain('applied mockapi.yaml to project everything')
-    expect(third.ok('export')).toBe(exported)
+    expect(await third.ok('apply', 'mockapi.yaml')).toContain('applied mockapi.yaml to project everything')
+    expect(await third.ok('export')).toBe(exported)
 
     // In a file whose entries were reordered by hand, too.
     const { store } = openStore(first.db)

@@ -172,21 +172,21 @@ describe('the project file schema', () => {
     expect(closestName('x', known)).toBeUndefined()
   })
 
-  it('mockapi apply refuses a misspelt key, exit 1 and one line, and changes nothing; the same file without it applies', () => {
+  it('mockapi apply refuses a misspelt key, exit 1 and one line, and changes nothing; the same file without it applies', async () => {
     const { cwd, ok, run } = cliWorkspace()
-    ok('init', '--yes', '--name', 'Shop', '--slug', 'shop', '--resource', '/api/products')
-    const before = ok('export')
+    await ok('init', '--yes', '--name', 'Shop', '--slug', 'shop', '--resource', '/api/products')
+    const before = await ok('export')
     // The example: these two applied as "2 changes" that did nothing.
     const typo = before.replace('endpoints: []', 'endpoints:\n  - method: POST\n    path: /api/products\n    respnses: 3\n    statsu: 201')
     expect(typo).not.toBe(before)
     writeFileSync(join(cwd, 'mockapi.yaml'), typo)
-    const refused = run('apply', 'mockapi.yaml')
+    const refused = await run('apply', 'mockapi.yaml')
     expect(refused.code).toBe(1)
     expect(refused.stderr.trim().split('\n')).toHaveLength(1)
     expect(refused.stderr).toMatch(/mockapi\.yaml, line \d+, column 5: unknown key "respnses" in endpoints\[0\]; expected one of method, path, status/)
-    expect(ok('export')).toBe(before)
+    expect(await ok('export')).toBe(before)
     writeFileSync(join(cwd, 'mockapi.yaml'), typo.replace(/\n {4}respnses: 3\n {4}statsu: 201/, '\n    status: 201'))
-    expect(ok('apply', 'mockapi.yaml')).toContain('already matches')
+    expect(await ok('apply', 'mockapi.yaml')).toContain('already matches')
   })
 
   it('startMockApi refuses a config object with an unknown key', async () => {
