@@ -1,4 +1,5 @@
 import type { Db } from './db.ts'
+import type { MetaRepo } from './meta.ts'
 
 /** Who serves a database file: one row in `meta`, renewed while that `serve` runs. */
 export interface LeaseHolder {
@@ -16,14 +17,13 @@ export type LeaseRepo = ReturnType<typeof createLeaseRepo>
 
 const KEY = 'serve_lease'
 
-export function createLeaseRepo(db: Db) {
-  const read = db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck()
-  const write = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+/** The lease is a `meta` row: read and written through the meta repository, renewed and released only by its holder. */
+export function createLeaseRepo(db: Db, meta: MetaRepo) {
   const renew = db.prepare<[string, string, string]>("UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.id') = ?")
   const release = db.prepare<[string, string]>("DELETE FROM meta WHERE key = ? AND json_extract(value, '$.id') = ?")
   return {
     holder(): LeaseHolder | null {
-      const text = read.get(KEY) as string | undefined
+      const text = meta.get(KEY)
       if (text === undefined) return null
       try {
         return JSON.parse(text) as LeaseHolder
@@ -32,7 +32,7 @@ export function createLeaseRepo(db: Db) {
       }
     },
     /** Callers check the current holder in the same transaction. */
-    take: (holder: LeaseHolder): void => void write.run(KEY, JSON.stringify(holder)),
+    take: (holder: LeaseHolder): void => meta.set(KEY, JSON.stringify(holder)),
     /** False when the row is no longer this holder's (another serve took it over). */
     renew: (holder: LeaseHolder): boolean => renew.run(JSON.stringify(holder), KEY, holder.id).changes === 1,
     release: (id: string): void => void release.run(KEY, id),

@@ -16,14 +16,15 @@ export type Repos = ReturnType<typeof createRepos>
 
 /** Every repository over one connection; statements are prepared here, once. */
 export function createRepos(db: Db) {
+  const meta = createMetaRepo(db)
   return {
     projects: createProjectRepo(db),
     resources: createResourceRepo(db),
     collections: createCollectionRepo(db),
     endpoints: createEndpointRepo(db),
     records: createRecordRepo(db),
-    meta: createMetaRepo(db),
-    lease: createLeaseRepo(db),
+    meta,
+    lease: createLeaseRepo(db, meta),
     inbox: createInboxRepo(db),
     subscriptions: createSubscriptionRepo(db),
     deliveries: createDeliveryRepo(db),
