@@ -31,25 +31,36 @@ const isHttp = (location: string) => /^https?:\/\//i.test(location)
 const MAX_ALIAS_COUNT = 10_000
 const MAX_ALIAS_EXPANSION = 1_000_000
 
-/** How many values the tree holds once every shared node is counted where it is used, minus those written once. */
-function aliasGrowth(root: unknown): number {
+/**
+ * How many values `root` holds once every shared node (a YAML alias) is counted where it is used,
+ * and every reference `follow` finds (a `$ref`) as its target; and how many it holds as written.
+ * Linear in what is written: each node's size is worked out once. A node's size stops growing
+ * past `limit`; a node that contains itself counts once.
+ */
+function expansion(root: unknown, options: { limit?: number; follow?: (node: Obj) => { target: unknown } | null } = {}): { expanded: number; written: number } {
+  const limit = options.limit ?? Infinity
   const sizes = new Map<object, number>()
   let written = 0
   const sizeOf = (value: unknown): number => {
-    written += 1
-    if (value === null || typeof value !== 'object') return 1
-    const known = sizes.get(value)
-    if (known !== undefined) {
-      written -= 1
-      return known
+    if (value === null || typeof value !== 'object') {
+      written += 1
+      return 1
     }
-    sizes.set(value, 1) // a node that contains itself counts once
+    const known = sizes.get(value)
+    if (known !== undefined) return known
+    written += 1
+    sizes.set(value, 1)
     let size = 1
-    for (const child of Object.values(value)) size += sizeOf(child)
+    const reference = options.follow?.(value as Obj)
+    if (reference) size += sizeOf(reference.target)
+    for (const child of Object.values(value)) {
+      size += sizeOf(child)
+      if (size > limit) break
+    }
     sizes.set(value, size)
     return size
   }
-  return sizeOf(root) - written
+  return { expanded: sizeOf(root), written }
 }
 
 const TOO_MANY_ALIASES = `its YAML aliases expand too far (over ${MAX_ALIAS_COUNT.toLocaleString('en')} aliases or ${MAX_ALIAS_EXPANSION.toLocaleString('en')} values): a "billion laughs" document?`
@@ -63,7 +74,9 @@ function parseSpecYaml(text: string): unknown {
     // The first line, without the code frame: "… at line 10, column 1:" → "… (10:1)".
     throw new Error(String((error as Error).message).split('\n')[0]!.replace(/ at line (\d+), column (\d+):?$/, ' ($1:$2)'))
   }
-  if (aliasGrowth(value) > MAX_ALIAS_EXPANSION) throw new Error(TOO_MANY_ALIASES)
+  // What aliases add beyond the text itself.
+  const { expanded, written } = expansion(value)
+  if (expanded - written > MAX_ALIAS_EXPANSION) throw new Error(TOO_MANY_ALIASES)
   return value
 }
 
@@ -77,23 +90,8 @@ const MAX_REF_EXPANSION = 2_000_000
 
 /** How many values the document holds with every internal `$ref` counted as its target; stops past `limit`. */
 function refExpansion(document: Obj, limit: number): number {
-  const sizes = new Map<object, number>()
-  const sizeOf = (value: unknown): number => {
-    if (value === null || typeof value !== 'object') return 1
-    const known = sizes.get(value)
-    if (known !== undefined) return known
-    sizes.set(value, 1) // a schema that refers to itself counts once
-    let size = 1
-    const ref = (value as Obj).$ref
-    if (typeof ref === 'string' && ref.startsWith('#')) size += sizeOf(resolvePointer(document, ref.slice(1)))
-    for (const child of Object.values(value)) {
-      size += sizeOf(child)
-      if (size > limit) break
-    }
-    sizes.set(value, size)
-    return size
-  }
-  return sizeOf(document)
+  const follow = (node: Obj) => (typeof node.$ref === 'string' && node.$ref.startsWith('#') ? { target: resolvePointer(document, node.$ref.slice(1)) } : null)
+  return expansion(document, { limit, follow }).expanded
 }
 
 interface RefPolicy {
