@@ -32,18 +32,24 @@ const SNIFFERS: { format: Format; looksLike: RegExp }[] = [
 
 const TRIED = 'OpenAPI 3.x or Swagger 2.0 (YAML or JSON with an "openapi" or "swagger" key), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1)'
 
+/** What an import is, and the text already read to tell (so a URL is not fetched twice for it). */
+interface Detected {
+  format: Format
+  text?: string
+}
+
 /** By extension (.graphql, .proto, .wsdl), else by what the document looks like. */
-async function detectFormat(source: string, cwd: string): Promise<Format> {
+async function detectFormat(source: string, cwd: string): Promise<Detected> {
   const extension = extname(new URL(source, 'file:///').pathname).toLowerCase()
-  if (extension === '.graphql' || extension === '.gql' || extension === '.graphqls') return 'graphql'
-  if (extension === '.proto') return 'grpc'
-  if (extension === '.wsdl') return 'soap'
+  if (extension === '.graphql' || extension === '.gql' || extension === '.graphqls') return { format: 'graphql' }
+  if (extension === '.proto') return { format: 'grpc' }
+  if (extension === '.wsdl') return { format: 'soap' }
   const text = await readSource(source, cwd)
   const found = SNIFFERS.find(({ looksLike }) => looksLike.test(text))
   // A YAML or JSON file naming OpenAPI or Swagger at all gets the spec loader's own, exact complaint.
-  if (!found && /^\.(?:ya?ml|json)$/.test(extension) && /\b(?:openapi|swagger)\b/.test(text)) return 'openapi'
+  if (!found && /^\.(?:ya?ml|json)$/.test(extension) && /\b(?:openapi|swagger)\b/.test(text)) return { format: 'openapi', text }
   if (!found) throw new AppError('INVALID_INPUT', `${basename(source)} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with --format`)
-  return found.format
+  return { format: found.format, text }
 }
 
 /** The spec's title as a slug, unless it is reserved or has no latin letters or digits. */
@@ -81,14 +87,14 @@ function titleFromSource(source: string, cwd: string): string {
 }
 
 /** Parses the definition with its format's parser (loaded only when needed) into what gets stored. */
-async function readDefinition(format: Exclude<Format, 'openapi'>, source: string, cwd: string, options: ImportOptions): Promise<DefinitionInput> {
+async function readDefinition(format: Exclude<Format, 'openapi'>, source: string, cwd: string, options: ImportOptions, known?: string): Promise<DefinitionInput> {
   if (format === 'grpc') {
     if (isUrl(source)) throw new AppError('INVALID_INPUT', 'a .proto is imported from a file (its imports are resolved next to it); download it first')
     const { loadProto } = await import('../../grpc/load.ts')
     const proto = await loadProto(source, { protoPaths: options.protoPath ?? [], cwd })
     return { format, title: titleFromSource(source, cwd), version: 'proto', source, document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) }
   }
-  const text = await readSource(source, cwd)
+  const text = known ?? await readSource(source, cwd)
   if (format === 'graphql') {
     const [{ loadGraphqlSchema }, { graphqlOperationPath }] = await Promise.all([import('../../graphql/load.ts'), import('../../domain/protocol-paths.ts')])
     const schema = loadGraphqlSchema(text, source)
@@ -115,10 +121,10 @@ function targetProject(store: Store, title: string, slug: string | undefined): P
     : selectProject(store, slug)
 }
 
-async function checkFormat(format: string | undefined, source: string, cwd: string): Promise<Format> {
+async function checkFormat(format: string | undefined, source: string, cwd: string): Promise<Detected> {
   if (format === undefined) return detectFormat(source, cwd)
   if (!(FORMATS as readonly string[]).includes(format)) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${FORMATS.join(', ')}`)
-  return format as Format
+  return { format: format as Format }
 }
 
 export function registerImport(program: Command, ctx: CliContext): void {
@@ -136,8 +142,9 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--json', 'print the result as JSON')
     .action((source: string, options: ImportOptions, command: Command) =>
       withRuntime(command, ctx, async ({ store }) => {
-        const format = await checkFormat(options.format, source, ctx.environment.cwd)
-        if (format !== 'openapi') return importDefinitionFile(ctx, store, format, source, options)
+        // An OpenAPI spec is read again by its loader, which resolves its $refs from the source itself.
+        const { format, text } = await checkFormat(options.format, source, ctx.environment.cwd)
+        if (format !== 'openapi') return importDefinitionFile(ctx, store, format, source, options, text)
         const seedCount = options.seed ?? 5
         if (seedCount < 0 || seedCount > 10_000) throw new AppError('INVALID_INPUT', `--seed ${seedCount} must be from 0 to 10000`)
         const started = performance.now()
@@ -187,9 +194,9 @@ export function registerImport(program: Command, ctx: CliContext): void {
       }, { create: true }))
 }
 
-async function importDefinitionFile(ctx: CliContext, store: Store, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions): Promise<void> {
+async function importDefinitionFile(ctx: CliContext, store: Store, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions, text?: string): Promise<void> {
   const started = performance.now()
-  const input = await readDefinition(format, source, ctx.environment.cwd, options)
+  const input = await readDefinition(format, source, ctx.environment.cwd, options, text)
   const { importDefinition } = await import('../../domain/definition-import.ts')
   const result = writeTransaction(store.db, () => importDefinition(store, targetProject(store, input.title, options.project), input))
   if (options.json) {
