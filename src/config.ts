@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path'
 import { parseDurationList } from './domain/durations.ts'
+import { AppError } from './errors.ts'
 
 /** The only reader of process.env: flags beat environment beats defaults. */
 export interface Environment {
@@ -21,6 +22,18 @@ export function resolveDbPath(flag: string | undefined, environment: Environment
 
 export function currentEnvironment(): Environment {
   return { cwd: process.cwd(), env: process.env }
+}
+
+/**
+ * A port from its flag, else its environment variable (`MOCKAPI_PORT`, `MOCKAPI_GRPC_PORT`), else
+ * the default. `asked` is false only for the default, which may give way to a free port.
+ */
+export function resolvePort(flag: number | undefined, variable: string, fallback: number, environment: Environment): { port: number; asked: boolean } {
+  if (flag !== undefined) return { port: flag, asked: true }
+  const chosen = environment.env[variable]?.trim()
+  if (!chosen) return { port: fallback, asked: false }
+  if (!/^\d+$/.test(chosen)) throw new AppError('INVALID_INPUT', `${variable}="${chosen}" is not a whole number`)
+  return { port: Number(chosen), asked: true }
 }
 
 /** `serve --webhook-retry-delays` beats `MOCKAPI_WEBHOOK_RETRY_DELAYS`; undefined means the default. */

@@ -67,6 +67,15 @@ describe('messages that say what to do', () => {
     }
   })
 
+  it('a MOCKAPI_PORT that is no port is refused before anything starts; the variable is read through the CLI\'s environment', async () => {
+    const dir = tempDir()
+    let err = ''
+    const code = await main(['--db', join(dir, 'm.db'), 'serve', '--quiet'], { out: () => {}, err: (text) => void (err += `${text}\n`), isInteractive: false }, { cwd: dir, env: { MOCKAPI_PORT: 'three thousand' } })
+    expect(code).toBe(1)
+    expect(err).toContain('✖ MOCKAPI_PORT="three thousand" is not a whole number')
+    expect(existsSync(join(dir, 'm.db'))).toBe(false)
+  })
+
   it('a template names the project after itself', async () => {
     const db = join(tempDir(), 'm.db')
     const result = await run('--db', db, 'init', '--template', 'ecommerce', '--yes')

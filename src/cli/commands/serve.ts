@@ -1,7 +1,7 @@
 import chalk from 'chalk'
 import { resolve } from 'node:path'
-import { Option, type Command } from 'commander'
-import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolveRetryDelays } from '../../config.ts'
+import type { Command } from 'commander'
+import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolvePort, resolveRetryDelays } from '../../config.ts'
 import { parseDuration } from '../../domain/durations.ts'
 import { AppError } from '../../errors.ts'
 import type { DeliveryAttempted, RequestServed } from '../../events.ts'
@@ -9,8 +9,8 @@ import { dbPathOf, globalOptions, type CliContext } from '../context.ts'
 import { parseInteger } from '../parse.ts'
 
 interface ServeOptions {
-  port: number
-  grpcPort: number
+  port?: number
+  grpcPort?: number
   host: string
   project?: string
   quiet?: boolean
@@ -37,9 +37,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .command('serve')
     .description('start the mock server (creates a demo project on an empty database)')
     .addHelpText('after', '\nExamples:\n  $ mockapi serve\n  $ mockapi serve --port 4000 --project shop\n  $ mockapi serve --watch mockapi.yaml --webhook-retry-delays 1s,5s')
-    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').env('MOCKAPI_PORT').argParser(parseInteger).default(DEFAULT_PORT))
+    .option('--port <port>', `port to listen on, 0 picks a free one (env MOCKAPI_PORT; default ${DEFAULT_PORT})`, parseInteger)
     .option('--host <host>', 'interface to listen on', DEFAULT_HOST)
-    .addOption(new Option('--grpc-port <port>', 'port for imported gRPC services (0 picks a free one); used once a project has some').env('MOCKAPI_GRPC_PORT').argParser(parseInteger).default(DEFAULT_GRPC_PORT))
+    .option('--grpc-port <port>', `port for imported gRPC services, 0 picks a free one; used once a project has some (env MOCKAPI_GRPC_PORT; default ${DEFAULT_GRPC_PORT})`, parseInteger)
     .option('--project <slug>', 'project also served at its endpoints\' own paths (default: the default project)')
     .option('--webhook-retry-delays <list>', 'delays between delivery attempts (env MOCKAPI_WEBHOOK_RETRY_DELAYS; default 5s,30s,2m,10m,30m)')
     .option('--webhook-timeout <duration>', 'time a receiver has to answer one delivery (default 10s)')
@@ -50,13 +50,15 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
       const dbPath = dbPathOf(command, ctx)
+      const port = resolvePort(options.port, 'MOCKAPI_PORT', DEFAULT_PORT, ctx.environment)
+      const grpcPort = resolvePort(options.grpcPort, 'MOCKAPI_GRPC_PORT', DEFAULT_GRPC_PORT, ctx.environment).port
       let storeLost: string | null = null
       let stopServing = (_reason: string) => {}
       const server = await startServer({
         dbPath,
-        port: options.port,
+        port: port.port,
         host: options.host,
-        grpcPort: options.grpcPort,
+        grpcPort,
         onGrpcError: (error) => ctx.io.err(chalk.red(`✖ gRPC methods not served: ${error.message}`)),
         onGrpcStarted: (port) => ctx.io.out(`${chalk.green('✔')} gRPC methods were imported: listening for gRPC on ${chalk.cyan(`${options.host}:${port}`)}`),
         log: (line) => ctx.io.err(line.startsWith('✔') ? chalk.green(line) : chalk.yellow(line)),
@@ -69,7 +71,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
         // Only the default port gives way to a free one: a port asked for (flag or MOCKAPI_PORT) must be that port.
-        fallbackPort: command.getOptionValueSource('port') === 'default',
+        fallbackPort: !port.asked,
         retention: {
           ...(options.keepInbox === undefined ? {} : { inboxPerProject: checkKeep(options.keepInbox, '--keep-inbox') }),
           ...(options.keepDeliveries === undefined ? {} : { deliveriesPerSubscription: checkKeep(options.keepDeliveries, '--keep-deliveries') }),
@@ -82,8 +84,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
           ctx.io.out(`${time} ${chalk.green('✔')} applied ${options.watch}: ${changes.length ? changes.join(', ') : 'no changes'}`)
         },
       })
-      if (server.port !== options.port && options.port !== 0) {
-        ctx.io.err(chalk.yellow(`! port ${options.port} is in use; using ${server.port}`))
+      if (server.port !== port.port && port.port !== 0) {
+        ctx.io.err(chalk.yellow(`! port ${port.port} is in use; using ${server.port}`))
       }
       if (server.createdDemo) ctx.io.out(chalk.dim(`created ${dbPath} with the demo project (blog template)`))
       if (server.configured) ctx.io.out(chalk.dim(`applied ${options.watch} to project ${server.configured.slug}; watching it for changes`))
