@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { renameSync, rmSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor, cliProcess } from '../_helpers.ts'
+import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor, cliProcess, cliProcessAsync } from '../_helpers.ts'
 
 afterEach(cleanup)
 
@@ -68,6 +68,24 @@ describe('one serve per database', () => {
       server.child.kill('SIGTERM')
       await exited(server.child)
     })
+  })
+
+  it('a renewal that meets another process\'s write lock is tried again: the lease is kept, a second serve still refused', async () => {
+    const { cwd, db } = await itemsProject()
+    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const holder = new Database(db)
+    holder.exec('BEGIN IMMEDIATE')
+    // Longer than a renewal period (2 s), well within the 15 s a lease lasts unrenewed.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    holder.exec('COMMIT')
+    holder.close()
+    const second = await cliProcessAsync(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain(`already being served (pid ${server.child.pid}`)
+    expect(server.output()).not.toContain('took this database over')
+    await expectAliveAndIntact(server.url, db)
+    server.child.kill('SIGTERM')
+    await exited(server.child)
   })
 
   it('a serve whose lease is taken over stops delivering and says so, and keeps answering', async () => {
