@@ -67,7 +67,7 @@ export function codeForStatus(status: number): ErrorCode {
   }
 }
 
-/** The contract's error shape; mock endpoints also use it for the errors they are told to simulate. */
+/** The project's error shape (docs/mocking.md, "Errors"); mock endpoints also use it for the errors they are told to simulate. */
 export function errorBody(code: string, message: string, details?: unknown): { error: { code: string; message: string; details?: unknown } } {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } }
 }

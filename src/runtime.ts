@@ -1,11 +1,11 @@
-import { systemClock, type Store } from './domain/context.ts'
+import { systemClock, type Context } from './domain/context.ts'
 import type { Clock } from './model.ts'
 import { MockEvents } from './events.ts'
 import { openDb, type OpenOptions } from './store/db.ts'
 import { createRepos } from './store/repos.ts'
 
 export interface Runtime {
-  store: Store
+  context: Context
   events: MockEvents
   close(): void
 }
@@ -13,9 +13,9 @@ export interface Runtime {
 /** Opens the database and builds what `serve` and the CLI commands share, once; `clock` is for tests. */
 export function openRuntime(dbPath: string, options: OpenOptions & { clock?: Clock } = {}): Runtime {
   const db = openDb(dbPath, options)
-  const store: Store = { db, repos: createRepos(db), clock: options.clock ?? systemClock }
+  const context: Context = { db, repos: createRepos(db), clock: options.clock ?? systemClock }
   return {
-    store,
+    context,
     events: new MockEvents(),
     close: () => db.close(),
   }

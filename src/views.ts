@@ -1,6 +1,6 @@
 import type { Attempt, Endpoint, Project, Resource, Subscription } from './model.ts'
 
-/** The public JSON shapes of contract §3, shared by `--json` output and the HTTP API. */
+/** The public JSON shapes shared by `--json` output and the management API (docs/management-api.md). */
 export function projectView(project: Project) {
   return {
     id: project.id,

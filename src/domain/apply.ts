@@ -2,11 +2,11 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
 import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
-import { listOperations } from '../openapi/operations.ts'
-import type { OpenApiOperation, SpecVersion } from '../openapi/types.ts'
+import { listOperations } from '../kinds/openapi/operations.ts'
+import type { OpenApiOperation, SpecVersion } from '../kinds/openapi/types.ts'
 import { checkResourcePath } from './path-rules.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { checkSlug, createProject, slugify } from './projects.ts'
@@ -62,21 +62,21 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
 }
 
 /** The project the file targets, created or updated; `seedChanged` when its default seed value moved. */
-function resolveProject(store: Store, file: ProjectFile, options: ApplyOptions, changes: string[]): { project: Project; seedChanged: boolean } {
+function resolveProject(context: Context, file: ProjectFile, options: ApplyOptions, changes: string[]): { project: Project; seedChanged: boolean } {
   const slug = checkSlug(file.slug ?? options.project ?? slugify(file.name))
-  const existing = store.repos.projects.bySlug(slug)
+  const existing = context.repos.projects.bySlug(slug)
   if (!existing) {
-    const created = createProject(store, { name: file.name, slug })
-    store.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
+    const created = createProject(context, { name: file.name, slug })
+    context.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
     changes.push(`+ project ${slug}`)
-    return { project: store.repos.projects.byId(created.id)!, seedChanged: false }
+    return { project: context.repos.projects.byId(created.id)!, seedChanged: false }
   }
   // A template fills a project without renaming it.
   if (options.prune && (existing.name !== file.name || existing.description !== file.description || existing.seedValue !== file.seed)) {
-    store.repos.projects.updateInfo(existing.id, { name: file.name, description: file.description, seedValue: file.seed })
+    context.repos.projects.updateInfo(existing.id, { name: file.name, description: file.description, seedValue: file.seed })
     changes.push(`~ project ${slug}`)
   }
-  return { project: store.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
+  return { project: context.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }
 
 /**
@@ -84,12 +84,12 @@ function resolveProject(store: Store, file: ProjectFile, options: ApplyOptions, 
  * nothing, and an edited file changes only what was edited. A resource whose seed changed is
  * seeded again (its collection's records replaced).
  */
-export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: FakerFactory, options: ApplyOptions): ApplyResult {
-  return writeTransaction(store.db, () => {
+export function applyProjectFile(context: Context, file: ProjectFile, makeFaker: FakerFactory, options: ApplyOptions): ApplyResult {
+  return writeTransaction(context.db, () => {
     const changes: string[] = []
     const warnings: string[] = []
-    const { project, seedChanged } = resolveProject(store, file, options, changes)
-    const { resources, endpoints, collections, specs } = store.repos
+    const { project, seedChanged } = resolveProject(context, file, options, changes)
+    const { resources, endpoints, collections, specs } = context.repos
 
     // Imported specs, matched by title; an OpenAPI endpoint names its operation by pointer, others by their path.
     const imported = new Map<string, { specId: number; format: SpecFormat; operations: Map<string, OpenApiOperation> }>()
@@ -99,7 +99,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
       const stored = storedSpecs.get(spec.title)
       if (stored?.document !== document || stored.version !== spec.version || stored.format !== spec.format) changes.push(`${stored ? '~' : '+'} import ${spec.title}`)
       // Re-importing in place keeps its endpoints; only a document that changed gets a new stamp (and is parsed again by `serve`).
-      const importedAt = stored?.document === document ? stored.importedAt : store.clock.now().toISOString()
+      const importedAt = stored?.document === document ? stored.importedAt : context.clock.now().toISOString()
       const specId = specs.save({ projectId: project.id, format: spec.format, title: spec.title, version: spec.version, source: spec.source, document, importedAt })
       const operations = spec.format === 'openapi' && typeof spec.document !== 'string'
         ? new Map(listOperations({ title: spec.title, version: spec.version as SpecVersion, document: spec.document }).map((op) => [op.operation.pointer, op.operation]))
@@ -137,7 +137,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
     for (const [path, spec] of wanted) {
       let resource = resources.byPath(project.id, path)
       if (!resource) {
-        const created = createResource(store, { project: project.slug, path, rules: !specPaths.has(routeShape(path)) })
+        const created = createResource(context, { project: project.slug, path, rules: !specPaths.has(routeShape(path)) })
         warnings.push(...created.warnings)
         resource = created.resource
         changes.push(`+ resource ${path}`)
@@ -151,7 +151,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
         reseed.add(resource.collectionId)
       }
     }
-    for (const collectionId of reseed) reseedCollection(store, collectionId, makeFaker)
+    for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker)
 
     // Endpoints: each resource's five (less `without`), then the file's entries over them.
     const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
@@ -185,7 +185,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
         const wiring = { kind: fromSpec.kind, path, specId: fromSpec.specId, operation: fromSpec.operation, resourceId: binding?.resource.id ?? null, action: binding?.action ?? null }
         if (!endpoint) {
           const status = defaultSettings({ kind: fromSpec.kind, action: null, operation: null }).status
-          endpoint = endpoints.insert({ projectId: project.id, method: want.method as Endpoint['method'], status, createdAt: store.clock.now().toISOString(), ...wiring })
+          endpoint = endpoints.insert({ projectId: project.id, method: want.method as Endpoint['method'], status, createdAt: context.clock.now().toISOString(), ...wiring })
           changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)
         } else if (canonical([endpoint.kind, endpoint.path, endpoint.specId, endpoint.operation, endpoint.resourceId, endpoint.action]) !== canonical([wiring.kind, path, wiring.specId, wiring.operation, wiring.resourceId, wiring.action])) {
           endpoint = endpoints.reimport(endpoint.id, { ...wiring, status: endpoint.status })
@@ -197,7 +197,7 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
         endpoint = undefined
       }
       if (!endpoint) {
-        const { endpoint: added, warnings: pathWarnings } = addEndpoint(store, {
+        const { endpoint: added, warnings: pathWarnings } = addEndpoint(context, {
           project: project.slug,
           method: want.method,
           path: want.path,
@@ -217,25 +217,25 @@ export function applyProjectFile(store: Store, file: ProjectFile, makeFaker: Fak
     }
 
     // Subscriptions, matched by name; secrets are never in the file and are kept.
-    const subscriptions = new Map(store.repos.subscriptions.listByProject(project.id).map((s) => [s.name, s]))
+    const subscriptions = new Map(context.repos.subscriptions.listByProject(project.id).map((s) => [s.name, s]))
     const names = new Set<string>()
     for (const spec of file.webhooks) {
       if (names.has(spec.name)) throw new AppError('INVALID_INPUT', `webhook name "${spec.name}" appears twice in the file`)
       names.add(spec.name)
       const existing = subscriptions.get(spec.name)
       if (!existing) {
-        const created = createSubscription(store, project, spec)
-        if (!spec.enabled) updateSubscription(store, created, { enabled: false })
+        const created = createSubscription(context, project, spec)
+        if (!spec.enabled) updateSubscription(context, created, { enabled: false })
         changes.push(`+ webhook ${spec.name}`)
       } else if (canonical([existing.targetUrl, existing.events, existing.enabled]) !== canonical([checkTargetUrl(spec.targetUrl), spec.events, spec.enabled])) {
-        updateSubscription(store, existing, { targetUrl: spec.targetUrl, events: spec.events, enabled: spec.enabled })
+        updateSubscription(context, existing, { targetUrl: spec.targetUrl, events: spec.events, enabled: spec.enabled })
         changes.push(`~ webhook ${spec.name}`)
       }
     }
     if (options.prune) {
       for (const [name, subscription] of subscriptions) {
         if (names.has(name)) continue
-        deleteSubscription(store, subscription)
+        deleteSubscription(context, subscription)
         changes.push(`- webhook ${name}`)
       }
     }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 
 export interface TokenClaims {
   sub: string
@@ -10,8 +10,8 @@ export interface TokenClaims {
 
 const ALGORITHM = 'HS256'
 
-function signingKey(store: Store): Uint8Array {
-  const secret = store.repos.meta.get('jwt_secret')
+function signingKey(context: Context): Uint8Array {
+  const secret = context.repos.meta.get('jwt_secret')
   if (!secret) throw new AppError('INTERNAL', 'this database has no signing secret')
   return Buffer.from(secret, 'hex')
 }
@@ -19,21 +19,21 @@ function signingKey(store: Store): Uint8Array {
 /** The claim binding a project-scoped token to its project's key, so it dies with that project. */
 const PROJECT_KEY_CLAIM = 'projectKey'
 
-export async function mintToken(store: Store, options: { projectId?: number; expiresInMs: number; subject?: string }): Promise<string> {
+export async function mintToken(context: Context, options: { projectId?: number; expiresInMs: number; subject?: string }): Promise<string> {
   let claims = {}
   if (options.projectId !== undefined) {
-    const key = store.repos.projects.tokenKey(options.projectId)
+    const key = context.repos.projects.tokenKey(options.projectId)
     if (key === undefined) throw new AppError('PROJECT_NOT_FOUND', `no project with id "${options.projectId}"`)
     claims = { projectId: options.projectId, [PROJECT_KEY_CLAIM]: key }
   }
-  const nowSeconds = Math.floor(store.clock.now().getTime() / 1000)
+  const nowSeconds = Math.floor(context.clock.now().getTime() / 1000)
   const { SignJWT } = await loadJose()
   return new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(options.subject ?? 'mockapi-cli')
     .setIssuedAt(nowSeconds)
     .setExpirationTime(nowSeconds + Math.ceil(options.expiresInMs / 1000))
-    .sign(signingKey(store))
+    .sign(signingKey(context))
 }
 
 // jose loads on the first token: a server that is never asked for one does not pay for it.
@@ -48,15 +48,15 @@ function reason(error: unknown, errors: typeof import('jose').errors): string {
 }
 
 /** Checks an `Authorization: Bearer …` header against this database's secret. */
-export async function verifyBearer(store: Store, header: string | null): Promise<TokenClaims> {
+export async function verifyBearer(context: Context, header: string | null): Promise<TokenClaims> {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header.trim()) : null
   if (!match) throw new AppError('UNAUTHORIZED', 'an "Authorization: Bearer <token>" header is required; get a token with "mockapi token"')
   const { jwtVerify, errors } = await loadJose()
   try {
-    const { payload } = await jwtVerify(match[1]!, signingKey(store), {
+    const { payload } = await jwtVerify(match[1]!, signingKey(context), {
       algorithms: [ALGORITHM],
       requiredClaims: ['exp', 'iat', 'sub'],
-      currentDate: store.clock.now(),
+      currentDate: context.clock.now(),
     })
     const projectId = payload.projectId
     if (projectId !== undefined && (typeof projectId !== 'number' || !Number.isInteger(projectId))) {
@@ -64,7 +64,7 @@ export async function verifyBearer(store: Store, header: string | null): Promise
     }
     // 401, not 403 or 404: the credential itself is dead (as if expired), whatever it is used for.
     const projectKey = payload[PROJECT_KEY_CLAIM]
-    if (projectId !== undefined && (typeof projectKey !== 'string' || projectKey !== store.repos.projects.tokenKey(projectId))) {
+    if (projectId !== undefined && (typeof projectKey !== 'string' || projectKey !== context.repos.projects.tokenKey(projectId))) {
       throw new AppError('UNAUTHORIZED', 'the token\'s project has been deleted (or the token predates project-bound tokens); get a new one with "mockapi token --project <slug>"')
     }
     return { sub: payload.sub!, ...(projectId === undefined ? {} : { projectId }) }
@@ -75,9 +75,9 @@ export async function verifyBearer(store: Store, header: string | null): Promise
 }
 
 /** The project a verified token may act on: unknown id → 404, another project's token → 403. */
-export function authorizeProject(store: Store, claims: TokenClaims, projectIdParam: string): Project {
+export function authorizeProject(context: Context, claims: TokenClaims, projectIdParam: string): Project {
   const id = /^[1-9][0-9]{0,15}$/.test(projectIdParam) ? Number(projectIdParam) : NaN
-  const project = Number.isSafeInteger(id) ? store.repos.projects.byId(id) : undefined
+  const project = Number.isSafeInteger(id) ? context.repos.projects.byId(id) : undefined
   if (!project) throw new AppError('PROJECT_NOT_FOUND', `no project with id "${projectIdParam}"`)
   if (claims.projectId !== undefined && claims.projectId !== project.id) {
     throw new AppError('FORBIDDEN', `this token is limited to project ${claims.projectId}`)

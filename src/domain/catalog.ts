@@ -1,9 +1,9 @@
 import type { MockEvents } from '../events.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
-import type { SpecDocument, SpecVersion } from '../openapi/types.ts'
+import type { SpecDocument, SpecVersion } from '../kinds/openapi/types.ts'
 import type { StoredSpec } from '../store/specs.ts'
 import { createRouter, type Router } from '../engine/router.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { splitOperationPath } from './protocol-paths.ts'
 import { parentFields } from './resources.ts'
 import { createVersionedCache } from './versioned-cache.ts'
@@ -71,7 +71,7 @@ function isProtocolRoute(value: RouteValue): value is ProtocolRoute {
 }
 
 /** GraphQL fields and SOAP operations grouped under the URL that serves them. */
-function protocolRoutes(store: Store, endpoints: Endpoint[], stamps: Map<number, string>): ProtocolRoute[] {
+function protocolRoutes(context: Context, endpoints: Endpoint[], stamps: Map<number, string>): ProtocolRoute[] {
   const byMount = new Map<string, ProtocolRoute>()
   for (const endpoint of endpoints) {
     if ((endpoint.kind !== 'graphql' && endpoint.kind !== 'soap') || endpoint.specId === null) continue
@@ -85,7 +85,7 @@ function protocolRoutes(store: Store, endpoints: Endpoint[], stamps: Map<number,
         mount: split.mount,
         specId,
         importedAt: stamps.get(specId) ?? '',
-        loadSpec: () => store.repos.specs.byId(specId)!,
+        loadSpec: () => context.repos.specs.byId(specId)!,
         operations: new Map(),
       }
       byMount.set(split.mount, route)
@@ -110,8 +110,8 @@ function grpcEndpoints(projectOrder: Project[], byProject: Map<number, RoutedEnd
   return [...byPath.values()]
 }
 
-function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: SpecCache): Snapshot {
-  const { projects, endpoints, resources } = store.repos
+function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: SpecCache): Snapshot {
+  const { projects, endpoints, resources } = context.repos
   const allProjects = projects.list()
   const resourcesById = new Map<number, Resource>()
   for (const project of allProjects) {
@@ -123,11 +123,11 @@ function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: Spec
   const specOf = (id: number) => (): SpecDocument => {
     let spec = current.get(id)
     if (spec) return spec
-    const importedAt = store.repos.specs.importedAt(id) ?? ''
+    const importedAt = context.repos.specs.importedAt(id) ?? ''
     const cached = parsedSpecs.get(id)
     if (cached?.importedAt === importedAt) spec = cached.spec
     else {
-      const stored = store.repos.specs.byId(id)
+      const stored = context.repos.specs.byId(id)
       spec = { version: (stored?.version ?? '3.0') as SpecVersion, title: stored?.title ?? '', document: stored ? (JSON.parse(stored.document) as Record<string, unknown>) : {} }
       parsedSpecs.set(id, { importedAt, spec })
     }
@@ -151,13 +151,13 @@ function build(store: Store, ownPathsSlug: string | undefined, parsedSpecs: Spec
   }
   const referenced = new Set([...byProject.values()].flat().flatMap((r) => (r.endpoint.specId === null ? [] : [r.endpoint.specId])))
   for (const id of parsedSpecs.keys()) if (!referenced.has(id)) parsedSpecs.delete(id)
-  const stamps = store.repos.specs.stamps()
+  const stamps = context.repos.specs.stamps()
   const fallback = allProjects.find((p) => p.slug === ownPathsSlug) ?? allProjects.find((p) => p.isDefault) ?? allProjects[0]
   const projectOrder = fallback ? [fallback, ...allProjects.filter((p) => p !== fallback)] : allProjects
   const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null, grpc: grpcEndpoints(projectOrder, byProject, stamps) }
   for (const project of allProjects) {
     const routed = byProject.get(project.id) ?? []
-    const mounted = protocolRoutes(store, routed.map((r) => r.endpoint), stamps)
+    const mounted = protocolRoutes(context, routed.map((r) => r.endpoint), stamps)
     const toRoute = (segments: (path: string) => string[]) => [
       // Protocol operations are answered through their mount; gRPC ones on the gRPC port.
       ...routed.filter((r) => r.endpoint.kind !== 'graphql' && r.endpoint.kind !== 'soap' && r.endpoint.kind !== 'grpc')
@@ -179,9 +179,9 @@ export interface Catalog {
 }
 
 /** The routing table, rebuilt only when endpoints may have changed. */
-export function createCatalog(store: Store, options: { ownPathsSlug?: string | undefined; events?: MockEvents } = {}): Catalog {
+export function createCatalog(context: Context, options: { ownPathsSlug?: string | undefined; events?: MockEvents } = {}): Catalog {
   const parsedSpecs: SpecCache = new Map()
-  const snapshots = createVersionedCache(store.db, () => build(store, options.ownPathsSlug, parsedSpecs))
+  const snapshots = createVersionedCache(context.db, () => build(context, options.ownPathsSlug, parsedSpecs))
   const found = (project: Project, match: { value: RouteValue; params: Record<string, string> }): Resolution =>
     isProtocolRoute(match.value)
       ? { kind: 'protocol', project, route: match.value }

@@ -3,7 +3,7 @@ import type { Repos } from '../store/repos.ts'
 import type { Clock } from '../model.ts'
 
 /** What domain functions work on: one database, its repositories and a clock. */
-export interface Store {
+export interface Context {
   db: Db
   repos: Repos
   clock: Clock

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { defaultSettings } from './endpoint-config.ts'
 import { servedPath } from './endpoints.ts'
 import { splitOperationPath } from './protocol-paths.ts'
@@ -34,8 +34,8 @@ function refuse(project: Project, message: string): never {
 }
 
 /** Nothing else may answer where the definition's operations are served. */
-function checkClashes(store: Store, project: Project, input: DefinitionInput, specId: number | undefined): void {
-  const current = store.repos.endpoints.listByProject(project.id)
+function checkClashes(context: Context, project: Project, input: DefinitionInput, specId: number | undefined): void {
+  const current = context.repos.endpoints.listByProject(project.id)
   const wanted = new Set(input.operations)
   const mounts = new Set(input.operations.map((path) => splitOperationPath(path)?.mount).filter((m): m is string => m !== undefined))
   for (const endpoint of current) {
@@ -55,15 +55,15 @@ function checkClashes(store: Store, project: Project, input: DefinitionInput, sp
  * Stores the definition (by title: importing it again replaces the document) and one endpoint per
  * operation, in one transaction. Operations kept from an earlier import keep their settings.
  */
-export function importDefinition(store: Store, project: Project, input: DefinitionInput): DefinitionImportResult {
-  const { endpoints, specs } = store.repos
-  return writeTransaction(store.db, () => {
+export function importDefinition(context: Context, project: Project, input: DefinitionInput): DefinitionImportResult {
+  const { endpoints, specs } = context.repos
+  return writeTransaction(context.db, () => {
     const previous = specs.listByProject(project.id).find((spec) => spec.title === input.title)
     if (previous && previous.format !== input.format) {
       throw new AppError('CONFLICT', `project "${project.slug}" already has an import titled "${input.title}" (${FORMAT_NAMES[previous.format]}); import into another project (--project)`)
     }
-    checkClashes(store, project, input, previous?.id)
-    const now = store.clock.now().toISOString()
+    checkClashes(context, project, input, previous?.id)
+    const now = context.clock.now().toISOString()
     const specId = specs.save({ projectId: project.id, format: input.format, title: input.title, version: input.version, source: input.source, document: input.document, importedAt: now })
     const result: DefinitionImportResult = { project, specId, created: [], kept: [], removed: [] }
     const existing = new Map(endpoints.listBySpec(specId).map((e) => [e.path, e]))

@@ -3,9 +3,9 @@ import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint } from '../model.ts'
-import { defaultStatus } from '../openapi/default-status.ts'
+import { defaultStatus } from '../kinds/openapi/default-status.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
@@ -69,18 +69,18 @@ export function currentSettings(endpoint: Endpoint): EndpointSettings {
   return { status, headers, delayMs, body, schema, errorRate, errorStatus }
 }
 
-export function requireEndpoint(store: Store, input: { project?: string | undefined; method: string; path: string }): Endpoint {
-  const project = selectProject(store, input.project)
+export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
+  const project = selectProject(context, input.project)
   const method = parseMethod(input.method)
-  const endpoint = findEndpoint(store, project.id, method, input.path.replace(/\/+$/, '') || '/')
+  const endpoint = findEndpoint(context, project.id, method, input.path.replace(/\/+$/, '') || '/')
   if (!endpoint) throw new AppError('NOT_FOUND', `no endpoint ${method} ${input.path} in project "${project.slug}"`)
   return endpoint
 }
 
 /** `mockapi endpoint set`: changes only the settings given, on this endpoint only. */
-export function configureEndpoint(store: Store, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
+export function configureEndpoint(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
   const settings = mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
-  return writeTransaction(store.db, () => store.repos.endpoints.configure(endpoint.id, settings))
+  return writeTransaction(context.db, () => context.repos.endpoints.configure(endpoint.id, settings))
 }
 
 const SETTING_FIELDS = ['status', 'delayMs', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
@@ -120,10 +120,10 @@ export function settingsFromJson(input: unknown): SettingsInput {
 }
 
 /** A gRPC method's fixed response must fit its output message, or every call would fail. */
-export async function checkGrpcResponse(store: Store, endpoint: Endpoint, body: string): Promise<void> {
+export async function checkGrpcResponse(context: Context, endpoint: Endpoint, body: string): Promise<void> {
   if (endpoint.kind !== 'grpc' || endpoint.specId === null) return
-  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../grpc/load.ts'), import('../grpc/generate.ts')])
-  const descriptor = JSON.parse(store.repos.specs.byId(endpoint.specId)!.document) as Record<string, unknown>
+  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../kinds/grpc/load.ts'), import('../kinds/grpc/generate.ts')])
+  const descriptor = JSON.parse(context.repos.specs.byId(endpoint.specId)!.document) as Record<string, unknown>
   const method = methodsOf(descriptor).find((m) => m.path === endpoint.path)
   if (method) checkGrpcBody(descriptor, method.responseType, body)
 }
@@ -132,17 +132,17 @@ export async function checkGrpcResponse(store: Store, endpoint: Endpoint, body: 
  * `configureEndpoint` with each refused setting named by its field (`"delayMs": …`), as an API
  * caller sent it; a gRPC method's body is checked against its output message.
  */
-export async function configureEndpointFields(store: Store, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
+export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
   const current = currentSettings(endpoint)
   for (const [field, value] of Object.entries(input)) {
     if (value === undefined) continue
     try {
       mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
-      if (field === 'body' && typeof value === 'string') await checkGrpcResponse(store, endpoint, value)
+      if (field === 'body' && typeof value === 'string') await checkGrpcResponse(context, endpoint, value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)
       throw error
     }
   }
-  return configureEndpoint(store, endpoint, input, makeFaker)
+  return configureEndpoint(context, endpoint, input, makeFaker)
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts'
 import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
 import { splitOperationPath } from './protocol-paths.ts'
 import { selectProject } from './projects.ts'
@@ -73,9 +73,9 @@ function servedClash(endpoints: readonly Endpoint[], method: HttpMethod, path: s
   return mount ? `the ${taken.kind === 'graphql' ? 'GraphQL schema' : 'SOAP service'} at ${mount}` : `${taken.method} ${taken.path} (${taken.kind})`
 }
 
-export function findEndpoint(store: Store, projectId: number, method: HttpMethod, path: string): Endpoint | undefined {
+export function findEndpoint(context: Context, projectId: number, method: HttpMethod, path: string): Endpoint | undefined {
   const shape = routeShape(path)
-  return store.repos.endpoints.listByProject(projectId).find((e) => e.method === method && routeShape(e.path) === shape)
+  return context.repos.endpoints.listByProject(projectId).find((e) => e.method === method && routeShape(e.path) === shape)
 }
 
 /** The resource whose collection or item path `path` is, and what `method` does to its records there. */
@@ -114,20 +114,20 @@ export interface AddEndpointInput {
  * the resource's records (so `PATCH /api/posts/:id` merges fields, and a removed resource
  * endpoint can be brought back); anything else answers its configured body.
  */
-export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: Endpoint; warnings: string[] } {
+export function addEndpoint(context: Context, input: AddEndpointInput): { endpoint: Endpoint; warnings: string[] } {
   const method = parseMethod(input.method)
   const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkEndpointPath(input.path)
   const status = input.status === undefined ? undefined : checkStatus(input.status)
   const delayMs = checkDelay(input.delayMs ?? 0)
   const body = input.body === undefined ? null : checkJsonBody(input.body)
-  return writeTransaction(store.db, () => {
-    const project = selectProject(store, input.project)
-    const existing = findEndpoint(store, project.id, method, path)
+  return writeTransaction(context.db, () => {
+    const project = selectProject(context, input.project)
+    const existing = findEndpoint(context, project.id, method, path)
     if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
-    const clash = servedClash(store.repos.endpoints.listByProject(project.id), method, path)
+    const clash = servedClash(context.repos.endpoints.listByProject(project.id), method, path)
     if (clash) throw new AppError('CONFLICT', `${method} ${path} would be served at the same URL as ${clash} in project "${project.slug}"`)
-    const binding = body === null ? resourceBinding(store.repos.resources.listByProject(project.id), method, path) : null
-    const endpoint = store.repos.endpoints.insert({
+    const binding = body === null ? resourceBinding(context.repos.resources.listByProject(project.id), method, path) : null
+    const endpoint = context.repos.endpoints.insert({
       projectId: project.id,
       resourceId: binding?.resource.id ?? null,
       method,
@@ -139,29 +139,29 @@ export function addEndpoint(store: Store, input: AddEndpointInput): { endpoint: 
       headers: input.headers ?? {},
       delayMs,
       body,
-      createdAt: store.clock.now().toISOString(),
+      createdAt: context.clock.now().toISOString(),
     })
     return { endpoint, warnings }
   })
 }
 
-export function removeEndpoint(store: Store, input: { project?: string | undefined; method: string; path: string }): Endpoint {
+export function removeEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
   const method = parseMethod(input.method)
-  return writeTransaction(store.db, () => {
-    const project = selectProject(store, input.project)
-    const endpoint = findEndpoint(store, project.id, method, input.path.replace(/\/+$/, '') || '/')
+  return writeTransaction(context.db, () => {
+    const project = selectProject(context, input.project)
+    const endpoint = findEndpoint(context, project.id, method, input.path.replace(/\/+$/, '') || '/')
     if (!endpoint) throw new AppError('NOT_FOUND', `no endpoint ${method} ${input.path} in project "${project.slug}"`)
-    deleteEndpoint(store, endpoint)
+    deleteEndpoint(context, endpoint)
     return endpoint
   })
 }
 
 /** Deletes one endpoint; the others of its resource stay. */
-export function deleteEndpoint(store: Store, endpoint: Endpoint): void {
-  writeTransaction(store.db, () => {
-    store.repos.endpoints.remove(endpoint.id)
+export function deleteEndpoint(context: Context, endpoint: Endpoint): void {
+  writeTransaction(context.db, () => {
+    context.repos.endpoints.remove(endpoint.id)
     // A spec none of whose endpoints are left is not kept (nor exported) for nothing.
-    store.repos.specs.removeUnused(endpoint.projectId)
+    context.repos.specs.removeUnused(endpoint.projectId)
   })
 }
 
@@ -172,19 +172,19 @@ export function parseId(text: string): number | null {
 }
 
 /** An endpoint of the project by id; unknown (or another project's) → 404. */
-export function requireEndpointById(store: Store, project: Project, idText: string): Endpoint {
+export function requireEndpointById(context: Context, project: Project, idText: string): Endpoint {
   const id = parseId(idText)
-  const endpoint = id === null ? undefined : store.repos.endpoints.byId(id)
+  const endpoint = id === null ? undefined : context.repos.endpoints.byId(id)
   if (!endpoint || endpoint.projectId !== project.id) throw new AppError('NOT_FOUND', `no endpoint with id "${idText}" in project ${project.id}`)
   return endpoint
 }
 
 /** The project's endpoints by path, then method. */
-export function endpointsByPath(store: Store, projectId: number): Endpoint[] {
+export function endpointsByPath(context: Context, projectId: number): Endpoint[] {
   const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-  return store.repos.endpoints.listByProject(projectId).sort((a, b) => byCodePoint(a.path, b.path) || byCodePoint(a.method, b.method))
+  return context.repos.endpoints.listByProject(projectId).sort((a, b) => byCodePoint(a.path, b.path) || byCodePoint(a.method, b.method))
 }
 
-export function listEndpoints(store: Store, projectSlug?: string): Endpoint[] {
-  return store.repos.endpoints.listByProject(selectProject(store, projectSlug).id)
+export function listEndpoints(context: Context, projectSlug?: string): Endpoint[] {
+  return context.repos.endpoints.listByProject(selectProject(context, projectSlug).id)
 }

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
 import type { Endpoint, Project } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { currentSettings, defaultSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
@@ -53,13 +53,13 @@ function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): En
  * Entries are sorted by what identifies them, not listed in creation order, so the same project
  * exports the same bytes from any database it was applied to.
  */
-export function exportProject(store: Store, project: Project): ProjectFile {
-  const endpoints = store.repos.endpoints.listByProject(project.id)
-  const specs = store.repos.specs.listByProject(project.id)
+export function exportProject(context: Context, project: Project): ProjectFile {
+  const endpoints = context.repos.endpoints.listByProject(project.id)
+  const specs = context.repos.specs.listByProject(project.id)
   const importTitles = new Map(specs.map((s) => [s.id, s.title]))
   const byShape = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
   const standard = new Set<string>()
-  const resources = store.repos.resources.listByProject(project.id).sort(byKeys((r) => r.path)).map((resource): ResourceSpec => {
+  const resources = context.repos.resources.listByProject(project.id).sort(byKeys((r) => r.path)).map((resource): ResourceSpec => {
     const without: string[] = []
     for (const { method, path } of standardEndpoints(resource.path)) {
       const key = `${method} ${routeShape(path)}`
@@ -81,7 +81,7 @@ export function exportProject(store: Store, project: Project): ProjectFile {
     seed: project.seedValue,
     resources,
     endpoints: endpointSpecs,
-    webhooks: store.repos.subscriptions.listByProject(project.id).sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
+    webhooks: context.repos.subscriptions.listByProject(project.id).sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
     imports: [...specs].sort(byKeys((s) => s.title, (s) => s.format)).map((s) => ({
       format: s.format,
       title: s.title,

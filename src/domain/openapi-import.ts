@@ -1,13 +1,13 @@
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, ResourceAction } from '../model.ts'
-import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../openapi/types.ts'
-import type { Store } from './context.ts'
+import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../kinds/openapi/types.ts'
+import type { Context } from './context.ts'
 import { ON_ITEM, resourceActionFor, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
 import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { defaultStatus } from '../openapi/default-status.ts'
+import { defaultStatus } from '../kinds/openapi/default-status.ts'
 
 export interface OpenApiImportOptions {
   /** Drop this spec's endpoints that the new version no longer has. */
@@ -108,14 +108,14 @@ function statefulGroups(operations: ImportedOperation[]): StatefulGroup[] {
  * routes clash with endpoints of another kind changes nothing.
  */
 export function importOpenApi(
-  store: Store,
+  context: Context,
   project: Project,
   input: { source: string; spec: SpecDocument; operations: ImportedOperation[] },
   options: OpenApiImportOptions,
   tools: { responderFor: (spec: SpecDocument) => ExampleSource; makeFaker: FakerFactory },
 ): OpenApiImportResult {
-  const { endpoints, specs, resources, collections } = store.repos
-  return writeTransaction(store.db, () => {
+  const { endpoints, specs, resources, collections } = context.repos
+  return writeTransaction(context.db, () => {
     const current = endpoints.listByProject(project.id)
     const existing = new Map(current.map((e) => [key(e.method, e.path), e]))
     // `/posts` and `/api/posts` are both served at `/api/{slug}/posts`: they clash.
@@ -129,7 +129,7 @@ export function importOpenApi(
       const listed = clashes.slice(0, 5).map((e) => `${e.method} ${e.path} (${e.kind})`).join(', ')
       throw new AppError('CONFLICT', `the spec's routes clash with endpoints of project "${project.slug}": ${listed}${clashes.length > 5 ? ` and ${clashes.length - 5} more` : ''}; import into another project (--project) or remove them`)
     }
-    const now = store.clock.now().toISOString()
+    const now = context.clock.now().toISOString()
     const previous = specs.listByProject(project.id).find((stored) => stored.title === input.spec.title)
     if (previous && previous.format !== 'openapi') {
       throw new AppError('CONFLICT', `project "${project.slug}" already has a ${previous.format} import titled "${input.spec.title}"; import into another project (--project)`)
@@ -201,7 +201,7 @@ export function importOpenApi(
       const item = sampleItem(responder, group.operations)
       const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...item })) : []
       resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords })
-      reseedCollection(store, resource.collectionId, tools.makeFaker)
+      reseedCollection(context, resource.collectionId, tools.makeFaker)
     }
     return result
   })

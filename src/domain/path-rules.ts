@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts'
 
 /**
- * Path rules of the contract (§5). Each refusal names its rule so users can tell them apart;
+ * Path rules (docs/mocking.md). Each refusal names its rule so users can tell them apart;
  * `warnings` carry what is allowed but discouraged.
  */
 export interface PathCheck {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { projectView } from '../views.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -29,27 +29,27 @@ export function checkSlug(slug: string): string {
   return slug
 }
 
-export function createProject(store: Store, input: { name: string; slug?: string | undefined }): Project {
+export function createProject(context: Context, input: { name: string; slug?: string | undefined }): Project {
   const name = input.name.trim()
   if (!name) throw new AppError('INVALID_INPUT', 'project name must not be empty')
   const slug = checkSlug(input.slug ?? slugify(name))
-  return writeTransaction(store.db, () => {
-    if (store.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
-    const isDefault = store.repos.projects.list().length === 0
-    return store.repos.projects.insert({
+  return writeTransaction(context.db, () => {
+    if (context.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
+    const isDefault = context.repos.projects.list().length === 0
+    return context.repos.projects.insert({
       name,
       slug,
       shareToken: randomBytes(18).toString('base64url'),
       isDefault,
-      createdAt: store.clock.now().toISOString(),
+      createdAt: context.clock.now().toISOString(),
     })
   })
 }
 
-export function requireProjectBySlug(store: Store, slug: string): Project {
-  const project = store.repos.projects.bySlug(slug)
+export function requireProjectBySlug(context: Context, slug: string): Project {
+  const project = context.repos.projects.bySlug(slug)
   if (!project) {
-    const slugs = store.repos.projects.list().map((p) => p.slug)
+    const slugs = context.repos.projects.list().map((p) => p.slug)
     const there = slugs.length === 0 ? 'there is no project yet' : `the projects are: ${slugs.join(', ')}`
     throw new AppError('PROJECT_NOT_FOUND', `no project with slug "${slug}" (${there}); create it with "mockapi init --slug ${slug}"`)
   }
@@ -60,11 +60,11 @@ export function requireProjectBySlug(store: Store, slug: string): Project {
  * The project commands act on without `--project`, and `serve` also answers at its endpoints'
  * own paths. Returns it, now the default.
  */
-export function setDefaultProject(store: Store, slug: string): Project {
-  return writeTransaction(store.db, () => {
-    const project = requireProjectBySlug(store, slug)
-    store.repos.projects.makeDefault(project.id)
-    return store.repos.projects.byId(project.id)!
+export function setDefaultProject(context: Context, slug: string): Project {
+  return writeTransaction(context.db, () => {
+    const project = requireProjectBySlug(context, slug)
+    context.repos.projects.makeDefault(project.id)
+    return context.repos.projects.byId(project.id)!
   })
 }
 
@@ -72,38 +72,38 @@ export function setDefaultProject(store: Store, slug: string): Project {
  * After `init` made `created`: it takes over as the default when the only other project is the
  * demo `serve` made on an empty database (the tour runs init right after it). Returns the default.
  */
-export function settleDefault(store: Store, created: Project, demoProjectId: number | null): Project {
-  const others = store.repos.projects.list().filter((p) => p.id !== created.id)
-  if (others.length === 1 && others[0]!.id === demoProjectId && others[0]!.isDefault) return setDefaultProject(store, created.slug)
-  return defaultProject(store) ?? created
+export function settleDefault(context: Context, created: Project, demoProjectId: number | null): Project {
+  const others = context.repos.projects.list().filter((p) => p.id !== created.id)
+  if (others.length === 1 && others[0]!.id === demoProjectId && others[0]!.isDefault) return setDefaultProject(context, created.slug)
+  return defaultProject(context) ?? created
 }
 
-export function deleteProject(store: Store, slug: string): Project {
-  return writeTransaction(store.db, () => {
-    const project = requireProjectBySlug(store, slug)
-    store.repos.projects.remove(project.id)
+export function deleteProject(context: Context, slug: string): Project {
+  return writeTransaction(context.db, () => {
+    const project = requireProjectBySlug(context, slug)
+    context.repos.projects.remove(project.id)
     return project
   })
 }
 
 /** The project named by `--project`, else the only one, else the default (first created). */
-export function selectProject(store: Store, slug?: string): Project {
-  if (slug) return requireProjectBySlug(store, slug)
-  const projects = store.repos.projects.list()
+export function selectProject(context: Context, slug?: string): Project {
+  if (slug) return requireProjectBySlug(context, slug)
+  const projects = context.repos.projects.list()
   if (projects.length === 0) throw new AppError('PROJECT_NOT_FOUND', 'no project yet: run "mockapi init" first')
   return projects.length === 1 ? projects[0]! : (projects.find((p) => p.isDefault) ?? projects[0]!)
 }
 
-export function defaultProject(store: Store): Project | undefined {
-  const projects = store.repos.projects.list()
+export function defaultProject(context: Context): Project | undefined {
+  const projects = context.repos.projects.list()
   return projects.find((p) => p.isDefault) ?? projects[0]
 }
 
 /** A project as the management API shows it: its view with how many resources and endpoints it has. */
-export function projectSummary(store: Store, project: Project) {
+export function projectSummary(context: Context, project: Project) {
   return {
     ...projectView(project),
-    resourceCount: store.repos.resources.countByProject(project.id),
-    endpointCount: store.repos.endpoints.countByProject(project.id),
+    resourceCount: context.repos.resources.countByProject(project.id),
+    endpointCount: context.repos.endpoints.countByProject(project.id),
   }
 }

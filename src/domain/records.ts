@@ -3,7 +3,7 @@ import type { FieldFilter, ResourceAction } from '../model.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const MAX_ID_LENGTH = 1024
@@ -79,8 +79,8 @@ function toRecordJson(id: string, body: JsonObject, parents: FieldFilter[]): str
 }
 
 /** A POST routed before its resource was deleted (by the CLI, the dashboard, `apply`) reaches here after. */
-function requireCollection(store: Store, collectionId: number): void {
-  if (store.repos.resources.listByCollection(collectionId).length === 0) {
+function requireCollection(context: Context, collectionId: number): void {
+  if (context.repos.resources.listByCollection(collectionId).length === 0) {
     throw new AppError('NOT_FOUND', 'the resource this endpoint stored records in has been deleted')
   }
 }
@@ -89,25 +89,25 @@ function notFound(id: string): never {
   throw new AppError('NOT_FOUND', `no record with id "${id}"`)
 }
 
-export function nextRecordId(store: Store, collectionId: number): string {
-  let next = store.repos.collections.peekNextId(collectionId)
-  while (store.repos.records.exists(collectionId, String(next))) next += 1
-  store.repos.collections.setNextId(collectionId, next + 1)
+export function nextRecordId(context: Context, collectionId: number): string {
+  let next = context.repos.collections.peekNextId(collectionId)
+  while (context.repos.records.exists(collectionId, String(next))) next += 1
+  context.repos.collections.setNextId(collectionId, next + 1)
   return String(next)
 }
 
 /** Inserts one record (a given id or the next integer); runs inside the caller's transaction. */
-export function insertRecord(store: Store, collectionId: number, body: JsonObject, parents: FieldFilter[] = []): string {
-  const id = body.id === undefined ? nextRecordId(store, collectionId) : normalizeId(body.id)
-  if (store.repos.records.exists(collectionId, id)) throw new AppError('CONFLICT', `a record with id "${id}" already exists`)
-  if (INTEGER_ID.test(id)) store.repos.collections.raiseNextIdPast(collectionId, Number(id))
+export function insertRecord(context: Context, collectionId: number, body: JsonObject, parents: FieldFilter[] = []): string {
+  const id = body.id === undefined ? nextRecordId(context, collectionId) : normalizeId(body.id)
+  if (context.repos.records.exists(collectionId, id)) throw new AppError('CONFLICT', `a record with id "${id}" already exists`)
+  if (INTEGER_ID.test(id)) context.repos.collections.raiseNextIdPast(collectionId, Number(id))
   const json = toRecordJson(id, body, parents)
-  store.repos.records.insert(collectionId, id, json)
+  context.repos.records.insert(collectionId, id, json)
   return json
 }
 
-export function runRecordAction(store: Store, request: RecordRequest): RecordResponse {
-  const { records } = store.repos
+export function runRecordAction(context: Context, request: RecordRequest): RecordResponse {
+  const { records } = context.repos
   const json = { 'Content-Type': 'application/json; charset=utf-8' }
   switch (request.action) {
     case 'list': {
@@ -125,9 +125,9 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
     }
     case 'create': {
       const body = requireObject(request.body)
-      const created = writeTransaction(store.db, () => {
-        requireCollection(store, request.collectionId)
-        return insertRecord(store, request.collectionId, body, request.parents)
+      const created = writeTransaction(context.db, () => {
+        requireCollection(context, request.collectionId)
+        return insertRecord(context, request.collectionId, body, request.parents)
       })
       return { status: request.status, headers: json, body: created }
     }
@@ -140,7 +140,7 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
     case 'patch': {
       const id = request.id!
       const body = requireObject(request.body)
-      const updated = writeTransaction(store.db, () => {
+      const updated = writeTransaction(context.db, () => {
         const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
         const fields = request.action === 'patch' ? { ...(parseKeepingNumbers(current) as JsonObject), ...body } : body
         const next = toRecordJson(id, fields, request.parents)
@@ -151,7 +151,7 @@ export function runRecordAction(store: Store, request: RecordRequest): RecordRes
     }
     case 'delete': {
       const id = request.id!
-      const removed = writeTransaction(store.db, () => {
+      const removed = writeTransaction(context.db, () => {
         const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
         records.remove(request.collectionId, id)
         return current

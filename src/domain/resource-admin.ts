@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import type { Project, Resource } from '../model.ts'
 import { endpointView, resourceView } from '../views.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { parseId } from './endpoints.ts'
 import { checkResourcePath, type PathCheck } from './path-rules.ts'
 import { createResource, resourceConflict } from './resources.ts'
@@ -16,21 +16,21 @@ function invalidField(field: string, message: string, extra: Record<string, unkn
 }
 
 /** The resource with its record count and the ids of its endpoints. */
-export function describeResource(store: Store, resource: Resource, endpointIds?: number[]) {
-  const ids = endpointIds ?? store.repos.endpoints.listByProject(resource.projectId).filter((e) => e.resourceId === resource.id).map((e) => e.id)
-  return resourceView(resource, store.repos.records.count(resource.collectionId), ids)
+export function describeResource(context: Context, resource: Resource, endpointIds?: number[]) {
+  const ids = endpointIds ?? context.repos.endpoints.listByProject(resource.projectId).filter((e) => e.resourceId === resource.id).map((e) => e.id)
+  return resourceView(resource, context.repos.records.count(resource.collectionId), ids)
 }
 
 /** The project's resources by path. */
-export function listResources(store: Store, projectId: number) {
+export function listResources(context: Context, projectId: number) {
   const endpointIds = new Map<number, number[]>()
-  for (const endpoint of store.repos.endpoints.listByProject(projectId)) {
+  for (const endpoint of context.repos.endpoints.listByProject(projectId)) {
     if (endpoint.resourceId === null) continue
     endpointIds.set(endpoint.resourceId, [...(endpointIds.get(endpoint.resourceId) ?? []), endpoint.id])
   }
-  return store.repos.resources.listByProject(projectId)
+  return context.repos.resources.listByProject(projectId)
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .map((resource) => describeResource(store, resource, (endpointIds.get(resource.id) ?? []).sort((a, b) => a - b)))
+    .map((resource) => describeResource(context, resource, (endpointIds.get(resource.id) ?? []).sort((a, b) => a - b)))
 }
 
 /** The path rules of `add-resource`; a refusal is INVALID_INPUT naming the path and its rule. */
@@ -46,11 +46,11 @@ function checkPath(path: unknown): PathCheck {
 }
 
 /** Whether `add-resource` would take this path: its normalized form and warnings, or why not. */
-export function checkNewResource(store: Store, project: Project, path: string | null): { ok: true; path: string; warnings: string[] } | { ok: false; message: string } {
+export function checkNewResource(context: Context, project: Project, path: string | null): { ok: true; path: string; warnings: string[] } | { ok: false; message: string } {
   if (!path) return { ok: false, message: 'give a path such as /api/posts' }
   try {
     const checked = checkPath(path)
-    const conflict = resourceConflict(store, project, checked.path)
+    const conflict = resourceConflict(context, project, checked.path)
     return conflict ? { ok: false, message: conflict } : { ok: true, path: checked.path, warnings: checked.warnings }
   } catch (error) {
     if (error instanceof AppError && error.status === 400) return { ok: false, message: error.message }
@@ -61,7 +61,7 @@ export function checkNewResource(store: Store, project: Project, path: string | 
 const CREATE_FIELDS = ['path', 'fields', 'seed']
 
 /** `add-resource --fields --seed` from a JSON body `{path, fields?, seed?}`, in one transaction. */
-export function addResource(store: Store, project: Project, input: unknown, makeFaker: FakerFactory) {
+export function addResource(context: Context, project: Project, input: unknown, makeFaker: FakerFactory) {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new AppError('INVALID_BODY', 'request body must be a JSON object: {path, fields?, seed?}')
   }
@@ -77,20 +77,20 @@ export function addResource(store: Store, project: Project, input: unknown, make
   }
   if (seedCount > 0 && Object.keys(fields).length === 0) invalidField('fields', 'must name at least one field generator to generate records')
   const seed = { fields: fields as Record<string, string>, seedCount, seedValue: null, seedRecords: [] }
-  return writeTransaction(store.db, () => {
-    const conflict = resourceConflict(store, project, path)
+  return writeTransaction(context.db, () => {
+    const conflict = resourceConflict(context, project, path)
     if (conflict) throw new AppError('CONFLICT', conflict)
-    const created = createResource(store, { project: project.slug, path })
+    const created = createResource(context, { project: project.slug, path })
     try {
-      seedResource(store, created.resource, seed, makeFaker)
+      seedResource(context, created.resource, seed, makeFaker)
     } catch (error) {
       // An unknown generator: the transaction is undone, nothing stays.
       if (error instanceof AppError && error.code === 'INVALID_INPUT') invalidField('fields', `is not valid: ${error.message}`)
       throw error
     }
-    const resource = store.repos.resources.byId(created.resource.id)!
+    const resource = context.repos.resources.byId(created.resource.id)!
     return {
-      resource: describeResource(store, resource, created.endpoints.map((e) => e.id)),
+      resource: describeResource(context, resource, created.endpoints.map((e) => e.id)),
       endpoints: created.endpoints.map(endpointView),
       warnings,
     }
@@ -98,18 +98,18 @@ export function addResource(store: Store, project: Project, input: unknown, make
 }
 
 /** A resource of the project by id; unknown (or another project's) → 404. */
-export function requireResource(store: Store, project: Project, idText: string): Resource {
+export function requireResource(context: Context, project: Project, idText: string): Resource {
   const id = parseId(idText)
-  const resource = id === null ? undefined : store.repos.resources.byId(id)
+  const resource = id === null ? undefined : context.repos.resources.byId(id)
   if (!resource || resource.projectId !== project.id) throw new AppError('NOT_FOUND', `no resource with id "${idText}" in project ${project.id}`)
   return resource
 }
 
 /** Deletes the resource with its endpoints, and its records unless another resource shares them. */
-export function deleteResource(store: Store, resource: Resource): void {
-  writeTransaction(store.db, () => {
-    store.repos.resources.remove(resource.id)
-    store.repos.collections.removeIfUnused(resource.collectionId)
-    store.repos.specs.removeUnused(resource.projectId)
+export function deleteResource(context: Context, resource: Resource): void {
+  writeTransaction(context.db, () => {
+    context.repos.resources.remove(resource.id)
+    context.repos.collections.removeIfUnused(resource.collectionId)
+    context.repos.specs.removeUnused(resource.projectId)
   })
 }

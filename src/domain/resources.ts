@@ -1,12 +1,12 @@
 import { AppError } from '../errors.ts'
 import type { Endpoint, HttpMethod, Project, Resource, ResourceAction } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { findEndpoint } from './endpoints.ts'
 import { checkResourcePath } from './path-rules.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
-/** The five endpoints every resource gets (contract §5). */
+/** The endpoints every resource gets (docs/mocking.md, "Resources"). */
 const RESOURCE_ENDPOINTS: { method: HttpMethod; onItem: boolean; action: ResourceAction; status: number }[] = [
   { method: 'GET', onItem: false, action: 'list', status: 200 },
   { method: 'POST', onItem: false, action: 'create', status: 201 },
@@ -27,17 +27,17 @@ export interface CreatedResource {
 }
 
 /** `rules: false` for paths an imported spec defines (`/pets`), which the path rules do not judge. */
-export function createResource(store: Store, input: { project?: string | undefined; path: string; rules?: boolean }): CreatedResource {
+export function createResource(context: Context, input: { project?: string | undefined; path: string; rules?: boolean }): CreatedResource {
   const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkResourcePath(input.path)
-  return writeTransaction(store.db, () => {
-    const project = selectProject(store, input.project)
-    const conflict = resourceConflict(store, project, path)
+  return writeTransaction(context.db, () => {
+    const project = selectProject(context, input.project)
+    const conflict = resourceConflict(context, project, path)
     if (conflict) throw new AppError('CONFLICT', conflict)
-    const createdAt = store.clock.now().toISOString()
-    const collectionId = store.repos.collections.ensure(project.id, collectionName(path))
-    const resource = store.repos.resources.insert({ projectId: project.id, collectionId, path, createdAt })
+    const createdAt = context.clock.now().toISOString()
+    const collectionId = context.repos.collections.ensure(project.id, collectionName(path))
+    const resource = context.repos.resources.insert({ projectId: project.id, collectionId, path, createdAt })
     const endpoints = RESOURCE_ENDPOINTS.map((spec) =>
-      store.repos.endpoints.insert({
+      context.repos.endpoints.insert({
         projectId: project.id,
         resourceId: resource.id,
         method: spec.method,
@@ -52,10 +52,10 @@ export function createResource(store: Store, input: { project?: string | undefin
 }
 
 /** Why a resource cannot be created at `path` (already there, or one of its endpoints taken); null if it can. */
-export function resourceConflict(store: Store, project: Project, path: string): string | null {
-  if (store.repos.resources.byPath(project.id, path)) return `resource ${path} already exists in project "${project.slug}"`
+export function resourceConflict(context: Context, project: Project, path: string): string | null {
+  if (context.repos.resources.byPath(project.id, path)) return `resource ${path} already exists in project "${project.slug}"`
   for (const spec of RESOURCE_ENDPOINTS) {
-    const taken = findEndpoint(store, project.id, spec.method, spec.onItem ? `${path}/:id` : path)
+    const taken = findEndpoint(context, project.id, spec.method, spec.onItem ? `${path}/:id` : path)
     if (taken) return `${spec.method} ${taken.path} already exists in project "${project.slug}"`
   }
   return null

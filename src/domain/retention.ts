@@ -1,5 +1,5 @@
 import type { BackgroundLog } from './background.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
 export interface RetentionLimits {
@@ -20,10 +20,10 @@ const TASK = 'log pruning'
  * prune waits one period: at start it would hold up the first requests behind a large delete.
  * A prune the database cannot take now (busy, disk full) is simply the next one's work.
  */
-export function startRetention(store: Store, limits: RetentionLimits, log: BackgroundLog): { stop(): void } {
+export function startRetention(context: Context, limits: RetentionLimits, log: BackgroundLog): { stop(): void } {
   const pruneNow = () => {
     try {
-      writeTransaction(store.db, () => store.repos.retention.prune(limits))
+      writeTransaction(context.db, () => context.repos.retention.prune(limits))
       log.succeeded(TASK)
     } catch (error) {
       log.failed(TASK, error)

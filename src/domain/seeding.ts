@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts'
 import type { Resource } from '../model.ts'
 import type { ResourceSeed } from '../store/resources.ts'
 import { checkFields, generateRecord, type FakerFactory } from '../engine/generators.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { insertRecord } from './records.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -26,16 +26,16 @@ export function checkSeed(seed: ResourceSeed, makeFaker: FakerFactory): Resource
  * Empties a collection and seeds it again from its resources: their literal records, then their
  * generated ones (reproducible when a seed value is set). The result becomes the reset snapshot.
  */
-export function reseedCollection(store: Store, collectionId: number, makeFaker: FakerFactory): number {
-  return writeTransaction(store.db, () => {
-    const { records, collections, projects } = store.repos
+export function reseedCollection(context: Context, collectionId: number, makeFaker: FakerFactory): number {
+  return writeTransaction(context.db, () => {
+    const { records, collections, projects } = context.repos
     records.removeAll(collectionId)
     collections.setNextId(collectionId, 1)
-    for (const resource of store.repos.resources.listByCollection(collectionId)) {
-      for (const record of resource.seedRecords) insertRecord(store, collectionId, record)
+    for (const resource of context.repos.resources.listByCollection(collectionId)) {
+      for (const record of resource.seedRecords) insertRecord(context, collectionId, record)
       if (resource.seedCount > 0) {
         const faker = makeFaker(resource.seedValue ?? projects.byId(resource.projectId)?.seedValue ?? null)
-        for (let i = 0; i < resource.seedCount; i += 1) insertRecord(store, collectionId, generateRecord(resource.fields, faker))
+        for (let i = 0; i < resource.seedCount; i += 1) insertRecord(context, collectionId, generateRecord(resource.fields, faker))
       }
     }
     records.saveSnapshot(collectionId)
@@ -44,18 +44,18 @@ export function reseedCollection(store: Store, collectionId: number, makeFaker: 
 }
 
 /** Sets a resource's seed (fields, count, value, literal records) and reseeds its collection. */
-export function seedResource(store: Store, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory): number {
+export function seedResource(context: Context, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory): number {
   checkSeed(seed, makeFaker)
-  return writeTransaction(store.db, () => {
-    store.repos.resources.setSeed(resource.id, seed)
-    return reseedCollection(store, resource.collectionId, makeFaker)
+  return writeTransaction(context.db, () => {
+    context.repos.resources.setSeed(resource.id, seed)
+    return reseedCollection(context, resource.collectionId, makeFaker)
   })
 }
 
 /** Puts every collection of the project back to its seeded records. */
-export function resetProject(store: Store, projectId: number): { collections: number; records: number } {
-  return writeTransaction(store.db, () => {
-    const { collections, records } = store.repos
+export function resetProject(context: Context, projectId: number): { collections: number; records: number } {
+  return writeTransaction(context.db, () => {
+    const { collections, records } = context.repos
     let restored = 0
     const ids = collections.listIds(projectId)
     for (const collectionId of ids) {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { AppError } from '../errors.ts'
 import type { LeaseHolder } from '../store/lease.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
 /** How often a serving process renews its lease. */
@@ -54,18 +54,18 @@ function describe(holder: LeaseHolder): string {
  * first's in-flight deliveries back and send them again. The lease is a row in the file itself,
  * so it works for any process that opens the file, and a killed serve's lease lapses by itself.
  */
-export function takeServeLease(store: Store, options: { onLost: (by: LeaseHolder | null) => void }): ServeLease {
-  const now = () => store.clock.now().getTime()
+export function takeServeLease(context: Context, options: { onLost: (by: LeaseHolder | null) => void }): ServeLease {
+  const now = () => context.clock.now().getTime()
   const holder: LeaseHolder = {
     id: randomUUID(),
     pid: process.pid,
     hostname: hostname(),
     url: 'not listening yet',
-    startedAt: store.clock.now().toISOString(),
+    startedAt: context.clock.now().toISOString(),
     renewedAt: now(),
   }
-  const { lease } = store.repos
-  writeTransaction(store.db, () => {
+  const { lease } = context.repos
+  writeTransaction(context.db, () => {
     const current = lease.holder()
     if (current && holds(current, now())) {
       throw new AppError('CONFLICT', `this database is already being served (${describe(current)}); stop that serve first, or pass another --db`)
@@ -77,7 +77,7 @@ export function takeServeLease(store: Store, options: { onLost: (by: LeaseHolder
     if (lost) return
     try {
       holder.renewedAt = now()
-      const kept = writeTransaction(store.db, () => lease.renew(holder))
+      const kept = writeTransaction(context.db, () => lease.renew(holder))
       if (!kept) {
         lost = true
         options.onLost(lease.holder())
@@ -97,7 +97,7 @@ export function takeServeLease(store: Store, options: { onLost: (by: LeaseHolder
     release() {
       clearInterval(timer)
       try {
-        writeTransaction(store.db, () => lease.release(holder.id))
+        writeTransaction(context.db, () => lease.release(holder.id))
       } catch {
         // The lease lapses by itself once it is not renewed.
       }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, type Attempt, type EventType, type Project, type Subscription } from '../model.ts'
-import type { Store } from './context.ts'
+import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const DELIVERY_LOG_LIMIT = 50
@@ -41,17 +41,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-export function createSubscription(store: Store, project: Project, input: unknown): Subscription {
+export function createSubscription(context: Context, project: Project, input: unknown): Subscription {
   if (!isObject(input)) throw new AppError('INVALID_BODY', 'request body must be a JSON object with name, targetUrl and events')
   const fields = { name: checkName(input.name), targetUrl: checkTargetUrl(input.targetUrl), events: checkEvents(input.events) }
   // The project may have been deleted (by another process) while the body was read.
-  return writeTransaction(store.db, () => {
-    if (!store.repos.projects.byId(project.id)) throw new AppError('PROJECT_NOT_FOUND', `project ${project.id} was deleted`)
-    return store.repos.subscriptions.insert({
+  return writeTransaction(context.db, () => {
+    if (!context.repos.projects.byId(project.id)) throw new AppError('PROJECT_NOT_FOUND', `project ${project.id} was deleted`)
+    return context.repos.subscriptions.insert({
       projectId: project.id,
       ...fields,
       secret: `whsec_${randomBytes(24).toString('base64')}`,
-      createdAt: store.clock.now().toISOString(),
+      createdAt: context.clock.now().toISOString(),
     })
   })
 }
@@ -60,9 +60,9 @@ function gone(subscription: Subscription): AppError {
   return new AppError('NOT_FOUND', `no webhook subscription with id "${subscription.id}" (it was deleted)`)
 }
 
-export function requireSubscription(store: Store, id: string | number, project?: Project): Subscription {
+export function requireSubscription(context: Context, id: string | number, project?: Project): Subscription {
   const numeric = typeof id === 'number' ? id : /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : NaN
-  const subscription = Number.isSafeInteger(numeric) ? store.repos.subscriptions.byId(numeric) : undefined
+  const subscription = Number.isSafeInteger(numeric) ? context.repos.subscriptions.byId(numeric) : undefined
   if (!subscription || (project && subscription.projectId !== project.id)) {
     throw new AppError('NOT_FOUND', `no webhook subscription with id "${id}"${project ? ` in project ${project.id}` : ''}`)
   }
@@ -70,7 +70,7 @@ export function requireSubscription(store: Store, id: string | number, project?:
 }
 
 /** Applies `{enabled, name, targetUrl, events}`; turning one off cancels its pending retries. */
-export function updateSubscription(store: Store, subscription: Subscription, input: unknown): Subscription {
+export function updateSubscription(context: Context, subscription: Subscription, input: unknown): Subscription {
   if (!isObject(input)) throw new AppError('INVALID_BODY', 'request body must be a JSON object')
   const known = ['enabled', 'name', 'targetUrl', 'events'].filter((key) => key in input)
   if (known.length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: send enabled, name, targetUrl or events')
@@ -82,33 +82,33 @@ export function updateSubscription(store: Store, subscription: Subscription, inp
     ...('targetUrl' in input ? { targetUrl: checkTargetUrl(input.targetUrl) } : {}),
     ...('events' in input ? { events: checkEvents(input.events) } : {}),
   }
-  return writeTransaction(store.db, () => {
-    if (!store.repos.subscriptions.byId(subscription.id)) throw gone(subscription)
-    if (!next.enabled) store.repos.deliveries.cancelPending(subscription.id)
-    return store.repos.subscriptions.update(next)
+  return writeTransaction(context.db, () => {
+    if (!context.repos.subscriptions.byId(subscription.id)) throw gone(subscription)
+    if (!next.enabled) context.repos.deliveries.cancelPending(subscription.id)
+    return context.repos.subscriptions.update(next)
   })
 }
 
-export function deleteSubscription(store: Store, subscription: Subscription): void {
-  if (!store.repos.subscriptions.remove(subscription.id)) throw gone(subscription)
+export function deleteSubscription(context: Context, subscription: Subscription): void {
+  if (!context.repos.subscriptions.remove(subscription.id)) throw gone(subscription)
 }
 
-export function recentAttempts(store: Store, subscriptionId: number, limit = DELIVERY_LOG_LIMIT): Attempt[] {
-  return store.repos.deliveries.recentAttempts(subscriptionId, Math.min(limit, 1000))
+export function recentAttempts(context: Context, subscriptionId: number, limit = DELIVERY_LOG_LIMIT): Attempt[] {
+  return context.repos.deliveries.recentAttempts(subscriptionId, Math.min(limit, 1000))
 }
 
 /** Queues the event of a logged attempt once more, for the same subscription (of `project`, when given). */
-export function redeliver(store: Store, attemptId: string, project?: Project): { deliveryId: number; attempt: Attempt } {
+export function redeliver(context: Context, attemptId: string, project?: Project): { deliveryId: number; attempt: Attempt } {
   const id = /^[1-9][0-9]{0,15}$/.test(attemptId) ? Number(attemptId) : NaN
-  const found = Number.isSafeInteger(id) ? store.repos.deliveries.attemptById(id) : undefined
-  const attempt = found && (!project || store.repos.subscriptions.byId(found.subscriptionId)?.projectId === project.id) ? found : undefined
+  const found = Number.isSafeInteger(id) ? context.repos.deliveries.attemptById(id) : undefined
+  const attempt = found && (!project || context.repos.subscriptions.byId(found.subscriptionId)?.projectId === project.id) ? found : undefined
   if (!attempt) throw new AppError('NOT_FOUND', `no delivery with id "${attemptId}"${project ? ` in project ${project.id}` : ''} (ids are listed by "mockapi webhooks deliveries")`)
   // One transaction: the subscription checked is the one the delivery is queued for.
-  return writeTransaction(store.db, () => {
-    const subscription = requireSubscription(store, attempt.subscriptionId)
+  return writeTransaction(context.db, () => {
+    const subscription = requireSubscription(context, attempt.subscriptionId)
     if (!subscription.enabled) throw new AppError('CONFLICT', `subscription ${subscription.id} is off; turn it on first`)
-    const now = store.clock.now()
-    const deliveryId = store.repos.deliveries.insertDelivery(attempt.eventId, subscription.id, now.getTime(), now.toISOString())
+    const now = context.clock.now()
+    const deliveryId = context.repos.deliveries.insertDelivery(attempt.eventId, subscription.id, now.getTime(), now.toISOString())
     if (deliveryId === null) throw gone(subscription)
     return { deliveryId, attempt }
   })

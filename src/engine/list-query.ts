@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts'
 import type { FieldFilter } from '../model.ts'
 
-/** The list parameters of contract §5, read from a query string; every other key is a filter. */
+/** The list parameters (docs/mocking.md, "Resources"), read from a query string; every other key is a filter. */
 export interface ListParams {
   filters: FieldFilter[]
   sort: { field: string; descending: boolean } | null

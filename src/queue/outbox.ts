@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { whenStoreFree, writeTransaction } from '../domain/transaction.ts'
 import { createVersionedCache } from '../domain/versioned-cache.ts'
 import type { MockEvents, RequestServed } from '../events.ts'
@@ -43,11 +43,11 @@ function eventTypes(served: RequestServed): EventType[] {
  * next turn of the event loop, so many requests share one commit. A batch the database cannot
  * take (another process holds the lock, the disk is full) stays buffered and is written later.
  */
-export function createOutbox(store: Store, events: MockEvents, options: { onQueued: () => void; log?: BackgroundLog }): Outbox {
+export function createOutbox(context: Context, events: MockEvents, options: { onQueued: () => void; log?: BackgroundLog }): Outbox {
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
-  const subscriptions = createVersionedCache(store.db, () => {
+  const subscriptions = createVersionedCache(context.db, () => {
     const byProject = new Map<number, Subscription[]>()
-    for (const subscription of store.repos.subscriptions.listEnabled()) {
+    for (const subscription of context.repos.subscriptions.listEnabled()) {
       byProject.set(subscription.projectId, [...(byProject.get(subscription.projectId) ?? []), subscription])
     }
     return byProject
@@ -64,10 +64,10 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
    * subscription cannot roll back the events of every other project in the batch.
    */
   const write = (batch: RequestServed[]): number => {
-    const now = store.clock.now()
+    const now = context.clock.now()
     const createdAt = now.toISOString()
     let queued = 0
-    writeTransaction(store.db, () => {
+    writeTransaction(context.db, () => {
       for (const served of batch) {
         const candidates = subscriptions.get().get(served.projectId!) ?? []
         for (const type of eventTypes(served)) {
@@ -84,12 +84,12 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
             durationMs: served.durationMs,
           }
           const payload = JSON.stringify({ type, timestamp: createdAt, data })
-          if (!store.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })) continue
+          if (!context.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })) continue
           let added = 0
           for (const target of targets) {
-            if (store.repos.deliveries.insertDelivery(id, target.id, now.getTime(), createdAt) !== null) added += 1
+            if (context.repos.deliveries.insertDelivery(id, target.id, now.getTime(), createdAt) !== null) added += 1
           }
-          if (added === 0) store.repos.deliveries.removeEvent(id)
+          if (added === 0) context.repos.deliveries.removeEvent(id)
           queued += added
         }
       }
@@ -161,7 +161,7 @@ export function createOutbox(store: Store, events: MockEvents, options: { onQueu
       const batch = buffered
       buffered = []
       try {
-        const queued = await whenStoreFree(store.db, () => write(batch), CLOSE_WAIT_MS)
+        const queued = await whenStoreFree(context.db, () => write(batch), CLOSE_WAIT_MS)
         if (queued > 0) options.onQueued()
       } catch (error) {
         log.failed(TASK, error)

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Webhook } from 'standardwebhooks'
 import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { writeTransaction } from '../domain/transaction.ts'
 import type { DeliveryAttempted, MockEvents } from '../events.ts'
 import type { ClaimedDelivery } from '../store/deliveries.ts'
@@ -15,7 +15,7 @@ const MAX_RETRY_AFTER_MS = 3_600_000
 const TASK = 'webhook deliveries'
 
 export interface WorkerOptions {
-  store: Store
+  context: Context
   events: MockEvents
   /** Delays between attempts; attempts = delays + 1. */
   retryDelaysMs?: number[]
@@ -68,8 +68,8 @@ function describeFailure(error: unknown): string {
  * outcome is recorded once the database takes it.
  */
 export function createWorker(options: WorkerOptions): Worker {
-  const { store, events } = options
-  const { deliveries } = store.repos
+  const { context, events } = options
+  const { deliveries } = context.repos
   const retryDelays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS
   const concurrency = options.concurrency ?? 16
@@ -83,7 +83,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let failures = 0
   // Round robin: the next claim starts after the subscription served first last time.
   let lastFirst = 0
-  const now = () => store.clock.now().getTime()
+  const now = () => context.clock.now().getTime()
 
   const schedule = (delayMs: number) => {
     if (timer) clearTimeout(timer)
@@ -125,11 +125,11 @@ export function createWorker(options: WorkerOptions): Worker {
     let due: number | null
     try {
       if (!recovered) {
-        writeTransaction(store.db, () => deliveries.recoverInFlight())
+        writeTransaction(context.db, () => deliveries.recoverInFlight())
         recovered = true
       }
       const free = concurrency - inFlight.size
-      if (free > 0) claimed = writeTransaction(store.db, () => claim(free))
+      if (free > 0) claimed = writeTransaction(context.db, () => claim(free))
       due = deliveries.nextDueAt()
       log.succeeded(TASK)
       failures = 0
@@ -145,7 +145,7 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   async function attempt(job: ClaimedDelivery, stop: AbortSignal): Promise<Outcome | null> {
-    const sentAt = store.clock.now()
+    const sentAt = context.clock.now()
     // Our own timer, not AbortSignal.timeout inside AbortSignal.any: that one can be collected
     // before it fires, and a receiver answering after 40 s was logged as a success.
     const cut = new AbortController()
@@ -187,7 +187,7 @@ export function createWorker(options: WorkerOptions): Worker {
   /** The attempt's outcome and the next step; null when the delivery is gone (its subscription was deleted meanwhile). */
   function record(job: ClaimedDelivery, outcome: Outcome, durationMs: number): DeliveryAttempted['outcome'] | null {
     const succeeded = outcome.error === null
-    return writeTransaction(store.db, () => {
+    return writeTransaction(context.db, () => {
       const logged = deliveries.logAttempt({
         deliveryId: job.id,
         subscriptionId: job.subscriptionId,
@@ -198,7 +198,7 @@ export function createWorker(options: WorkerOptions): Worker {
         succeeded,
         error: outcome.error,
         durationMs,
-        timestamp: store.clock.now().toISOString(),
+        timestamp: context.clock.now().toISOString(),
       })
       if (!logged) return null
       if (succeeded) {
@@ -206,8 +206,8 @@ export function createWorker(options: WorkerOptions): Worker {
         return 'succeeded'
       }
       if (outcome.statusCode === 410) {
-        const subscription = store.repos.subscriptions.byId(job.subscriptionId)
-        if (subscription) store.repos.subscriptions.update({ ...subscription, enabled: false })
+        const subscription = context.repos.subscriptions.byId(job.subscriptionId)
+        if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
         deliveries.cancelPending(job.subscriptionId)
         deliveries.markFailed(job.id, now())
         events.emit('config.changed')

@@ -1,6 +1,6 @@
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { authorizeProject, verifyBearer } from '../domain/auth.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
@@ -8,7 +8,7 @@ import { withPreflight } from './cors.ts'
 import type { RequestLog } from './request-log.ts'
 
 export interface AdminDeps {
-  store: Store
+  context: Context
   events: MockEvents
   bodyLimit: number
   requestLog: RequestLog
@@ -43,10 +43,10 @@ export function bearerOf(event: H3Event, queryToken = false): string | null {
   return token ? `Bearer ${token}` : null
 }
 
-export function createAuthorize(store: Store): Authorize {
+export function createAuthorize(context: Context): Authorize {
   return async (event, options = {}) => {
-    const claims = await verifyBearer(store, bearerOf(event, options.queryToken))
-    return authorizeProject(store, claims, getRouterParam(event, 'projectId') ?? '')
+    const claims = await verifyBearer(context, bearerOf(event, options.queryToken))
+    return authorizeProject(context, claims, getRouterParam(event, 'projectId') ?? '')
   }
 }
 

@@ -8,17 +8,17 @@ import { jsonResponse, textResponse } from './respond.ts'
 
 /** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
-  const { store } = deps
+  const { context } = deps
 
   route(app, '/api/projects/:projectId/endpoints', async (event) => {
     const project = await authorized(event)
     if (!isRead(event)) notAllowed(event, ['GET'])
-    return jsonResponse(200, endpointsByPath(store, project.id).map(endpointView))
+    return jsonResponse(200, endpointsByPath(context, project.id).map(endpointView))
   })
 
   route(app, '/api/projects/:projectId/endpoints/:endpointId', async (event) => {
     const project = await authorized(event)
-    const endpoint = requireEndpointById(store, project, pathParam(event, 'endpointId'))
+    const endpoint = requireEndpointById(context, project, pathParam(event, 'endpointId'))
     if (event.req.method === 'PATCH') {
       const input = await readJsonBody(event, deps.bodyLimit)
       // ajv (schemas) and faker (templates) load with the first change, not with the server.
@@ -28,12 +28,12 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
       ])
       const settings = settingsFromJson(input)
       const faker = await loadFaker()
-      const updated = await whenStoreFree(store.db, () => configureEndpointFields(store, endpoint, settings, faker))
+      const updated = await whenStoreFree(context.db, () => configureEndpointFields(context, endpoint, settings, faker))
       deps.events.emit('config.changed')
       return jsonResponse(200, endpointView(updated))
     }
     if (event.req.method === 'DELETE') {
-      await whenStoreFree(store.db, () => deleteEndpoint(store, endpoint))
+      await whenStoreFree(context.db, () => deleteEndpoint(context, endpoint))
       deps.events.emit('config.changed')
       return textResponse(204, null)
     }

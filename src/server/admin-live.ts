@@ -15,7 +15,7 @@ async function expiryOf(authorization: string | null): Promise<number> {
  * delivery). Either turns the request log on; until the dashboard asks, nothing is captured.
  */
 export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize): void {
-  const { store, events, requestLog } = deps
+  const { context, events, requestLog } = deps
 
   route(app, '/api/projects/:projectId/requests', async (event) => {
     const project = await authorized(event)
@@ -30,14 +30,14 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     if (event.req.method === 'HEAD') return eventStreamHead()
     requestLog.activate()
     // A stream is authorized once: it must not outlive the token that opened it.
-    const endsInMs = (await expiryOf(bearerOf(event, true))) - store.clock.now().getTime()
+    const endsInMs = (await expiryOf(bearerOf(event, true))) - context.clock.now().getTime()
     return eventStream(deps.signal, (send) => {
       const stopRequests = requestLog.subscribe(project.id, (entry) => send('request', JSON.stringify(entry)))
       const onInbox = (received: InboxReceived) => {
         if (received.projectId === project.id) send('inbox', received.json)
       }
       const onDelivery = (attempted: DeliveryAttempted) => {
-        if (store.repos.subscriptions.byId(attempted.subscriptionId)?.projectId !== project.id) return
+        if (context.repos.subscriptions.byId(attempted.subscriptionId)?.projectId !== project.id) return
         const { subscriptionId, deliveryId, attempt, statusCode, succeeded, error, durationMs, outcome } = attempted
         send('delivery', JSON.stringify({ subscriptionId, deliveryId, attempt, statusCode, succeeded, error, durationMs, outcome }))
       }
@@ -51,7 +51,7 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     }, {
       endsInMs,
       // Deleted by the API, the dashboard or the CLI beside serve: nothing more will come.
-      endedBy: () => (store.repos.projects.byId(project.id) ? null : `project ${project.id} was deleted`),
+      endedBy: () => (context.repos.projects.byId(project.id) ? null : `project ${project.id} was deleted`),
     })
   })
 }

@@ -1,5 +1,5 @@
 import type { H3, H3Event } from 'h3'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { runRecordAction } from '../domain/records.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { addResource, checkNewResource, deleteResource, listResources, requireResource } from '../domain/resource-admin.ts'
@@ -11,8 +11,8 @@ import { jsonResponse, textResponse } from './respond.ts'
 const SUCCESS: Record<ResourceAction, number> = { list: 200, create: 201, read: 200, replace: 200, patch: 200, delete: 200 }
 
 /** The records of a resource, through the same code as its mock endpoints (filters, sort, paging, `X-Total-Count`, `Link`). */
-async function recordResponse(store: Store, event: H3Event, resource: Resource, action: ResourceAction, body: unknown, id?: string): Promise<Response> {
-  const result = await whenStoreFree(store.db, () => runRecordAction(store, {
+async function recordResponse(context: Context, event: H3Event, resource: Resource, action: ResourceAction, body: unknown, id?: string): Promise<Response> {
+  const result = await whenStoreFree(context.db, () => runRecordAction(context, {
     action,
     collectionId: resource.collectionId,
     parents: [],
@@ -28,16 +28,16 @@ async function recordResponse(store: Store, event: H3Event, resource: Resource, 
 
 /** `…/resources` and their records. */
 export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Authorize): void {
-  const { store } = deps
+  const { context } = deps
 
   route(app, '/api/projects/:projectId/resources', async (event) => {
     const project = await authorized(event)
-    if (isRead(event)) return jsonResponse(200, listResources(store, project.id))
+    if (isRead(event)) return jsonResponse(200, listResources(context, project.id))
     if (event.req.method === 'POST') {
       const input = await readJsonBody(event, deps.bodyLimit)
       const { loadFaker } = await import('../engine/generators.ts')
       const faker = await loadFaker()
-      const created = await whenStoreFree(store.db, () => addResource(store, project, input, faker))
+      const created = await whenStoreFree(context.db, () => addResource(context, project, input, faker))
       deps.events.emit('config.changed')
       return jsonResponse(201, created)
     }
@@ -47,36 +47,36 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
   route(app, '/api/projects/:projectId/resources/check', async (event) => {
     const project = await authorized(event)
     if (!isRead(event)) notAllowed(event, ['GET'])
-    return jsonResponse(200, checkNewResource(store, project, event.url.searchParams.get('path')))
+    return jsonResponse(200, checkNewResource(context, project, event.url.searchParams.get('path')))
   })
 
   route(app, '/api/projects/:projectId/resources/:resourceId', async (event) => {
     const project = await authorized(event)
-    const resource = requireResource(store, project, pathParam(event, 'resourceId'))
+    const resource = requireResource(context, project, pathParam(event, 'resourceId'))
     if (event.req.method !== 'DELETE') notAllowed(event, ['DELETE'])
-    await whenStoreFree(store.db, () => deleteResource(store, resource))
+    await whenStoreFree(context.db, () => deleteResource(context, resource))
     deps.events.emit('config.changed')
     return textResponse(204, null)
   })
 
   route(app, '/api/projects/:projectId/resources/:resourceId/records', async (event) => {
     const project = await authorized(event)
-    const resource = requireResource(store, project, pathParam(event, 'resourceId'))
-    if (isRead(event)) return recordResponse(store, event, resource, 'list', undefined)
-    if (event.req.method === 'POST') return recordResponse(store, event, resource, 'create', await readJsonBody(event, deps.bodyLimit))
+    const resource = requireResource(context, project, pathParam(event, 'resourceId'))
+    if (isRead(event)) return recordResponse(context, event, resource, 'list', undefined)
+    if (event.req.method === 'POST') return recordResponse(context, event, resource, 'create', await readJsonBody(event, deps.bodyLimit))
     notAllowed(event, ['GET', 'POST'])
   })
 
   route(app, '/api/projects/:projectId/resources/:resourceId/records/:recordId', async (event) => {
     const project = await authorized(event)
-    const resource = requireResource(store, project, pathParam(event, 'resourceId'))
+    const resource = requireResource(context, project, pathParam(event, 'resourceId'))
     const id = pathParam(event, 'recordId')
     switch (event.req.method) {
       case 'GET':
-      case 'HEAD': return recordResponse(store, event, resource, 'read', undefined, id)
-      case 'PUT': return recordResponse(store, event, resource, 'replace', await readJsonBody(event, deps.bodyLimit), id)
-      case 'PATCH': return recordResponse(store, event, resource, 'patch', await readJsonBody(event, deps.bodyLimit), id)
-      case 'DELETE': return recordResponse(store, event, resource, 'delete', undefined, id)
+      case 'HEAD': return recordResponse(context, event, resource, 'read', undefined, id)
+      case 'PUT': return recordResponse(context, event, resource, 'replace', await readJsonBody(event, deps.bodyLimit), id)
+      case 'PATCH': return recordResponse(context, event, resource, 'patch', await readJsonBody(event, deps.bodyLimit), id)
+      case 'DELETE': return recordResponse(context, event, resource, 'delete', undefined, id)
       default: notAllowed(event, ['DELETE', 'GET', 'PATCH', 'PUT'])
     }
   })

@@ -34,32 +34,32 @@ function attemptLimit(query: URLSearchParams): number {
 
 /** The management API under `/api/projects…`: JWT first, then the project. */
 export function mountAdmin(app: H3, deps: AdminDeps): void {
-  const { store } = deps
-  const authorized = createAuthorize(store)
+  const { context } = deps
+  const authorized = createAuthorize(context)
 
   route(app, '/api/projects', async (event) => {
-    const claims = await verifyBearer(store, event.req.headers.get('authorization'))
+    const claims = await verifyBearer(context, event.req.headers.get('authorization'))
     if (!isRead(event)) notAllowed(event, ['GET'])
-    const projects = store.repos.projects.list().filter((p) => claims.projectId === undefined || p.id === claims.projectId)
-    return jsonResponse(200, projects.map((p) => projectSummary(store, p)))
+    const projects = context.repos.projects.list().filter((p) => claims.projectId === undefined || p.id === claims.projectId)
+    return jsonResponse(200, projects.map((p) => projectSummary(context, p)))
   })
 
   route(app, '/api/projects/:projectId', async (event) => {
     const project = await authorized(event)
     if (!isRead(event)) notAllowed(event, ['GET'])
-    return jsonResponse(200, projectSummary(store, project))
+    return jsonResponse(200, projectSummary(context, project))
   })
 
   route(app, '/api/projects/:projectId/webhook-inbox', async (event) => {
     const project = await authorized(event)
     if (isRead(event)) {
       const { limit, offset } = parsePaging(event.url.searchParams)
-      return textResponse(200, store.repos.inbox.pageJson(project.id, limit, offset), {
-        'X-Total-Count': String(store.repos.inbox.count(project.id)),
+      return textResponse(200, context.repos.inbox.pageJson(project.id, limit, offset), {
+        'X-Total-Count': String(context.repos.inbox.count(project.id)),
       })
     }
     if (event.req.method === 'DELETE') {
-      await whenStoreFree(store.db, () => store.repos.inbox.clear(project.id))
+      await whenStoreFree(context.db, () => context.repos.inbox.clear(project.id))
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'GET'])
@@ -68,21 +68,21 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   route(app, '/api/projects/:projectId/reset', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    return jsonResponse(200, await whenStoreFree(store.db, () => resetProject(store, project.id)))
+    return jsonResponse(200, await whenStoreFree(context.db, () => resetProject(context, project.id)))
   })
 
   route(app, '/api/projects/:projectId/webhooks', async (event) => {
     const project = await authorized(event)
     if (isRead(event)) {
       const withDeliveries = event.url.searchParams.get('deliveries') === 'true'
-      return jsonResponse(200, store.repos.subscriptions.listByProject(project.id).map((s) => ({
+      return jsonResponse(200, context.repos.subscriptions.listByProject(project.id).map((s) => ({
         ...subscriptionView(s),
-        ...(withDeliveries ? { deliveries: recentAttempts(store, s.id).map(attemptView) } : {}),
+        ...(withDeliveries ? { deliveries: recentAttempts(context, s.id).map(attemptView) } : {}),
       })))
     }
     if (event.req.method === 'POST') {
       const input = await readJsonBody(event, deps.bodyLimit)
-      const created = await whenStoreFree(store.db, () => createSubscription(store, project, input))
+      const created = await whenStoreFree(context.db, () => createSubscription(context, project, input))
       deps.events.emit('config.changed')
       return jsonResponse(201, subscriptionView(created))
     }
@@ -91,16 +91,16 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
 
   route(app, '/api/projects/:projectId/webhooks/:id', async (event) => {
     const project = await authorized(event)
-    const subscription = requireSubscription(store, pathParam(event, 'id'), project)
+    const subscription = requireSubscription(context, pathParam(event, 'id'), project)
     if (isRead(event)) return jsonResponse(200, subscriptionView(subscription))
     if (event.req.method === 'PATCH') {
       const input = await readJsonBody(event, deps.bodyLimit)
-      const updated = await whenStoreFree(store.db, () => updateSubscription(store, subscription, input))
+      const updated = await whenStoreFree(context.db, () => updateSubscription(context, subscription, input))
       deps.events.emit('config.changed')
       return jsonResponse(200, subscriptionView(updated))
     }
     if (event.req.method === 'DELETE') {
-      await whenStoreFree(store.db, () => deleteSubscription(store, subscription))
+      await whenStoreFree(context.db, () => deleteSubscription(context, subscription))
       deps.events.emit('config.changed')
       return textResponse(204, null)
     }
@@ -109,15 +109,15 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
 
   route(app, '/api/projects/:projectId/webhooks/:id/deliveries', async (event) => {
     const project = await authorized(event)
-    const subscription = requireSubscription(store, pathParam(event, 'id'), project)
+    const subscription = requireSubscription(context, pathParam(event, 'id'), project)
     if (!isRead(event)) notAllowed(event, ['GET'])
-    return jsonResponse(200, recentAttempts(store, subscription.id, attemptLimit(event.url.searchParams)).map(attemptView))
+    return jsonResponse(200, recentAttempts(context, subscription.id, attemptLimit(event.url.searchParams)).map(attemptView))
   })
 
   route(app, '/api/projects/:projectId/deliveries/:attemptId/redeliver', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    const { deliveryId, attempt } = await whenStoreFree(store.db, () => redeliver(store, pathParam(event, 'attemptId'), project))
+    const { deliveryId, attempt } = await whenStoreFree(context.db, () => redeliver(context, pathParam(event, 'attemptId'), project))
     deps.events.emit('delivery.queued')
     return jsonResponse(202, { deliveryId, attempt: attemptView(attempt) })
   })

@@ -1,6 +1,6 @@
 import { H3 } from 'h3'
 import type { Catalog } from '../domain/catalog.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import type { MockEvents } from '../events.ts'
 import { DEFAULT_BODY_LIMIT } from './body.ts'
 import { preflightResponse } from './cors.ts'
@@ -12,7 +12,7 @@ import { createRequestLog, type RequestLog } from './request-log.ts'
 import { errorResponse, jsonResponse } from './respond.ts'
 
 export interface AppDeps {
-  store: Store
+  context: Context
   catalog: Catalog
   events: MockEvents
   bodyLimit?: number
@@ -37,15 +37,15 @@ export function createApp(deps: AppDeps): H3 {
   app.get('/api/health', health)
   // Node sends no body for HEAD; h3 does not answer it from the GET route by itself.
   app.head('/api/health', health)
-  mountInbox(app, { store: deps.store, events: deps.events, bodyLimit })
+  mountInbox(app, { context: deps.context, events: deps.events, bodyLimit })
   mountAdmin(app, {
-    store: deps.store,
+    context: deps.context,
     events: deps.events,
     bodyLimit,
     requestLog: deps.requestLog ?? createRequestLog(deps.events),
     signal: deps.signal ?? new AbortController().signal,
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ store: deps.store, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))
   return app
 }

@@ -1,6 +1,6 @@
 import { getRequestIP, getRouterParam, type H3, type H3Event } from 'h3'
 import { AppError } from '../errors.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { projectForInbox, receivePayload } from '../domain/inbox.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import type { MockEvents } from '../events.ts'
@@ -12,13 +12,13 @@ import { jsonResponse } from './respond.ts'
 const decoder = new TextDecoder()
 
 /** `POST /api/webhooks/inbox/{token}`: public; stores any JSON value exactly as sent. */
-export function mountInbox(app: H3, deps: { store: Store; events: MockEvents; bodyLimit: number }): void {
+export function mountInbox(app: H3, deps: { context: Context; events: MockEvents; bodyLimit: number }): void {
   // Senders in a browser (another origin) ask first: the preflight is answered before the method check.
   app.all('/api/webhooks/inbox/:token', withPreflight(async (event: H3Event) => {
     if (event.req.method !== 'POST') {
       throw new AppError('METHOD_NOT_ALLOWED', 'the inbox takes POST only', { headers: { Allow: 'POST' } })
     }
-    const project = projectForInbox(deps.store, getRouterParam(event, 'token') ?? '')
+    const project = projectForInbox(deps.context, getRouterParam(event, 'token') ?? '')
     if (!isJsonContentType(event.req.headers.get('content-type'))) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'the inbox takes JSON only (Content-Type: application/json)')
     }
@@ -32,7 +32,7 @@ export function mountInbox(app: H3, deps: { store: Store; events: MockEvents; bo
       sizeBytes: bytes.byteLength,
       sourceIp: getRequestIP(event) ?? null,
     }
-    const received = await whenStoreFree(deps.store.db, () => receivePayload(deps.store, project, payload))
+    const received = await whenStoreFree(deps.context.db, () => receivePayload(deps.context, project, payload))
     if (deps.events.listenerCount('inbox.received') > 0) {
       deps.events.emit('inbox.received', {
         projectId: project.id,

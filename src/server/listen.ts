@@ -36,7 +36,7 @@ function closeGracefully(server: Server): Promise<void> {
 
 /**
  * Requests Node's parser refuses (an unknown method, oversized or malformed headers) never reach
- * the app; without this Node answers a bare 400 with no body. They get the contract's error shape.
+ * the app; without this Node answers a bare 400 with no body. They get the project's error shape.
  */
 function answerUnparsable(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable) return

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import { AppError, errorBody } from '../errors.ts'
 import type { Catalog, Resolution } from '../domain/catalog.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../domain/records.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { loadFaker } from '../engine/generators.ts'
@@ -9,9 +9,9 @@ import { parsePrefer, type Preferences } from '../engine/prefer.ts'
 import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
 import type { MockEvents } from '../events.ts'
 import type { Endpoint } from '../model.ts'
-import type { OpenApiOperation } from '../openapi/types.ts'
+import type { OpenApiOperation } from '../kinds/openapi/types.ts'
 import { checkRequest, readOperationBody, responderFor, specAnswer } from './openapi.ts'
-import { defaultStatus } from '../openapi/default-status.ts'
+import { defaultStatus } from '../kinds/openapi/default-status.ts'
 import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
 import { AUTH_CHALLENGE, errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { FastResponse } from 'srvx'
@@ -21,7 +21,7 @@ import { finishCapture, startCapture } from './request-capture.ts'
 import { holdResponse } from './delay.ts'
 
 export interface MockDeps {
-  store: Store
+  context: Context
   catalog: Catalog
   events: MockEvents
   bodyLimit: number
@@ -131,7 +131,7 @@ async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Foun
     return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
   }
   if (endpoint.action && collectionId !== null) {
-    const result = await whenStoreFree(deps.store.db, () => runRecordAction(deps.store, {
+    const result = await whenStoreFree(deps.context.db, () => runRecordAction(deps.context, {
       action: endpoint.action!,
       collectionId,
       parents: parentFields.map((field) => ({ field, values: [resolution.params[field]!] })),
@@ -177,9 +177,9 @@ async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found,
 
 /** A GraphQL schema or SOAP service; their modules (and libraries) load with the first request. */
 async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extract<Resolution, { kind: 'protocol' }>): Promise<ProtocolAnswer> {
-  const context = { bodyLimit: deps.bodyLimit, random: deps.random ?? Math.random }
-  if (resolution.route.protocol === 'graphql') return (await import('./graphql.ts')).answerGraphql(event, resolution.route, context)
-  return (await import('./soap.ts')).answerSoap(event, resolution.route, context)
+  const protocolContext = { bodyLimit: deps.bodyLimit, random: deps.random ?? Math.random }
+  if (resolution.route.protocol === 'graphql') return (await import('./graphql.ts')).answerGraphql(event, resolution.route, protocolContext)
+  return (await import('./soap.ts')).answerSoap(event, resolution.route, protocolContext)
 }
 
 /** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
@@ -195,7 +195,7 @@ export function createMockHandler(deps: MockDeps) {
   return async (event: H3Event): Promise<Response> => {
     const started = performance.now()
     // Headers and bodies are kept only while the request log listens (the dashboard asked for it).
-    const capture = deps.events.listenerCount('request.captured') > 0 ? startCapture(event, deps.store.clock) : null
+    const capture = deps.events.listenerCount('request.captured') > 0 ? startCapture(event, deps.context.clock) : null
     let resolution: Resolution = { kind: 'not-found', project: null }
     let response: Response
     let operation: ProtocolAnswer | null = null

@@ -3,10 +3,10 @@ import { AppError } from '../errors.ts'
 import type { RoutedEndpoint } from '../domain/catalog.ts'
 import { MAX_RECORD_DEPTH, deeperThan } from '../domain/records.ts'
 import type { Preferences } from '../engine/prefer.ts'
-import type { OpenApiOperation, SpecDocument } from '../openapi/types.ts'
+import type { OpenApiOperation, SpecDocument } from '../kinds/openapi/types.ts'
 import { isJsonContentType, parseJson, readRawBody } from './body.ts'
 
-type Responder = ReturnType<typeof import('../openapi/respond.ts').createResponder>
+type Responder = ReturnType<typeof import('../kinds/openapi/respond.ts').createResponder>
 
 // One responder (compiled validators, cached samples) per parsed spec document; the catalog keeps
 // a document (and so its responder) until that spec is imported again.
@@ -17,7 +17,7 @@ export async function responderFor(route: RoutedEndpoint): Promise<Responder> {
   const spec = route.spec!()
   let responder = responders.get(spec)
   if (!responder) {
-    const { createResponder } = await import('../openapi/respond.ts')
+    const { createResponder } = await import('../kinds/openapi/respond.ts')
     responder = createResponder(spec)
     responders.set(spec, responder)
   }

@@ -51,7 +51,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError('INTERNAL', 'internal error')
 }
 
-/** The one place an error becomes the contract's JSON error body. */
+/** The one place an error becomes the project's JSON error body. */
 export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
   const appError = toAppError(error)
   if (appError.code === 'INTERNAL' && options.debug) console.error(error)

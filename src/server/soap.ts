@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import type { ProtocolRoute } from '../domain/catalog.ts'
 import { loadFaker } from '../engine/generators.ts'
-import { createSoapResponder, type SoapResponder } from '../soap/respond.ts'
+import { createSoapResponder, type SoapResponder } from '../kinds/soap/respond.ts'
 import { readRawBody, utf8Text } from './body.ts'
 import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'

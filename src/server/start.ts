@@ -17,7 +17,7 @@ import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
 import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
 import { createApp } from './app.ts'
-import { serveGrpc, type GrpcHost } from './grpc.ts'
+import { serveGrpc, type GrpcHost } from './grpc-host.ts'
 import { listenApp } from './listen.ts'
 import { watchFile } from './watch.ts'
 
@@ -87,7 +87,7 @@ const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const runtime = openRuntime(options.dbPath, { clock: options.clock })
-  const { store, events } = runtime
+  const { context, events } = runtime
   let watcher: { close(): void } | null = null
   let grpc: GrpcHost | null = null
   let lease: ServeLease | null = null
@@ -97,31 +97,31 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   try {
     // Before anything writes: a second serve must not touch the first one's queue.
     let stopDeliveries = () => {}
-    lease = options.dbPath === ':memory:' ? null : takeServeLease(store, {
+    lease = options.dbPath === ':memory:' ? null : takeServeLease(context, {
       onLost: (by) => {
         stopDeliveries()
         log.note('webhook deliveries', `another serve took this database over (${by ? `pid ${by.pid}, ${by.url}` : 'its lease was removed'}); this one no longer delivers webhooks`)
       },
     })
     const config = options.config
-    const needsDemo = options.demo !== false && !config && store.repos.projects.list().length === 0
+    const needsDemo = options.demo !== false && !config && context.repos.projects.list().length === 0
     // yaml, faker and the apply code load only when a file or the demo needs them.
     const setup = config || needsDemo
       ? await Promise.all([import('../domain/apply.ts'), import('../domain/project-file.ts'), import('../domain/demo.ts'), import('../engine/generators.ts').then((m) => m.loadFaker())])
       : null
-    const applyConfig = (file: ProjectFile): ApplyResult => setup![0].applyProjectFile(store, file, setup![3], { prune: true })
+    const applyConfig = (file: ProjectFile): ApplyResult => setup![0].applyProjectFile(context, file, setup![3], { prune: true })
     const readConfig = (path: string): ProjectFile => setup![1].readProjectFile(path)
     const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
-    const createdDemo = needsDemo && setup![2].ensureDemoProject(store, setup![3]) !== null
-    const own = options.ownPathsProject ? requireProjectBySlug(store, options.ownPathsProject) : (configured ?? defaultProject(store))
+    const createdDemo = needsDemo && setup![2].ensureDemoProject(context, setup![3]) !== null
+    const own = options.ownPathsProject ? requireProjectBySlug(context, options.ownPathsProject) : (configured ?? defaultProject(context))
     // Without --project (or a config file) the own paths follow the default project, even when
     // `mockapi project default` changes it while serving.
-    const catalog = createCatalog(store, { ownPathsSlug: options.ownPathsProject ?? configured?.slug, events })
+    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug, events })
     // From here on a statement waits only a moment for another process's lock: longer waits
     // happen between tries, without freezing the event loop.
-    setBusyWait(store.db, SERVE_BUSY_WAIT_MS)
-    const worker = createWorker({ store, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
-    const outbox = createOutbox(store, events, { onQueued: () => worker.wake(), log })
+    setBusyWait(context.db, SERVE_BUSY_WAIT_MS)
+    const worker = createWorker({ context, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
+    const outbox = createOutbox(context, events, { onQueued: () => worker.wake(), log })
     stopDeliveries = () => void worker.stop(0)
     if (options.dbPath !== ':memory:') {
       const lostError = (reason: string) => new AppError('STORE_UNAVAILABLE', `${reason}; nothing more can be kept: restart mockapi serve`)
@@ -131,7 +131,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         setImmediate(() => options.onStoreLost?.(lostError(reason).message))
       })
       fileGuard = guard
-      guardWrites(store.db, () => {
+      guardWrites(context.db, () => {
         const reason = guard.lost()
         if (reason) throw lostError(reason)
       })
@@ -142,7 +142,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
-    const app = createApp({ store, catalog, events, debug: options.debug ?? false, signal: shutdown.signal })
+    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,
@@ -151,7 +151,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onError: (error) => log.failed('HTTP server', error),
     })
     try {
-      grpc = options.grpcPort === undefined ? null : await serveGrpc({ store, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
+      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
     } catch (error) {
       await listening.close()
       throw error
@@ -160,11 +160,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     worker.start()
     const wakeWorker = () => worker.wake()
     events.on('delivery.queued', wakeWorker)
-    const retention = startRetention(store, { ...DEFAULT_RETENTION, ...options.retention }, log)
+    const retention = startRetention(context, { ...DEFAULT_RETENTION, ...options.retention }, log)
     if (options.watch && config && 'path' in config) {
       watcher = watchFile(config.path, async () => {
         try {
-          const result = await whenStoreFree(store.db, () => applyConfig(readConfig(config.path)))
+          const result = await whenStoreFree(context.db, () => applyConfig(readConfig(config.path)))
           events.emit('config.changed')
           options.onWatch?.({ ok: true, result })
         } catch (error) {
@@ -185,25 +185,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       events,
       createdDemo,
       configured,
-      projects: store.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),
+      projects: context.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),
       project(slug) {
-        if (slug) return requireProjectBySlug(store, slug)
-        const chosen = (configured && store.repos.projects.byId(configured.id)) ?? defaultProject(store)
+        if (slug) return requireProjectBySlug(context, slug)
+        const chosen = (configured && context.repos.projects.byId(configured.id)) ?? defaultProject(context)
         if (!chosen) throw new AppError('PROJECT_NOT_FOUND', 'this server has no project')
         return chosen
       },
       reset() {
         let collections = 0
         let records = 0
-        for (const project of store.repos.projects.list()) {
-          const result = resetProject(store, project.id)
+        for (const project of context.repos.projects.list()) {
+          const result = resetProject(context, project.id)
           collections += result.collections
           records += result.records
         }
         return { collections, records }
       },
       dashboardToken() {
-        return mintToken(store, { expiresInMs: DASHBOARD_TOKEN_MS, subject: 'mockapi-dashboard' })
+        return mintToken(context, { expiresInMs: DASHBOARD_TOKEN_MS, subject: 'mockapi-dashboard' })
       },
       close() {
         closing ??= (async () => {

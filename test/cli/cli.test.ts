@@ -118,7 +118,7 @@ describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
     expect(added.code, added.stderr).toBe(0)
     expect(added.stdout).toContain('with 25 generated records')
     const runtime = openStore(db)
-    const records = runtime.store.repos.records.allJson(1).map((json) => JSON.parse(json))
+    const records = runtime.context.repos.records.allJson(1).map((json) => JSON.parse(json))
     expect(records).toHaveLength(25)
     expect(records.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)))
     for (const record of records) {
@@ -140,8 +140,8 @@ describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
       await run('project', 'create', 'P')
       expect((await run('add-resource', '/api/people', '--fields', 'name:person.fullName,age:int', '--seed', '5', '--seed-value', '42')).code).toBe(0)
     }
-    const a = openStore(first.db).store.repos.records.allJson(1)
-    const b = openStore(second.db).store.repos.records.allJson(1)
+    const a = openStore(first.db).context.repos.records.allJson(1)
+    const b = openStore(second.db).context.repos.records.allJson(1)
     expect(a).toHaveLength(5)
     expect(a).toEqual(b)
   })

@@ -54,7 +54,7 @@ describe('export and apply', () => {
     expect(applied.stdout).toContain('applied')
     expect(await second.ok('export')).toBe(exported)
     // The generated records are the same too: the seed value makes them reproducible.
-    const products = (db: string) => openStore(db).store.repos.records.allJson(1)
+    const products = (db: string) => openStore(db).context.repos.records.allJson(1)
     expect(products(second.db)).toHaveLength(12)
     expect(products(second.db)).toEqual(products(first.db))
   })
@@ -97,7 +97,7 @@ describe('export and apply', () => {
     const { cwd, ok, db } = workspace()
     const file = join(cwd, 'p.yaml')
     const yaml = (name: string, seed: number | null) => `name: ${name}\nslug: p\n${seed === null ? '' : `seed: ${seed}\n`}resources:\n  - path: /api/notes\n    fields: { text: lorem.sentence }\n    count: 3\n`
-    const notes = () => openStore(db).store.repos.records.allJson(1)
+    const notes = () => openStore(db).context.repos.records.allJson(1)
     // No seed value: a reseed would draw fresh records, so keeping them shows nothing was reseeded.
     writeFileSync(file, yaml('P', null))
     await ok('apply', 'p.yaml')

@@ -18,10 +18,10 @@ beforeAll(async () => {
 
 /** Applies the file (as `mockapi apply` does) to a new database and exports the project back. */
 function applyToFreshDatabase(file: ProjectFile): string {
-  const { store } = openStore(tempDb())
+  const { context } = openStore(tempDb())
   // Templates name no slug (`init --template` gives one).
-  const { project } = applyProjectFile(store, file, makeFaker, { prune: true, project: 'from-file' })
-  return toYaml(exportProject(store, project))
+  const { project } = applyProjectFile(context, file, makeFaker, { prune: true, project: 'from-file' })
+  return toYaml(exportProject(context, project))
 }
 
 /** The same entries in another order: reversed, then each pair swapped, so no entry keeps its place. */
@@ -82,8 +82,8 @@ describe('export is deterministic', () => {
     expect(await third.ok('export')).toBe(exported)
 
     // In a file whose entries were reordered by hand, too.
-    const { store } = openStore(first.db)
-    const file = exportProject(store, selectProject(store, 'everything'))
+    const { context } = openStore(first.db)
+    const file = exportProject(context, selectProject(context, 'everything'))
     expect(applyToFreshDatabase(shuffledFile(file))).toBe(exported)
   })
 })

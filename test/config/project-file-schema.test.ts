@@ -127,9 +127,9 @@ describe('the project file schema', () => {
   })
 
   it('applies a file exported before the schema unchanged, and exports it back with only the editor line added', async () => {
-    const { store } = openStore(tempDb())
-    const { project } = applyProjectFile(store, parseProjectFile(EXPORTED_BEFORE_THE_SCHEMA, 'old.yaml'), await loadFaker(), { prune: true })
-    expect(toYaml(exportProject(store, project))).toBe(`# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n${EXPORTED_BEFORE_THE_SCHEMA}`)
+    const { context } = openStore(tempDb())
+    const { project } = applyProjectFile(context, parseProjectFile(EXPORTED_BEFORE_THE_SCHEMA, 'old.yaml'), await loadFaker(), { prune: true })
+    expect(toYaml(exportProject(context, project))).toBe(`# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n${EXPORTED_BEFORE_THE_SCHEMA}`)
   })
 
   it.each([

@@ -43,7 +43,7 @@ export function launchBrowser(): Promise<Browser> {
 /** A shop project with a dozen known products, served on a free port; a token for every project. */
 export async function startShop(options: { retryDelaysMs?: number[] } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
+  const { context: store } = openStore(dbPath)
   const products = Array.from({ length: 12 }, (_, i) => `      - { id: "${i + 1}", name: Product ${i + 1}, price: ${(i + 1) * 5}, active: ${i % 2 === 0} }`)
   const yaml = ['name: Shop', 'slug: shop', 'resources:', '  - path: /api/products', '    records:', ...products].join('\n')
   applyProjectFile(store, parseProjectFile(yaml, 'shop.yaml'), await loadFaker(), { prune: true })

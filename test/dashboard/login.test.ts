@@ -51,7 +51,7 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   it('an empty database says how to make a project', async () => {
     const dbPath = tempDb()
     const empty = await serve(dbPath)
-    const { page, problems, context } = await openPage(browser, `${empty.url}/_mockapi/#token=${await mintToken(openStore(dbPath).store, { expiresInMs: 60_000 })}`)
+    const { page, problems, context } = await openPage(browser, `${empty.url}/_mockapi/#token=${await mintToken(openStore(dbPath).context, { expiresInMs: 60_000 })}`)
     await page.getByText('No projects yet').waitFor()
     expect(await page.locator('#project-main').isHidden()).toBe(true)
     expect(problems).toEqual([])
@@ -104,7 +104,7 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
 
     // A token of another database: its signature does not match.
     const otherDb = tempDb()
-    const { store } = openStore(otherDb)
+    const { context: store } = openStore(otherDb)
     createProject(store, { name: 'Elsewhere', slug: 'elsewhere' })
     await page.getByLabel('Token').fill(await mintToken(store, { expiresInMs: 60_000 }))
     await page.getByTestId('login-submit').click()

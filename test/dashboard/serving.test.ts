@@ -7,7 +7,7 @@ let base: string
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  createProject(openStore(dbPath).store, { name: 'Shop', slug: 'shop' })
+  createProject(openStore(dbPath).context, { name: 'Shop', slug: 'shop' })
   base = (await serve(dbPath)).url
 })
 afterAll(cleanup)
@@ -41,7 +41,7 @@ describe('serving the dashboard', () => {
     expect(await response.text()).toBe('')
   })
 
-  it('answers any other /_mockapi/ path with a 404 in the contract error shape', async () => {
+  it('answers any other /_mockapi/ path with a 404 in the project error shape', async () => {
     for (const path of ['/_mockapi/nope.js', '/_mockapi/../package.json', '/_mockapi/%2e%2e/package.json', '/_mockapi/app.js/x']) {
       const response = await send(`${base}${path}`)
       expect(response.status, path).toBe(404)

@@ -1,8 +1,8 @@
 import { buildSchema } from 'graphql'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadFaker, type FakerFactory } from '../../src/engine/generators.ts'
-import { createGraphqlExecutor, MAX_LIST_ITEMS, type FieldOverride, type GraphqlExecutor, type GraphqlRequest } from '../../src/graphql/execute.ts'
-import { loadGraphqlSchema } from '../../src/graphql/load.ts'
+import { createGraphqlExecutor, MAX_LIST_ITEMS, type FieldOverride, type GraphqlExecutor, type GraphqlRequest } from '../../src/kinds/graphql/execute.ts'
+import { loadGraphqlSchema } from '../../src/kinds/graphql/load.ts'
 import { readFixture } from './_fixtures.ts'
 import { shapeProblems } from './_queries.ts'
 

@@ -1,7 +1,7 @@
 import { buildSchema, introspectionFromSchema } from 'graphql'
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
-import { loadGraphqlSchema } from '../../src/graphql/load.ts'
+import { loadGraphqlSchema } from '../../src/kinds/graphql/load.ts'
 import { readFixture } from './_fixtures.ts'
 
 function loadError(text: string, origin: string): AppError {

@@ -1,8 +1,8 @@
 import { buildSchema } from 'graphql'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { createGraphqlExecutor, type GraphqlExecutor } from '../../src/graphql/execute.ts'
-import { loadGraphqlSchema, type GraphqlDefinition } from '../../src/graphql/load.ts'
+import { createGraphqlExecutor, type GraphqlExecutor } from '../../src/kinds/graphql/execute.ts'
+import { loadGraphqlSchema, type GraphqlDefinition } from '../../src/kinds/graphql/load.ts'
 import { readFixture } from './_fixtures.ts'
 import { queriesFor, shapeProblems } from './_queries.ts'
 

@@ -8,8 +8,8 @@ import protoLoader from '@grpc/proto-loader'
 import protobuf from 'protobufjs'
 import { expect } from 'vitest'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { loadProto, type ProtoDefinition } from '../../src/grpc/load.ts'
-import { startGrpcServer, type GrpcMethodBinding, type GrpcServerOptions, type GrpcSettings, type GrpcSnapshot, type RunningGrpcServer } from '../../src/grpc/server.ts'
+import { loadProto, type ProtoDefinition } from '../../src/kinds/grpc/load.ts'
+import { startGrpcServer, type GrpcMethodBinding, type GrpcServerOptions, type GrpcSettings, type GrpcSnapshot, type RunningGrpcServer } from '../../src/server/grpc-listener.ts'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/grpc/', import.meta.url))
 export const fixture = (path: string): string => join(FIXTURES, path)

@@ -1,7 +1,7 @@
 import type { Client } from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GrpcMethodInfo, ProtoDefinition } from '../../src/grpc/load.ts'
-import type { RunningGrpcServer } from '../../src/grpc/server.ts'
+import type { GrpcMethodInfo, ProtoDefinition } from '../../src/kinds/grpc/load.ts'
+import type { RunningGrpcServer } from '../../src/server/grpc-listener.ts'
 import { bidi, clientFor, clientStream, expectFilled, loadFixture, PROTOS, serverStream, startTestServer, TestSnapshot, typeOf, unary, type ProtoName } from './_helpers.ts'
 
 // Every method of every fixture, called by a real grpc-js client built from the same .proto file.

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { Faker } from '@faker-js/faker'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { AppError } from '../../src/errors.ts'
-import { generateMessage, messageFromJson } from '../../src/grpc/generate.ts'
-import type { ProtoDefinition } from '../../src/grpc/load.ts'
+import { generateMessage, messageFromJson } from '../../src/kinds/grpc/generate.ts'
+import type { ProtoDefinition } from '../../src/kinds/grpc/load.ts'
 import { expectFilled, loadFixture, typeOf } from './_helpers.ts'
 
 let catalog: ProtoDefinition

@@ -4,7 +4,7 @@ import protoLoader from '@grpc/proto-loader'
 import protobuf from 'protobufjs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
-import { loadProto, methodsOf, PROTO_LOADER_OPTIONS } from '../../src/grpc/load.ts'
+import { loadProto, methodsOf, PROTO_LOADER_OPTIONS } from '../../src/kinds/grpc/load.ts'
 import { cleanup, fixture, loadFixture, PROTOS, tempDir, type ProtoName } from './_helpers.ts'
 
 afterAll(cleanup)

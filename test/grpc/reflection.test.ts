@@ -4,7 +4,7 @@ import protoLoader from '@grpc/proto-loader'
 import protobuf from 'protobufjs'
 import descriptor from 'protobufjs/ext/descriptor/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningGrpcServer } from '../../src/grpc/server.ts'
+import type { RunningGrpcServer } from '../../src/server/grpc-listener.ts'
 import { bidi, CLIENT_OPTIONS, loadFixture, startTestServer, TestSnapshot } from './_helpers.ts'
 
 // What grpcurl / Postman do: list services over server reflection, then fetch the files describing one.

@@ -4,10 +4,10 @@ import { join, relative } from 'node:path'
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { createSpecValidators } from '../../src/openapi/ajv.ts'
-import { resolvePointer } from '../../src/openapi/pointer.ts'
-import { createSampler } from '../../src/openapi/sample.ts'
-import type { SpecDocument } from '../../src/openapi/types.ts'
+import { createSpecValidators } from '../../src/kinds/openapi/ajv.ts'
+import { resolvePointer } from '../../src/kinds/openapi/pointer.ts'
+import { createSampler } from '../../src/kinds/openapi/sample.ts'
+import type { SpecDocument } from '../../src/kinds/openapi/types.ts'
 import type { Endpoint } from '../../src/model.ts'
 import { cleanup, cli, openStore, ROOT, serve, tempDir } from '../_helpers.ts'
 
@@ -60,15 +60,15 @@ beforeAll(async () => {
 
 describe.each(cases.map((c) => [relative(FIXTURES, c.file), c] as const))('%s', (_name, { slug }) => {
   it('imports without error; every operation answers a valid request, and every JSON body validates against its schema', async () => {
-    const { store } = openStore(db)
-    const project = store.repos.projects.bySlug(slug)!
-    const [stored] = store.repos.specs.listByProject(project.id)
+    const { context } = openStore(db)
+    const project = context.repos.projects.bySlug(slug)!
+    const [stored] = context.repos.specs.listByProject(project.id)
     // A spec with no paths (3.1 webhooks only) leaves nothing to serve, so nothing stored.
-    if (!stored) return expect(store.repos.endpoints.listByProject(project.id)).toEqual([])
+    if (!stored) return expect(context.repos.endpoints.listByProject(project.id)).toEqual([])
     const spec: SpecDocument = { version: stored!.version as SpecDocument['version'], title: stored!.title, document: JSON.parse(stored!.document) }
     const sampler = createSampler(spec, createSpecValidators(spec, { coerce: false }))
     const check = responseChecker(spec)
-    const endpoints: Endpoint[] = store.repos.endpoints.listBySpec(stored!.id)
+    const endpoints: Endpoint[] = context.repos.endpoints.listBySpec(stored!.id)
     const failures: string[] = []
     for (const endpoint of endpoints) {
       const operation = endpoint.operation!

@@ -98,8 +98,8 @@ describe('mockapi import (CLI)', () => {
     expect(result.stderr).toMatch(message)
     expect(result.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(3)
     expect(await endpointsOf(ok, 'pets')).toEqual(before)
-    const { store } = openStore(db)
-    expect(store.repos.specs.listByProject(store.repos.projects.bySlug('pets')!.id)).toHaveLength(1)
+    const { context } = openStore(db)
+    expect(context.repos.specs.listByProject(context.repos.projects.bySlug('pets')!.id)).toHaveLength(1)
   })
 
   it('refuses a file that does not exist, an unknown format, and routes that clash with other endpoints', async () => {

@@ -2,8 +2,8 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { fileURLToPath } from 'node:url'
-import { refTo } from '../../src/openapi/pointer.ts'
-import type { SpecDocument } from '../../src/openapi/types.ts'
+import { refTo } from '../../src/kinds/openapi/pointer.ts'
+import type { SpecDocument } from '../../src/kinds/openapi/types.ts'
 
 type AddFormats = (ajv: Ajv) => Ajv
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats

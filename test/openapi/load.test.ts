@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { AppError } from '../../src/errors.ts'
-import { loadSpec } from '../../src/openapi/load.ts'
-import { resolvePointer } from '../../src/openapi/pointer.ts'
+import { loadSpec } from '../../src/kinds/openapi/load.ts'
+import { resolvePointer } from '../../src/kinds/openapi/pointer.ts'
 import { fixture } from './_helpers.ts'
 
 async function refusal(file: string): Promise<AppError> {

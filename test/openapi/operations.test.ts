@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { loadSpec } from '../../src/openapi/load.ts'
-import { escapePointer, listOperations, resolvePointer } from '../../src/openapi/operations.ts'
+import { loadSpec } from '../../src/kinds/openapi/load.ts'
+import { escapePointer, listOperations, resolvePointer } from '../../src/kinds/openapi/operations.ts'
 import { fixture } from './_helpers.ts'
 
 describe('pointer helpers', () => {

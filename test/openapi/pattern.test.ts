@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { patternSample } from '../../src/openapi/pattern.ts'
+import { patternSample } from '../../src/kinds/openapi/pattern.ts'
 
 test.each([
   ['^[C][A-Z0-9]{2,}$', 'CAA'], // openapi-sampler alone: "CA{2,}"

@@ -6,11 +6,11 @@
  */
 import type { ValidateFunction } from 'ajv'
 import { describe, expect, test } from 'vitest'
-import { loadSpec } from '../../src/openapi/load.ts'
-import { isJsonish } from '../../src/openapi/media.ts'
-import { listOperations } from '../../src/openapi/operations.ts'
-import { createResponder, type Responder } from '../../src/openapi/respond.ts'
-import type { OpenApiOperation, ResponseSpec } from '../../src/openapi/types.ts'
+import { loadSpec } from '../../src/kinds/openapi/load.ts'
+import { isJsonish } from '../../src/kinds/openapi/media.ts'
+import { listOperations } from '../../src/kinds/openapi/operations.ts'
+import { createResponder, type Responder } from '../../src/kinds/openapi/respond.ts'
+import type { OpenApiOperation, ResponseSpec } from '../../src/kinds/openapi/types.ts'
 import { fixture, plainValidator } from './_helpers.ts'
 
 // Operation counts checked against the files (GET/POST/PUT/PATCH/DELETE; none of them has HEAD/OPTIONS/TRACE).

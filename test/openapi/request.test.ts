@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { loadSpec } from '../../src/openapi/load.ts'
-import { listOperations } from '../../src/openapi/operations.ts'
-import { createResponder, type MockRequestParts, type Responder } from '../../src/openapi/respond.ts'
-import type { ImportedOperation } from '../../src/openapi/types.ts'
+import { loadSpec } from '../../src/kinds/openapi/load.ts'
+import { listOperations } from '../../src/kinds/openapi/operations.ts'
+import { createResponder, type MockRequestParts, type Responder } from '../../src/kinds/openapi/respond.ts'
+import type { ImportedOperation } from '../../src/kinds/openapi/types.ts'
 import { fixture } from './_helpers.ts'
 
 function request(parts: Partial<Omit<MockRequestParts, 'headers' | 'query'>> & { query?: string; headers?: Record<string, string> } = {}): MockRequestParts {

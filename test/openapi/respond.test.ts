@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, test } from 'vitest'
 import { AppError } from '../../src/errors.ts'
-import { loadSpec } from '../../src/openapi/load.ts'
-import { listOperations } from '../../src/openapi/operations.ts'
-import { createResponder, type Responder } from '../../src/openapi/respond.ts'
-import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../../src/openapi/types.ts'
+import { loadSpec } from '../../src/kinds/openapi/load.ts'
+import { listOperations } from '../../src/kinds/openapi/operations.ts'
+import { createResponder, type Responder } from '../../src/kinds/openapi/respond.ts'
+import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../../src/kinds/openapi/types.ts'
 import { fixture, plainValidator } from './_helpers.ts'
 
 interface Loaded { spec: SpecDocument; responder: Responder; op: (method: string, path: string) => OpenApiOperation }

@@ -12,14 +12,14 @@ let limited: Record<string, string>
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Shop', slug: 'shop' })
-  createProject(store, { name: 'Other', slug: 'other' })
-  createResource(store, { project: 'shop', path: '/api/posts' })
-  addEndpoint(store, { project: 'shop', method: 'GET', path: '/api/stats', body: '{"visits":1}' })
-  addEndpoint(store, { project: 'other', method: 'GET', path: '/api/pings', body: '{}' })
-  auth = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000 })}` }
-  limited = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000, projectId: 2 })}` }
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Shop', slug: 'shop' })
+  createProject(context, { name: 'Other', slug: 'other' })
+  createResource(context, { project: 'shop', path: '/api/posts' })
+  addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/stats', body: '{"visits":1}' })
+  addEndpoint(context, { project: 'other', method: 'GET', path: '/api/pings', body: '{}' })
+  auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+  limited = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000, projectId: 2 })}` }
   url = (await serve(dbPath)).url
   api = `${url}/api/projects`
 })

@@ -18,15 +18,15 @@ let auth: Record<string, string>
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  const shop = createProject(store, { name: 'Shop', slug: 'shop' })
-  createProject(store, { name: 'Other', slug: 'other' })
-  createResource(store, { project: 'shop', path: '/api/posts' })
-  createResource(store, { project: 'other', path: '/api/notes' })
-  addEndpoint(store, { project: 'shop', method: 'POST', path: '/api/echoes', body: '{"ok":true}' })
-  importDefinition(store, shop, { format: 'graphql', title: 'hello', version: 'SDL', source: 'hello.graphql', document: 'type Query { hello: String }', operations: ['/graphql#Query.hello'] })
-  token = await mintToken(store, { expiresInMs: 60_000 })
-  otherToken = await mintToken(store, { expiresInMs: 60_000, projectId: 2 })
+  const { context } = openStore(dbPath)
+  const shop = createProject(context, { name: 'Shop', slug: 'shop' })
+  createProject(context, { name: 'Other', slug: 'other' })
+  createResource(context, { project: 'shop', path: '/api/posts' })
+  createResource(context, { project: 'other', path: '/api/notes' })
+  addEndpoint(context, { project: 'shop', method: 'POST', path: '/api/echoes', body: '{"ok":true}' })
+  importDefinition(context, shop, { format: 'graphql', title: 'hello', version: 'SDL', source: 'hello.graphql', document: 'type Query { hello: String }', operations: ['/graphql#Query.hello'] })
+  token = await mintToken(context, { expiresInMs: 60_000 })
+  otherToken = await mintToken(context, { expiresInMs: 60_000, projectId: 2 })
   auth = { Authorization: `Bearer ${token}` }
   server = await serve(dbPath, { retryDelaysMs: [50] })
   api = `${server.url}/api/projects`
@@ -263,12 +263,12 @@ describe('deliveries', () => {
 describe('gRPC calls', () => {
   it('are logged and streamed without bodies', async () => {
     const dbPath = tempDb()
-    const { store } = openStore(dbPath)
-    const project = createProject(store, { name: 'Rpc', slug: 'rpc' })
+    const { context } = openStore(dbPath)
+    const project = createProject(context, { name: 'Rpc', slug: 'rpc' })
     const proto = await loadFixture('helloworld')
-    importDefinition(store, project, { format: 'grpc', title: 'helloworld', version: 'proto', source: 'helloworld.proto', document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) })
+    importDefinition(context, project, { format: 'grpc', title: 'helloworld', version: 'proto', source: 'helloworld.proto', document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) })
     const rpc = await serve(dbPath, { grpcPort: 0 })
-    const stream = await openEvents(`${rpc.url}/api/projects/1/events?access_token=${await mintToken(store, { expiresInMs: 60_000 })}`)
+    const stream = await openEvents(`${rpc.url}/api/projects/1/events?access_token=${await mintToken(context, { expiresInMs: 60_000 })}`)
     const client = clientFor('helloworld', 'helloworld.Greeter', rpc.grpcPort!)
     try {
       await unary(client, 'SayHello', { name: 'x' })
@@ -313,10 +313,10 @@ describe('the event stream itself', () => {
 describe('closing the server', () => {
   it('ends open event streams and closes promptly', async () => {
     const dbPath = tempDb()
-    const { store } = openStore(dbPath)
-    createProject(store, { name: 'Solo', slug: 'solo' })
+    const { context } = openStore(dbPath)
+    createProject(context, { name: 'Solo', slug: 'solo' })
     const own = await serve(dbPath)
-    const stream = await openEvents(`${own.url}/api/projects/1/events?access_token=${await mintToken(store, { expiresInMs: 60_000 })}`)
+    const stream = await openEvents(`${own.url}/api/projects/1/events?access_token=${await mintToken(context, { expiresInMs: 60_000 })}`)
     expect(stream.status).toBe(200)
     const started = Date.now()
     await own.close()

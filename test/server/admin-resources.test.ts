@@ -13,21 +13,21 @@ let limited: Record<string, string>
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Shop', slug: 'shop' })
-  createProject(store, { name: 'Other', slug: 'other' })
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Shop', slug: 'shop' })
+  createProject(context, { name: 'Other', slug: 'other' })
   const makeFaker = await loadFaker()
-  const posts = createResource(store, { project: 'shop', path: '/api/posts' }).resource
-  seedResource(store, posts, {
+  const posts = createResource(context, { project: 'shop', path: '/api/posts' }).resource
+  seedResource(context, posts, {
     fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' },
     seedCount: 12,
     seedValue: 7,
     seedRecords: [],
   }, makeFaker)
-  createResource(store, { project: 'shop', path: '/api/users/:userId/comments' })
-  createResource(store, { project: 'other', path: '/api/notes' })
-  auth = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000 })}` }
-  limited = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000, projectId: 2 })}` }
+  createResource(context, { project: 'shop', path: '/api/users/:userId/comments' })
+  createResource(context, { project: 'other', path: '/api/notes' })
+  auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+  limited = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000, projectId: 2 })}` }
   url = (await serve(dbPath)).url
   api = `${url}/api/projects`
 })

@@ -18,10 +18,10 @@ function bodyOfSize(size: number): string {
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Bad', slug: 'bad' })
-  createResource(store, { path: '/api/items' })
-  addEndpoint(store, { method: 'POST', path: '/api/echoes', body: '{"ok":true}' })
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Bad', slug: 'bad' })
+  createResource(context, { path: '/api/items' })
+  addEndpoint(context, { method: 'POST', path: '/api/echoes', body: '{"ok":true}' })
   base = `${(await serve(dbPath)).url}/api/bad`
   await send(`${base}/items`, { method: 'POST', body: { id: 'keep', name: 'stays as it is' } })
   stored = (await send(`${base}/items`)).text

@@ -9,16 +9,16 @@ let dbPath: string
 
 beforeAll(async () => {
   dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Shop', slug: 'shop' })
-  createResource(store, { path: '/api/blog-posts' })
-  createResource(store, { path: '/api/tags' })
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Shop', slug: 'shop' })
+  createResource(context, { path: '/api/blog-posts' })
+  createResource(context, { path: '/api/tags' })
   const server = await serve(dbPath)
   base = `${server.url}/api/shop`
 })
 afterAll(cleanup)
 
-describe('resource CRUD (contract §5)', () => {
+describe('resource CRUD', () => {
   it('creates with generated string ids "1", "2", … and answers 201 with the item', async () => {
     const first = await send(`${base}/blog-posts`, { method: 'POST', body: { title: 'a', views: 3 } })
     expect(first.status).toBe(201)
@@ -101,8 +101,8 @@ describe('resource CRUD (contract §5)', () => {
   })
 
   it('answers 405 for an endpoint removed while serving, and keeps the other four', async () => {
-    const { store } = openStore(dbPath)
-    removeEndpoint(store, { project: 'shop', method: 'DELETE', path: '/api/tags/:id' })
+    const { context } = openStore(dbPath)
+    removeEndpoint(context, { project: 'shop', method: 'DELETE', path: '/api/tags/:id' })
     await settle()
     await send(`${base}/tags`, { method: 'POST', body: { id: 'x', name: 'x' } })
     const deleted = await send(`${base}/tags/x`, { method: 'DELETE' })

@@ -4,24 +4,24 @@ import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
-import type { Store } from '../../src/domain/context.ts'
+import type { Context } from '../../src/domain/context.ts'
 import { cleanup, openStore, send, serve, settle, tempDb } from '../_helpers.ts'
 
 let base: string
-let store: Store
+let context: Context
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  store = openStore(dbPath).store
-  createProject(store, { name: 'Config', slug: 'cfg' })
-  for (const path of ['/api/notes', '/api/users', '/api/flaky-things', '/api/fair-things', '/api/steady-things']) createResource(store, { path })
-  addEndpoint(store, { method: 'GET', path: '/api/users/:id/cards', body: '{}' })
+  context = openStore(dbPath).context
+  createProject(context, { name: 'Config', slug: 'cfg' })
+  for (const path of ['/api/notes', '/api/users', '/api/flaky-things', '/api/fair-things', '/api/steady-things']) createResource(context, { path })
+  addEndpoint(context, { method: 'GET', path: '/api/users/:id/cards', body: '{}' })
   base = `${(await serve(dbPath)).url}/api/cfg`
 })
 afterAll(cleanup)
 
 async function set(method: string, path: string, input: SettingsInput) {
-  configureEndpoint(store, requireEndpoint(store, { method, path }), input, await loadFaker())
+  configureEndpoint(context, requireEndpoint(context, { method, path }), input, await loadFaker())
   await settle()
 }
 
@@ -119,14 +119,14 @@ describe('per-endpoint settings', () => {
 
   it('refuses bad settings and keeps the old ones', async () => {
     const faker = await loadFaker()
-    const endpoint = requireEndpoint(store, { method: 'GET', path: '/api/notes' })
+    const endpoint = requireEndpoint(context, { method: 'GET', path: '/api/notes' })
     for (const input of [
       { status: 99 }, { delayMs: -1 }, { errorRate: 101 }, { errorStatus: 200 }, { schema: '{"type": 12}' },
       { body: '{"a": "{{nope.x}}"}' }, { body: '{"a": "{{faker.person.nope}}"}' }, { headers: { 'Bad Header': 'x' } },
     ] satisfies SettingsInput[]) {
-      expect(() => configureEndpoint(store, endpoint, input, faker), JSON.stringify(input)).toThrow()
+      expect(() => configureEndpoint(context, endpoint, input, faker), JSON.stringify(input)).toThrow()
     }
-    expect(requireEndpoint(store, { method: 'GET', path: '/api/notes' }).status).toBe(203)
+    expect(requireEndpoint(context, { method: 'GET', path: '/api/notes' }).status).toBe(203)
   })
 })
 

@@ -20,12 +20,12 @@ const deepObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(l
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  const project = createProject(store, { name: 'Hostile', slug: 'h' })
-  createResource(store, { path: '/api/items' })
-  createResource(store, { path: '/api/checked-items' })
-  configureEndpoint(store, requireEndpoint(store, { method: 'POST', path: '/api/checked-items' }), { schema: '{"type":"object"}' }, await loadFaker())
-  const auth = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000 })}` }
+  const { context } = openStore(dbPath)
+  const project = createProject(context, { name: 'Hostile', slug: 'h' })
+  createResource(context, { path: '/api/items' })
+  createResource(context, { path: '/api/checked-items' })
+  configureEndpoint(context, requireEndpoint(context, { method: 'POST', path: '/api/checked-items' }), { schema: '{"type":"object"}' }, await loadFaker())
+  const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, timeouts: { headersMs: 1000, requestMs: 2000 } })
   close = () => server.close()
   url = server.url
@@ -74,7 +74,7 @@ describe('inbox keeps any JSON byte for byte', () => {
   })
 })
 
-describe('records refuse what they cannot store, and keep what they have', () => {
+describe('records refuse what they cannot context, and keep what they have', () => {
   it.each([
     ['10,000 nested arrays inside an object', `{"deep":${deepArray(10_000)}}`, 400],
     ['10,000 nested objects', deepObject(10_000), 400],

@@ -25,11 +25,11 @@ const SCORES = [
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Lists', slug: 'lists' })
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Lists', slug: 'lists' })
   for (const [path, records] of [['/api/products', PRODUCTS], ['/api/scores', SCORES]] as const) {
-    const { resource } = createResource(store, { path })
-    for (const record of records) insertRecord(store, resource.collectionId, record)
+    const { resource } = createResource(context, { path })
+    for (const record of records) insertRecord(context, resource.collectionId, record)
   }
   base = `${(await serve(dbPath)).url}/api/lists`
 })

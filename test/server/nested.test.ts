@@ -8,13 +8,13 @@ let base: string
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Nest', slug: 'nest' })
-  createResource(store, { path: '/api/users' })
-  const { resource: posts } = createResource(store, { path: '/api/posts' })
-  createResource(store, { path: '/api/users/:userId/posts' })
-  insertRecord(store, posts.collectionId, { title: 'by seven (number)', userId: 7 })
-  insertRecord(store, posts.collectionId, { title: 'by eight', userId: '8' })
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Nest', slug: 'nest' })
+  createResource(context, { path: '/api/users' })
+  const { resource: posts } = createResource(context, { path: '/api/posts' })
+  createResource(context, { path: '/api/users/:userId/posts' })
+  insertRecord(context, posts.collectionId, { title: 'by seven (number)', userId: 7 })
+  insertRecord(context, posts.collectionId, { title: 'by eight', userId: '8' })
   base = `${(await serve(dbPath)).url}/api/nest`
 })
 afterAll(cleanup)

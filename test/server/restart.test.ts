@@ -10,8 +10,8 @@ describe('restart', () => {
   it('keeps records written before the server closed', async () => {
     const dbPath = tempDb()
     const setup = openStore(dbPath)
-    createProject(setup.store, { name: 'Keep', slug: 'keep' })
-    createResource(setup.store, { path: '/api/notes' })
+    createProject(setup.context, { name: 'Keep', slug: 'keep' })
+    createResource(setup.context, { path: '/api/notes' })
     setup.close()
 
     const first = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false })

@@ -2,8 +2,8 @@ import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { loadWsdl } from '../../src/soap/load.ts'
-import { createSoapResponder } from '../../src/soap/respond.ts'
+import { loadWsdl } from '../../src/kinds/soap/load.ts'
+import { createSoapResponder } from '../../src/kinds/soap/respond.ts'
 import { fixture, responderFor } from './_helpers.ts'
 
 async function refusal(text: string, origin = 'spec.wsdl'): Promise<AppError> {

@@ -26,13 +26,13 @@ describe('hostile URLs and bodies answer 4xx in the error shape, never 500', () 
 
   beforeAll(async () => {
     dbPath = tempDb()
-    const { store } = openStore(dbPath)
-    createProject(store, { name: 'Edge', slug: 'e' })
-    createResource(store, { path: '/api/orders' })
-    createResource(store, { path: '/api/users/:userId/posts' })
-    createResource(store, { path: '/api/parcels' })
-    addEndpoint(store, { method: 'GET', path: '/api/things', body: '{"q":"{{query.q}}"}' })
-    auth = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 600_000 })}` }
+    const { context } = openStore(dbPath)
+    createProject(context, { name: 'Edge', slug: 'e' })
+    createResource(context, { path: '/api/orders' })
+    createResource(context, { path: '/api/users/:userId/posts' })
+    createResource(context, { path: '/api/parcels' })
+    addEndpoint(context, { method: 'GET', path: '/api/things', body: '{"q":"{{query.q}}"}' })
+    auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 600_000 })}` }
     server = await serve(dbPath)
     api = `${server.url}/api/projects/1`
     expect((await send(`${server.url}/api/e/orders`, { method: 'POST', body: { id: 'seed', a: 1, b: { c: 2 } } })).status).toBe(201)

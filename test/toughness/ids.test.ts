@@ -158,7 +158,7 @@ describe('migrating a database made at version 70', () => {
     old.close()
 
     const runtime = openStore(path)
-    const db = runtime.store.db
+    const db = runtime.context.db
     expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION)
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
@@ -172,17 +172,17 @@ describe('migrating a database made at version 70', () => {
     for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/)
 
     // New rows take ids above the old maximum even after the highest row is deleted.
-    const { store } = runtime
-    deleteProject(store, 'b')
+    const { context } = runtime
+    deleteProject(context, 'b')
     expect(db.prepare('SELECT count(*) FROM endpoints WHERE project_id = 4').pluck().get()).toBe(0)
     expect(db.prepare('SELECT count(*) FROM records WHERE collection_id = 2').pluck().get()).toBe(0)
     expect(db.prepare('SELECT count(*) FROM inbox WHERE project_id = 4').pluck().get()).toBe(0)
-    expect(createProject(store, { name: 'C', slug: 'c' }).id).toBe(5)
-    const project = store.repos.projects.bySlug('a')!
-    expect(store.repos.inbox.insert({ projectId: 1, receivedAt: 'now', method: 'POST', headers: {}, body: '{}', sizeBytes: 2, sourceIp: null })).toBe(22)
-    expect(createSubscription(store, project, { name: 's', targetUrl: 'http://127.0.0.1:9/', events: ['mock.request'] }).id).toBe(31)
+    expect(createProject(context, { name: 'C', slug: 'c' }).id).toBe(5)
+    const project = context.repos.projects.bySlug('a')!
+    expect(context.repos.inbox.insert({ projectId: 1, receivedAt: 'now', method: 'POST', headers: {}, body: '{}', sizeBytes: 2, sourceIp: null })).toBe(22)
+    expect(createSubscription(context, project, { name: 's', targetUrl: 'http://127.0.0.1:9/', events: ['mock.request'] }).id).toBe(31)
     // The record-count and field-index triggers still act on the rebuilt collections table.
-    expect(store.repos.records.count(1)).toBe(2)
+    expect(context.repos.records.count(1)).toBe(2)
     runtime.close()
 
     // Reset restores the snapshot kept in the old collections row; serve runs on the file.

@@ -21,14 +21,14 @@ let mintShort: (ms: number) => Promise<string>
 
 beforeAll(async () => {
   dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  const project = createProject(store, { name: 'Protocol', slug: 'p' })
-  createResource(store, { path: '/api/orders' })
-  addEndpoint(store, { method: 'GET', path: '/api/tickets', body: '{"ok":true}' })
-  importDefinition(store, project, { format: 'graphql', title: 'hello', version: 'SDL', source: 'hello.graphql', document: 'type Query { hello: String }', operations: ['/graphql#Query.hello'] })
-  token = await mintToken(store, { expiresInMs: 600_000 })
+  const { context } = openStore(dbPath)
+  const project = createProject(context, { name: 'Protocol', slug: 'p' })
+  createResource(context, { path: '/api/orders' })
+  addEndpoint(context, { method: 'GET', path: '/api/tickets', body: '{"ok":true}' })
+  importDefinition(context, project, { format: 'graphql', title: 'hello', version: 'SDL', source: 'hello.graphql', document: 'type Query { hello: String }', operations: ['/graphql#Query.hello'] })
+  token = await mintToken(context, { expiresInMs: 600_000 })
   auth = { Authorization: `Bearer ${token}` }
-  mintShort = (ms) => mintToken(store, { expiresInMs: ms })
+  mintShort = (ms) => mintToken(context, { expiresInMs: ms })
   server = await serve(dbPath)
   api = `${server.url}/api/projects/1`
   expect((await send(`${server.url}/api/p/orders`, { method: 'POST', body: { id: '1', name: 'first' } })).status).toBe(201)
@@ -203,8 +203,8 @@ describe('the event stream ends when its project is deleted', () => {
   it('by the CLI beside serve: an "ended" event, then the stream closes', async () => {
     const workspace = cliWorkspace()
     await workspace.ok('init', '--yes', '--slug', 'gone', '--resource', '/api/things')
-    const { store } = openStore(workspace.db)
-    const own = await mintToken(store, { expiresInMs: 600_000 })
+    const { context } = openStore(workspace.db)
+    const own = await mintToken(context, { expiresInMs: 600_000 })
     const running = await serve(workspace.db)
     const stream = await openEvents(`${running.url}/api/projects/1/events?access_token=${own}`)
     expect(stream.status).toBe(200)

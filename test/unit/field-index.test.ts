@@ -10,19 +10,19 @@ afterAll(cleanup)
 const STATUSES = ['active', 'inactive', 'archived', null, undefined, 7, true]
 
 describe('field indexes give exactly the answers of a full scan', () => {
-  const { store, db } = (() => {
+  const { context, db } = (() => {
     const runtime = openStore(tempDb())
-    return { store: runtime.store, db: runtime.store.db }
+    return { context: runtime.context, db: runtime.context.db }
   })()
-  createProject(store, { name: 'I', slug: 'i' })
-  const { resource } = createResource(store, { path: '/api/things' })
+  createProject(context, { name: 'I', slug: 'i' })
+  const { resource } = createResource(context, { path: '/api/things' })
   db.transaction(() => {
     for (let i = 1; i <= 1200; i += 1) {
       const status = STATUSES[i % STATUSES.length]
       const record: Record<string, unknown> = { n: (i * 37) % 101, name: `t${(i * 13) % 50}` }
       if (status !== undefined) record.status = status
       if (i % 5 !== 0) record.createdAt = new Date(1_700_000_000_000 + ((i * 7919) % 997) * 1000).toISOString()
-      insertRecord(store, resource.collectionId, record)
+      insertRecord(context, resource.collectionId, record)
     }
   })()
   const scan = createRecordRepo(db, { indexThreshold: Infinity })
@@ -49,9 +49,9 @@ describe('field indexes give exactly the answers of a full scan', () => {
   it('keeps the index right through inserts, updates and deletes', () => {
     const query = q([{ field: 'status', values: ['active'] }], { field: 'createdAt', descending: true }, 15, 0)
     indexed.page(resource.collectionId, query)
-    insertRecord(store, resource.collectionId, { status: 'active', createdAt: '2099-01-01T00:00:00.000Z' })
-    store.repos.records.replace(resource.collectionId, '7', JSON.stringify({ id: '7', status: 'active', createdAt: '2098-01-01T00:00:00.000Z' }))
-    store.repos.records.remove(resource.collectionId, '14')
+    insertRecord(context, resource.collectionId, { status: 'active', createdAt: '2099-01-01T00:00:00.000Z' })
+    context.repos.records.replace(resource.collectionId, '7', JSON.stringify({ id: '7', status: 'active', createdAt: '2098-01-01T00:00:00.000Z' }))
+    context.repos.records.remove(resource.collectionId, '14')
     expect(indexed.page(resource.collectionId, query)).toEqual(scan.page(resource.collectionId, query))
     expect(JSON.parse(indexed.page(resource.collectionId, query).json)[0].createdAt).toBe('2099-01-01T00:00:00.000Z')
     const fields = db.prepare('SELECT field FROM indexed_fields ORDER BY field').pluck().all()

@@ -2,19 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SignJWT, UnsecuredJWT, generateKeyPair } from 'jose'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
-import type { Store } from '../../src/domain/context.ts'
+import type { Context } from '../../src/domain/context.ts'
 import { cleanup, openStore, send, serve, tempDb } from '../_helpers.ts'
 
 let url: string
-let store: Store
+let context: Context
 let secret: Uint8Array
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  store = openStore(dbPath).store
-  createProject(store, { name: 'One', slug: 'one' })
-  createProject(store, { name: 'Two', slug: 'two' })
-  secret = Buffer.from(store.repos.meta.get('jwt_secret')!, 'hex')
+  context = openStore(dbPath).context
+  createProject(context, { name: 'One', slug: 'one' })
+  createProject(context, { name: 'Two', slug: 'two' })
+  secret = Buffer.from(context.repos.meta.get('jwt_secret')!, 'hex')
   url = (await serve(dbPath)).url
 })
 afterAll(cleanup)
@@ -25,7 +25,7 @@ const get = (token: string | null, projectId = 1, extra: Record<string, string> 
 
 describe('management API authentication (JWT, HS256)', () => {
   it('accepts a token from mockapi token', async () => {
-    const response = await get(await mintToken(store, { expiresInMs: 60_000 }))
+    const response = await get(await mintToken(context, { expiresInMs: 60_000 }))
     expect(response.status).toBe(200)
     expect(response.json).toEqual([])
   })
@@ -42,7 +42,7 @@ describe('management API authentication (JWT, HS256)', () => {
     const wrongKey = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setIssuedAt().setExpirationTime('1h').sign(new Uint8Array(32).fill(7))
     const { privateKey } = await generateKeyPair('RS256')
     const rs = await new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setSubject('x').setIssuedAt().setExpirationTime('1h').sign(privateKey)
-    const otherDb = openStore(tempDb()).store
+    const otherDb = openStore(tempDb()).context
     const foreign = await mintToken(otherDb, { expiresInMs: 60_000 })
     for (const token of [unsecured, wrongKey, rs, foreign]) {
       const response = await get(token)
@@ -61,12 +61,12 @@ describe('management API authentication (JWT, HS256)', () => {
   })
 
   it('answers 403 for a token limited to another project and 404 for an unknown project', async () => {
-    const limited = await mintToken(store, { expiresInMs: 60_000, projectId: 2 })
+    const limited = await mintToken(context, { expiresInMs: 60_000, projectId: 2 })
     expect((await get(limited, 2)).status).toBe(200)
     const forbidden = await get(limited, 1)
     expect(forbidden.status).toBe(403)
     expect(forbidden.json.error.code).toBe('FORBIDDEN')
-    const any = await mintToken(store, { expiresInMs: 60_000 })
+    const any = await mintToken(context, { expiresInMs: 60_000 })
     for (const id of [99, 0, 'abc']) {
       const response = await send(`${url}/api/projects/${id}/webhooks`, { headers: { Authorization: `Bearer ${any}` } })
       expect(response.status).toBe(404)
@@ -77,6 +77,6 @@ describe('management API authentication (JWT, HS256)', () => {
     const response = await fetch(`${url}/api/projects/1/webhooks`, { headers: { Authorization: `Bearer ${'a'.repeat(1_000_000)}` } }).catch(() => null)
     // Node refuses headers past its limit (431) before any handler; either way no access.
     if (response) expect([401, 431]).toContain(response.status)
-    expect((await get(await mintToken(store, { expiresInMs: 60_000 }))).status).toBe(200)
+    expect((await get(await mintToken(context, { expiresInMs: 60_000 }))).status).toBe(200)
   })
 })

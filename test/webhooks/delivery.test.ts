@@ -14,18 +14,18 @@ let dbPath: string
 
 beforeAll(async () => {
   dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  headers = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 600_000 })}` }
+  const { context } = openStore(dbPath)
+  headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 600_000 })}` }
   url = (await serve(dbPath, { retryDelaysMs: RETRY, deliveryTimeoutMs: 300 })).url
 })
 afterAll(cleanup)
 
 /** A fresh project with one resource, so each test reads only its own deliveries. */
 async function newProject(): Promise<{ id: number; slug: string }> {
-  const { store } = openStore(dbPath)
+  const { context } = openStore(dbPath)
   projectSeq += 1
-  const project = createProject(store, { name: `P${projectSeq}`, slug: `p${projectSeq}` })
-  createResource(store, { project: project.slug, path: '/api/items' })
+  const project = createProject(context, { name: `P${projectSeq}`, slug: `p${projectSeq}` })
+  createResource(context, { project: project.slug, path: '/api/items' })
   await settle()
   return project
 }
@@ -95,8 +95,8 @@ describe('webhook deliveries to real local receivers', () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(receiver.requests).toHaveLength(RETRY.length + 1)
     expect(log.every((a) => !a.succeeded)).toBe(true)
-    const { store } = openStore(dbPath)
-    expect(store.db.prepare('SELECT state FROM deliveries WHERE id = (SELECT delivery_id FROM attempts WHERE id = ?)').pluck().get(log[0]!.id)).toBe('failed')
+    const { context } = openStore(dbPath)
+    expect(context.db.prepare('SELECT state FROM deliveries WHERE id = (SELECT delivery_id FROM attempts WHERE id = ?)').pluck().get(log[0]!.id)).toBe('failed')
   })
 
   it('logs a timeout for a receiver that hangs', async () => {
@@ -162,8 +162,8 @@ describe('webhook deliveries to real local receivers', () => {
     await send(`${url}/api/${project.slug}/items`)
     await new Promise((resolve) => setTimeout(resolve, 400))
     expect(receiver.requests.length).toBe(seen)
-    const { store } = openStore(dbPath)
-    const states = store.db.prepare('SELECT state FROM deliveries WHERE subscription_id = ?').pluck().all(subscription.id)
+    const { context } = openStore(dbPath)
+    const states = context.db.prepare('SELECT state FROM deliveries WHERE subscription_id = ?').pluck().all(subscription.id)
     expect(states).toContain('canceled')
     expect(states).not.toContain('pending')
 

@@ -10,10 +10,10 @@ let auth: Record<string, string>
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  project = createProject(store, { name: 'Hooks', slug: 'hooks' })
-  createProject(store, { name: 'Other', slug: 'other' })
-  auth = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000 })}` }
+  const { context } = openStore(dbPath)
+  project = createProject(context, { name: 'Hooks', slug: 'hooks' })
+  createProject(context, { name: 'Other', slug: 'other' })
+  auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
   url = (await serve(dbPath)).url
 })
 afterAll(cleanup)

@@ -11,12 +11,12 @@ afterAll(cleanup)
 describe('retention', () => {
   it('caps the inbox per project and the delivery log per subscription, keeping the newest', async () => {
     const dbPath = tempDb()
-    const { store } = openStore(dbPath)
-    const project = createProject(store, { name: 'R', slug: 'r' })
-    createResource(store, { project: 'r', path: '/api/items' })
+    const { context } = openStore(dbPath)
+    const project = createProject(context, { name: 'R', slug: 'r' })
+    createResource(context, { project: 'r', path: '/api/items' })
     const receiver = await startReceiver()
-    const subscription = createSubscription(store, project, { name: 'r', targetUrl: receiver.url, events: ['mock.request'] })
-    const auth = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000 })}` }
+    const subscription = createSubscription(context, project, { name: 'r', targetUrl: receiver.url, events: ['mock.request'] })
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
     const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, retention: { inboxPerProject: 5, deliveriesPerSubscription: 3, everyMs: 100 } })
     try {
       for (let i = 1; i <= 12; i += 1) {
@@ -34,7 +34,7 @@ describe('retention', () => {
         return list.length === 3 ? list : null
       }, 3000, 'the delivery log pruned to 3')
       expect(log.every((a: { succeeded: boolean }) => a.succeeded)).toBe(true)
-      const counts = store.db.prepare('SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries WHERE subscription_id = ?)').raw().get(subscription.id)
+      const counts = context.db.prepare('SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM deliveries WHERE subscription_id = ?)').raw().get(subscription.id)
       expect(counts).toEqual([3, 3])
     } finally {
       await server.close()

@@ -8,10 +8,10 @@ let headers: Record<string, string>
 
 beforeAll(async () => {
   const dbPath = tempDb()
-  const { store } = openStore(dbPath)
-  createProject(store, { name: 'Subs', slug: 'subs' })
-  createProject(store, { name: 'Other', slug: 'other' })
-  headers = { Authorization: `Bearer ${await mintToken(store, { expiresInMs: 60_000 })}` }
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Subs', slug: 'subs' })
+  createProject(context, { name: 'Other', slug: 'other' })
+  headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
   base = `${(await serve(dbPath)).url}/api/projects`
 })
 afterAll(cleanup)

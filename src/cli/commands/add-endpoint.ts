@@ -28,11 +28,11 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the created endpoint as JSON')
     .action((method: string, path: string, options: AddEndpointOptions, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         const body = options.body === undefined ? undefined : readJsonArgument(options.body, ctx.environment.cwd)
         // A template is checked now, as `endpoint set` does, rather than failing on every call.
         if (body !== undefined && hasPlaceholders(body)) checkTemplate(checkJsonBody(body), (await loadFaker())())
-        const { endpoint, warnings } = addEndpoint(store, {
+        const { endpoint, warnings } = addEndpoint(context, {
           project: options.project,
           method,
           path,

@@ -28,7 +28,7 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
     .option('--seed-value <n>', 'make generation reproducible (the same records every time)', parseInteger)
     .option('--json', 'print the created endpoints as JSON')
     .action((path: string, options: AddResourceOptions, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         const makeFaker = await loadFaker()
         const seed = checkSeed({
           fields: options.fields ? parseFieldSpec(options.fields) : {},
@@ -36,10 +36,10 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
           seedValue: options.seedValue ?? null,
           seedRecords: [],
         }, makeFaker)
-        const project = selectProject(store, options.project)
-        const { resource, endpoints, warnings, seeded } = writeTransaction(store.db, () => {
-          const created = createResource(store, { project: project.slug, path })
-          return { ...created, seeded: seedResource(store, created.resource, seed, makeFaker) }
+        const project = selectProject(context, options.project)
+        const { resource, endpoints, warnings, seeded } = writeTransaction(context.db, () => {
+          const created = createResource(context, { project: project.slug, path })
+          return { ...created, seeded: seedResource(context, created.resource, seed, makeFaker) }
         })
         printWarnings(ctx.io, warnings)
         if (options.json) return printJson(ctx.io, endpoints.map(endpointView))

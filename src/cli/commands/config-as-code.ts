@@ -16,8 +16,8 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('-o, --output <file>', 'write to a file instead of stdout')
     .action((options: { project?: string; output?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const yaml = toYaml(exportProject(store, selectProject(store, options.project)))
+      withRuntime(command, ctx, ({ context }) => {
+        const yaml = toYaml(exportProject(context, selectProject(context, options.project)))
         if (options.output) {
           writeFileSync(resolve(ctx.environment.cwd, options.output), yaml)
           ctx.io.err(success(`wrote ${options.output}`))
@@ -31,11 +31,11 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .description('create or update the project to match a YAML file; idempotent, all or nothing')
     .option('--project <slug>', 'project to fill when the file has no slug')
     .action((file: string, options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         // Only apply reads files: export and reset do without the schema's validator (ajv).
         const { readProjectFile } = await import('../../domain/project-file.ts')
         const parsed = readProjectFile(resolve(ctx.environment.cwd, file))
-        const result = applyProjectFile(store, parsed, await loadFaker(), { project: options.project, prune: true })
+        const result = applyProjectFile(context, parsed, await loadFaker(), { project: options.project, prune: true })
         printWarnings(ctx.io, result.warnings)
         if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
         ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))
@@ -47,9 +47,9 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .description("put the project's records back to their seeded state")
     .option('--project <slug>', 'project (default: the only or the default one)')
     .action((options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const project = selectProject(store, options.project)
-        const { collections, records } = resetProject(store, project.id)
+      withRuntime(command, ctx, ({ context }) => {
+        const project = selectProject(context, options.project)
+        const { collections, records } = resetProject(context, project.id)
         ctx.io.out(success(`reset ${project.slug}: ${records} records in ${collections} collections`))
       }))
 }

@@ -37,8 +37,8 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'machine-readable JSON on stdout')
     .action((method: string, path: string, options: { project?: string; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const view = endpointView(requireEndpoint(store, { project: options.project, method, path }))
+      withRuntime(command, ctx, ({ context }) => {
+        const view = endpointView(requireEndpoint(context, { project: options.project, method, path }))
         if (options.json) return printJson(ctx.io, view)
         const line = (label: string, value: unknown) => ctx.io.out(`${label.padEnd(13)}${value}`)
         line('endpoint', `${view.method} ${view.path}  (${view.kind}${view.action ? `: ${view.action}` : ''}, id ${view.id})`)
@@ -66,7 +66,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the endpoint as JSON')
     .action((method: string, path: string, options: SetOptions, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         const cwd = ctx.environment.cwd
         const input: SettingsInput = {
           status: options.status,
@@ -78,9 +78,9 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
           errorStatus: options.errorStatus,
         }
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')
-        const target = requireEndpoint(store, { project: options.project, method, path })
-        if (target.kind === 'grpc' && typeof input.body === 'string' && target.specId !== null) await checkGrpcResponse(store, target, input.body)
-        const updated = configureEndpoint(store, target, input, await loadFaker())
+        const target = requireEndpoint(context, { project: options.project, method, path })
+        if (target.kind === 'grpc' && typeof input.body === 'string' && target.specId !== null) await checkGrpcResponse(context, target, input.body)
+        const updated = configureEndpoint(context, target, input, await loadFaker())
         if (options.json) return printJson(ctx.io, endpointView(updated))
         ctx.io.out(success(`updated ${updated.method} ${updated.path}`))
       }))

@@ -11,8 +11,8 @@ export function registerEndpoints(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'machine-readable JSON on stdout')
     .action((options: { project?: string; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const endpoints = listEndpoints(store, options.project).map(endpointView)
+      withRuntime(command, ctx, ({ context }) => {
+        const endpoints = listEndpoints(context, options.project).map(endpointView)
         if (options.json) return printJson(ctx.io, endpoints)
         printTable(ctx.io, ['METHOD', 'PATH', 'KIND', 'STATUS', 'DELAY'],
           endpoints.map((e) => [e.method, e.path, e.kind, e.status, e.delayMs ? `${e.delayMs}ms` : '']), 'no endpoints yet')

@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import { AppError } from '../../errors.ts'
 import type { DefinitionInput } from '../../domain/definition-import.ts'
 import { createProject, RESERVED_SLUGS, selectProject, slugify } from '../../domain/projects.ts'
-import type { Store } from '../../domain/context.ts'
+import type { Context } from '../../domain/context.ts'
 import { writeTransaction } from '../../domain/transaction.ts'
 import { SPEC_FORMATS as FORMATS, type Project, type SpecFormat as Format } from '../../model.ts'
 import { endpointView } from '../../views.ts'
@@ -90,17 +90,17 @@ function titleFromSource(source: string, cwd: string): string {
 async function readDefinition(format: Exclude<Format, 'openapi'>, source: string, cwd: string, options: ImportOptions, known?: string): Promise<DefinitionInput> {
   if (format === 'grpc') {
     if (isUrl(source)) throw new AppError('INVALID_INPUT', 'a .proto is imported from a file (its imports are resolved next to it); download it first')
-    const { loadProto } = await import('../../grpc/load.ts')
+    const { loadProto } = await import('../../kinds/grpc/load.ts')
     const proto = await loadProto(source, { protoPaths: options.protoPath ?? [], cwd })
     return { format, title: titleFromSource(source, cwd), version: 'proto', source, document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) }
   }
   const text = known ?? await readSource(source, cwd)
   if (format === 'graphql') {
-    const [{ loadGraphqlSchema }, { graphqlOperationPath }] = await Promise.all([import('../../graphql/load.ts'), import('../../domain/protocol-paths.ts')])
+    const [{ loadGraphqlSchema }, { graphqlOperationPath }] = await Promise.all([import('../../kinds/graphql/load.ts'), import('../../domain/protocol-paths.ts')])
     const schema = loadGraphqlSchema(text, source)
     return { format, title: titleFromSource(source, cwd), version: 'SDL', source, document: schema.sdl, operations: schema.operations.map((op) => graphqlOperationPath(op.type, op.field)) }
   }
-  const [{ loadWsdl }, { soapOperationPath }] = await Promise.all([import('../../soap/load.ts'), import('../../domain/protocol-paths.ts')])
+  const [{ loadWsdl }, { soapOperationPath }] = await Promise.all([import('../../kinds/soap/load.ts'), import('../../domain/protocol-paths.ts')])
   const wsdl = await loadWsdl(text, source)
   return {
     format,
@@ -115,10 +115,10 @@ async function readDefinition(format: Exclude<Format, 'openapi'>, source: string
 const FORMAT_LABELS = { graphql: 'GraphQL schema', grpc: 'proto', soap: 'WSDL' } as const
 
 /** In an empty database the import makes the first project, so `import x && serve` serves it. */
-function targetProject(store: Store, title: string, slug: string | undefined): Project {
-  return store.repos.projects.list().length === 0
-    ? createProject(store, { name: title, slug: slug ?? firstSlug(title) })
-    : selectProject(store, slug)
+function targetProject(context: Context, title: string, slug: string | undefined): Project {
+  return context.repos.projects.list().length === 0
+    ? createProject(context, { name: title, slug: slug ?? firstSlug(title) })
+    : selectProject(context, slug)
 }
 
 async function checkFormat(format: string | undefined, source: string, cwd: string): Promise<Detected> {
@@ -141,17 +141,17 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--allow-refs-outside', "OpenAPI: let a local spec $ref files outside its own folder (a spec from a URL only ever $refs http(s) URLs)")
     .option('--json', 'print the result as JSON')
     .action((source: string, options: ImportOptions, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         // An OpenAPI spec is read again by its loader, which resolves its $refs from the source itself.
         const { format, text } = await checkFormat(options.format, source, ctx.environment.cwd)
-        if (format !== 'openapi') return importDefinitionFile(ctx, store, format, source, options, text)
+        if (format !== 'openapi') return importDefinitionFile(ctx, context, format, source, options, text)
         const seedCount = options.seed ?? 5
         if (seedCount < 0 || seedCount > 10_000) throw new AppError('INVALID_INPUT', `--seed ${seedCount} must be from 0 to 10000`)
         const started = performance.now()
         const [{ loadSpec }, { listOperations }, { createResponder }, { importOpenApi }, { loadFaker }] = await Promise.all([
-          import('../../openapi/load.ts'),
-          import('../../openapi/operations.ts'),
-          import('../../openapi/respond.ts'),
+          import('../../kinds/openapi/load.ts'),
+          import('../../kinds/openapi/operations.ts'),
+          import('../../kinds/openapi/respond.ts'),
           import('../../domain/openapi-import.ts'),
           import('../../engine/generators.ts'),
         ])
@@ -160,9 +160,9 @@ export function registerImport(program: Command, ctx: CliContext): void {
         const spec = await loadSpec(isUrl(source) ? source : resolve(ctx.environment.cwd, source), { allowInternalUrls: true, allowRefsOutside: options.allowRefsOutside ?? false })
         const operations = listOperations(spec)
         const makeFaker = await loadFaker()
-        const result = writeTransaction(store.db, () => {
-          const project = targetProject(store, spec.title, options.project)
-          return importOpenApi(store, project, { source, spec, operations }, {
+        const result = writeTransaction(context.db, () => {
+          const project = targetProject(context, spec.title, options.project)
+          return importOpenApi(context, project, { source, spec, operations }, {
             replace: options.replace ?? false,
             stateful: options.stateful ?? false,
             seedCount,
@@ -194,11 +194,11 @@ export function registerImport(program: Command, ctx: CliContext): void {
       }, { create: true }))
 }
 
-async function importDefinitionFile(ctx: CliContext, store: Store, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions, text?: string): Promise<void> {
+async function importDefinitionFile(ctx: CliContext, context: Context, format: Exclude<Format, 'openapi'>, source: string, options: ImportOptions, text?: string): Promise<void> {
   const started = performance.now()
   const input = await readDefinition(format, source, ctx.environment.cwd, options, text)
   const { importDefinition } = await import('../../domain/definition-import.ts')
-  const result = writeTransaction(store.db, () => importDefinition(store, targetProject(store, input.title, options.project), input))
+  const result = writeTransaction(context.db, () => importDefinition(context, targetProject(context, input.title, options.project), input))
   if (options.json) {
     return printJson(ctx.io, {
       project: result.project.slug,

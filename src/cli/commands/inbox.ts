@@ -31,12 +31,12 @@ export function registerInbox(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'how many (default 50)', parseInteger, 50)
     .option('--json', 'machine-readable JSON on stdout (bodies exactly as received)')
     .action((options: { project?: string; limit: number; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const project = selectProject(store, options.project)
-        const json = store.repos.inbox.pageJson(project.id, Math.max(1, options.limit), 0)
+      withRuntime(command, ctx, ({ context }) => {
+        const project = selectProject(context, options.project)
+        const json = context.repos.inbox.pageJson(project.id, Math.max(1, options.limit), 0)
         if (options.json) return ctx.io.out(json)
         const items = JSON.parse(json) as InboxItem[]
-        ctx.io.out(`inbox of ${project.slug}: POST /api/webhooks/inbox/${project.shareToken}  (${store.repos.inbox.count(project.id)} received)\n`)
+        ctx.io.out(`inbox of ${project.slug}: POST /api/webhooks/inbox/${project.shareToken}  (${context.repos.inbox.count(project.id)} received)\n`)
         printTable(ctx.io, ['ID', 'RECEIVED', 'FROM', 'SIZE', 'BODY'],
           items.map((item) => [item.id, item.receivedAt, item.sourceIp ?? '', `${item.sizeBytes} B`, preview(item.body, 60)]),
           'nothing received yet')

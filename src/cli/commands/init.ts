@@ -67,22 +67,22 @@ export function registerInit(program: Command, ctx: CliContext): void {
       // Loaded once; again only if the prompts picked another template.
       const template = answers.template === null ? EMPTY : answers.template === options.template && chosen ? chosen : loadTemplate(answers.template)
       const makeFaker = await loadFaker()
-      await withRuntime(command, ctx, ({ store }) => {
+      await withRuntime(command, ctx, ({ context }) => {
         // A template names the project after itself (`--template ecommerce` → slug ecommerce), not after its title.
         const fromTemplate = answers.template !== null && options.name === undefined && answers.name === template.name ? answers.template : null
         const slug = checkSlug(answers.slug ?? fromTemplate ?? slugify(answers.name))
-        if (store.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
-        const { project, warnings } = writeTransaction(store.db, () => {
-          const applied = applyProjectFile(store, { ...template, name: answers.name, slug }, makeFaker, { prune: true })
-          const pathWarnings = answers.resources.flatMap((path) => createResource(store, { project: slug, path }).warnings)
+        if (context.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
+        const { project, warnings } = writeTransaction(context.db, () => {
+          const applied = applyProjectFile(context, { ...template, name: answers.name, slug }, makeFaker, { prune: true })
+          const pathWarnings = answers.resources.flatMap((path) => createResource(context, { project: slug, path }).warnings)
           // Templates are ours; only the paths typed here get their warnings shown.
           return { project: applied.project, warnings: pathWarnings }
         })
         printWarnings(ctx.io, warnings)
-        const before = defaultProject(store)
-        const demoId = Number(store.repos.meta.get(DEMO_META_KEY)) || null
-        const chosen = settleDefault(store, project, demoId)
-        const resources = store.repos.resources.listByProject(project.id)
+        const before = defaultProject(context)
+        const demoId = Number(context.repos.meta.get(DEMO_META_KEY)) || null
+        const chosen = settleDefault(context, project, demoId)
+        const resources = context.repos.resources.listByProject(project.id)
         ctx.io.out(success(`created project ${project.name} (slug ${project.slug}) in ${dbPathOf(command, ctx)}`))
         if (answers.template) ctx.io.out(`  from template ${answers.template}`)
         for (const resource of resources) ctx.io.out(`  resource ${resource.path}`)

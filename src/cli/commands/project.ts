@@ -13,8 +13,8 @@ export function registerProject(program: Command, ctx: CliContext): void {
     .option('--slug <slug>', 'URL slug (default: from the name)')
     .option('--json', 'print the created project as JSON')
     .action((name: string, options: { slug?: string; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const created = createProject(store, { name, slug: options.slug })
+      withRuntime(command, ctx, ({ context }) => {
+        const created = createProject(context, { name, slug: options.slug })
         if (options.json) return printJson(ctx.io, projectView(created))
         ctx.io.out(success(`created project ${created.name} (slug ${created.slug}, id ${created.id})`))
       }, { create: true }))
@@ -23,8 +23,8 @@ export function registerProject(program: Command, ctx: CliContext): void {
     .command('delete <slug>')
     .description('delete a project with its resources, endpoints and records')
     .action((slug: string, _options: unknown, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const removed = deleteProject(store, slug)
+      withRuntime(command, ctx, ({ context }) => {
+        const removed = deleteProject(context, slug)
         ctx.io.out(success(`deleted project ${removed.name} (${removed.slug})`))
       }))
 
@@ -33,13 +33,13 @@ export function registerProject(program: Command, ctx: CliContext): void {
     .description('make a project the default (commands without --project act on it; serve answers its own paths); without a slug, show which one is')
     .addHelpText('after', '\nExamples:\n  $ mockapi project default shop\n  $ mockapi project default')
     .action((slug: string | undefined, _options: unknown, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
+      withRuntime(command, ctx, ({ context }) => {
         if (slug === undefined) {
-          const current = defaultProject(store)
+          const current = defaultProject(context)
           ctx.io.out(current ? `${current.slug}  (${current.name}, id ${current.id})` : 'no project yet: run "mockapi init" first')
           return
         }
-        const chosen = setDefaultProject(store, slug)
+        const chosen = setDefaultProject(context, slug)
         ctx.io.out(success(`${chosen.slug} is now the default project`))
       }))
 
@@ -48,10 +48,10 @@ export function registerProject(program: Command, ctx: CliContext): void {
     .description('show a project and its endpoints')
     .option('--json', 'machine-readable JSON on stdout')
     .action((slug: string, options: { json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const found = requireProjectBySlug(store, slug)
-        const endpoints = store.repos.endpoints.listByProject(found.id).map(endpointView)
-        const resources = store.repos.resources.listByProject(found.id).map((r) => ({ id: r.id, path: r.path }))
+      withRuntime(command, ctx, ({ context }) => {
+        const found = requireProjectBySlug(context, slug)
+        const endpoints = context.repos.endpoints.listByProject(found.id).map(endpointView)
+        const resources = context.repos.resources.listByProject(found.id).map((r) => ({ id: r.id, path: r.path }))
         if (options.json) return printJson(ctx.io, { ...projectView(found), resources, endpoints })
         ctx.io.out(`${found.name}  (slug ${found.slug}, id ${found.id}${found.isDefault ? ', default' : ''})`)
         ctx.io.out(`share token  ${found.shareToken}`)

@@ -9,8 +9,8 @@ export function registerProjects(program: Command, ctx: CliContext): void {
     .description('list projects: id, name, slug, share token')
     .option('--json', 'machine-readable JSON on stdout')
     .action((options: { json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const projects = store.repos.projects.list().map(projectView)
+      withRuntime(command, ctx, ({ context }) => {
+        const projects = context.repos.projects.list().map(projectView)
         if (options.json) return printJson(ctx.io, projects)
         printTable(ctx.io, ['ID', 'NAME', 'SLUG', 'SHARE TOKEN', ''],
           projects.map((p) => [p.id, p.name, p.slug, p.shareToken, p.isDefault ? 'default' : '']),

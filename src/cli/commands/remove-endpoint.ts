@@ -9,8 +9,8 @@ export function registerRemoveEndpoint(program: Command, ctx: CliContext): void 
     .description('delete one endpoint; the others of its resource stay')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .action((method: string, path: string, options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const removed = removeEndpoint(store, { project: options.project, method, path })
+      withRuntime(command, ctx, ({ context }) => {
+        const removed = removeEndpoint(context, { project: options.project, method, path })
         ctx.io.out(success(`removed ${removed.method} ${removed.path}`))
       }))
 }

@@ -22,11 +22,11 @@ export function registerTemplates(program: Command, ctx: CliContext): void {
     .description("add a template's resources, records and endpoints to a project")
     .option('--project <slug>', 'project (default: the only or the default one)')
     .action((name: string, options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         const template = loadTemplate(name)
         const makeFaker = await loadFaker()
-        const project = selectProject(store, options.project)
-        const { changes } = applyProjectFile(store, { ...template, slug: project.slug }, makeFaker, { prune: false })
+        const project = selectProject(context, options.project)
+        const { changes } = applyProjectFile(context, { ...template, slug: project.slug }, makeFaker, { prune: false })
         ctx.io.out(success(`applied template ${name} to project ${project.slug}: ${changes.length} changes`))
       }))
 }

@@ -12,9 +12,9 @@ export function registerToken(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'limit the token to one project (default: all projects of this database)')
     .option('--expires <duration>', 'lifetime: 30s, 15m, 1h, 7d', '1h')
     .action((options: { project?: string; expires: string }, command: Command) =>
-      withRuntime(command, ctx, async ({ store }) => {
+      withRuntime(command, ctx, async ({ context }) => {
         const expiresInMs = parseDuration(options.expires, '--expires')
-        const projectId = options.project ? requireProjectBySlug(store, options.project).id : undefined
-        ctx.io.out(await mintToken(store, { expiresInMs, ...(projectId === undefined ? {} : { projectId }) }))
+        const projectId = options.project ? requireProjectBySlug(context, options.project).id : undefined
+        ctx.io.out(await mintToken(context, { expiresInMs, ...(projectId === undefined ? {} : { projectId }) }))
       }))
 }

@@ -21,8 +21,8 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'machine-readable JSON on stdout (includes secrets)')
     .action((options: { project?: string; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const subscriptions = store.repos.subscriptions.listByProject(selectProject(store, options.project).id)
+      withRuntime(command, ctx, ({ context }) => {
+        const subscriptions = context.repos.subscriptions.listByProject(selectProject(context, options.project).id)
         if (options.json) return printJson(ctx.io, subscriptions.map(subscriptionView))
         printTable(ctx.io, ['ID', 'NAME', 'ON', 'EVENTS', 'TARGET'],
           subscriptions.map((s) => [s.id, s.name, s.enabled ? 'on' : 'off', s.events.join(','), s.targetUrl]),
@@ -37,15 +37,15 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the subscription as JSON')
     .action((targetUrl: string, options: { name?: string; events: string; project?: string; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const project = selectProject(store, options.project)
+      withRuntime(command, ctx, ({ context }) => {
+        const project = selectProject(context, options.project)
         let host = targetUrl
         try {
           host = new URL(targetUrl).host
         } catch {
           // The domain check refuses the URL with its own message.
         }
-        const created = createSubscription(store, project, {
+        const created = createSubscription(context, project, {
           name: options.name ?? host,
           targetUrl,
           events: options.events.split(',').map((e) => e.trim()).filter(Boolean),
@@ -61,11 +61,11 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     .option('--on', 'turn on')
     .option('--off', 'turn off')
     .action((id: string, options: { on?: boolean; off?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
+      withRuntime(command, ctx, ({ context }) => {
         if (options.on && options.off) throw new AppError('INVALID_INPUT', 'choose --on or --off, not both')
-        const subscription = requireSubscription(store, id)
+        const subscription = requireSubscription(context, id)
         const enabled = options.on ? true : options.off ? false : !subscription.enabled
-        const updated = updateSubscription(store, subscription, { enabled })
+        const updated = updateSubscription(context, subscription, { enabled })
         ctx.io.out(success(`subscription ${updated.id} is ${updated.enabled ? 'on' : 'off'}`))
       }))
 
@@ -73,9 +73,9 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     .command('remove <id>')
     .description('delete a subscription with its delivery log')
     .action((id: string, _options: unknown, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const subscription = requireSubscription(store, id)
-        deleteSubscription(store, subscription)
+      withRuntime(command, ctx, ({ context }) => {
+        const subscription = requireSubscription(context, id)
+        deleteSubscription(context, subscription)
         ctx.io.out(success(`removed subscription ${subscription.id} (${subscription.name})`))
       }))
 
@@ -86,10 +86,10 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     .option('--limit <n>', `how many per subscription (default ${DELIVERY_LOG_LIMIT})`, parseInteger, DELIVERY_LOG_LIMIT)
     .option('--json', 'machine-readable JSON on stdout')
     .action((id: string | undefined, options: { project?: string; limit: number; json?: boolean }, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const subscriptions = id ? [requireSubscription(store, id)] : store.repos.subscriptions.listByProject(selectProject(store, options.project).id)
+      withRuntime(command, ctx, ({ context }) => {
+        const subscriptions = id ? [requireSubscription(context, id)] : context.repos.subscriptions.listByProject(selectProject(context, options.project).id)
         const attempts = subscriptions
-          .flatMap((s) => recentAttempts(store, s.id, Math.max(1, options.limit)).map((a) => ({ subscriptionId: s.id, ...attemptView(a) })))
+          .flatMap((s) => recentAttempts(context, s.id, Math.max(1, options.limit)).map((a) => ({ subscriptionId: s.id, ...attemptView(a) })))
           .sort((a, b) => b.id - a.id)
         if (options.json) return printJson(ctx.io, attempts)
         printTable(ctx.io, ['ID', 'SUB', 'EVENT', 'TYPE', 'ATTEMPT', 'STATUS', 'RESULT', 'MS', 'TIME'],
@@ -131,8 +131,8 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     .command('redeliver <deliveryId>')
     .description('queue the event of a logged delivery once more (a running serve sends it within a second)')
     .action((deliveryId: string, _options: unknown, command: Command) =>
-      withRuntime(command, ctx, ({ store }) => {
-        const { attempt } = redeliver(store, deliveryId)
+      withRuntime(command, ctx, ({ context }) => {
+        const { attempt } = redeliver(context, deliveryId)
         ctx.io.out(success(`queued ${attempt.eventType} ${attempt.eventId} again for subscription ${attempt.subscriptionId}`))
       }))
 }

@@ -14,7 +14,7 @@ import {
   type InputValueDefinitionNode,
   type IntrospectionQuery,
 } from 'graphql'
-import { AppError } from '../errors.ts'
+import { AppError } from '../../errors.ts'
 
 const MAX_ISSUES = 5
 

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker'
-import { valueForField, type ScalarKind } from '../engine/field-values.ts'
+import { valueForField, type ScalarKind } from '../../engine/field-values.ts'
 
 const BUILT_IN: Record<string, ScalarKind> = { String: 'string', Int: 'int', Float: 'float', Boolean: 'boolean', ID: 'id' }
 

@@ -2,9 +2,9 @@
  * The OpenAPI kind's shapes. The operation as stored with its endpoint is in model.ts, beside the
  * Endpoint that holds it (the store reads and writes it); this kind's modules name it from here.
  */
-import type { OpenApiOperation } from '../model.ts'
+import type { OpenApiOperation } from '../../model.ts'
 
-export type { HeaderSpec, MediaSpec, OpenApiOperation, ParameterSpec, ResponseSpec } from '../model.ts'
+export type { HeaderSpec, MediaSpec, OpenApiOperation, ParameterSpec, ResponseSpec } from '../../model.ts'
 
 export type SpecVersion = '2.0' | '3.0' | '3.1'
 

@@ -1,7 +1,7 @@
 import type { Faker } from '@faker-js/faker'
 import protobuf from 'protobufjs'
-import { valueForField } from '../engine/field-values.ts'
-import { AppError } from '../errors.ts'
+import { valueForField } from '../../engine/field-values.ts'
+import { AppError } from '../../errors.ts'
 
 /*
  * Messages are plain objects in proto-loader's conventions (keepCase names, enums as names, 64-bit

@@ -1,6 +1,6 @@
 import { WSDL } from 'soap'
-import { loadFaker } from '../engine/generators.ts'
-import { AppError } from '../errors.ts'
+import { loadFaker } from '../../engine/generators.ts'
+import { AppError } from '../../errors.ts'
 import { ATTRIBUTES_KEY, VALUE_KEY, XmlSyntaxError, childOf, childrenOf, readXml, resolveQName, type SoapVersion, type XmlElement } from './envelope.ts'
 import { XSD_NS, bodyValue, elementValue, indexSchemas, keyOf, type ElementPart, type OutputBody, type RpcPart, type Schemas } from './generate.ts'
 

@@ -1,4 +1,4 @@
-import type { FakerFactory } from '../engine/generators.ts'
+import type { FakerFactory } from '../../engine/generators.ts'
 import {
   NotAnEnvelopeError,
   XmlSyntaxError,

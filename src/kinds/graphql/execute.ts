@@ -29,7 +29,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql/index.js'
-import type { FakerFactory } from '../engine/generators.ts'
+import type { FakerFactory } from '../../engine/generators.ts'
 import { costProblem, GRAPHQL_LIMITS, shapeProblem } from './limits.ts'
 import { scalarValue } from './scalars.ts'
 

@@ -8,9 +8,9 @@ import reflection from '@grpc/reflection'
 import protobuf from 'protobufjs'
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
-import { bodyMessages, generateMessage } from './generate.ts'
-import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from './load.ts'
-import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from './status.ts'
+import { bodyMessages, generateMessage } from '../kinds/grpc/generate.ts'
+import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
+import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
   /** gRPC status code to answer (0 OK … 16); an HTTP status 100–599 is mapped to the closest gRPC code (200→OK, 404→NOT_FOUND, 500→INTERNAL, 503→UNAVAILABLE, 401→UNAUTHENTICATED, 403→PERMISSION_DENIED, 400/422→INVALID_ARGUMENT, 409→ALREADY_EXISTS, 429→RESOURCE_EXHAUSTED, 501→UNIMPLEMENTED, 504→DEADLINE_EXCEEDED). */

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts'
+import { AppError } from '../../errors.ts'
 import { createSpecValidators } from './ajv.ts'
 import { isJsonish, isXml, mediaForAccept } from './media.ts'
 import { resolvePointer } from './pointer.ts'

@@ -1,16 +1,16 @@
 import type { Catalog, GrpcEndpoint } from '../domain/catalog.ts'
-import type { Store } from '../domain/context.ts'
+import type { Context } from '../domain/context.ts'
 import { loadFaker } from '../engine/generators.ts'
 import type { MockEvents } from '../events.ts'
-import type { GrpcMethodInfo } from '../grpc/load.ts'
-import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from '../grpc/server.ts'
+import type { GrpcMethodInfo } from '../kinds/grpc/load.ts'
+import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-listener.ts'
 import { createSpecCache } from './protocol.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
 const HTTP_STATUS_OF_CODE = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401]
 
 /** Turns the catalog's gRPC endpoints into what the gRPC server serves; descriptors parsed once per import. */
-function createSnapshots(store: Store, catalog: Catalog, methodsOf: (descriptor: Record<string, unknown>) => GrpcMethodInfo[]): () => GrpcSnapshot {
+function createSnapshots(context: Context, catalog: Catalog, methodsOf: (descriptor: Record<string, unknown>) => GrpcMethodInfo[]): () => GrpcSnapshot {
   const parsed = createSpecCache<{ descriptor: Record<string, unknown>; methods: Map<string, GrpcMethodInfo> }>()
   let source: GrpcEndpoint[] | null = null
   let snapshot: GrpcSnapshot = { version: '', descriptors: new Map(), methods: new Map() }
@@ -24,7 +24,7 @@ function createSnapshots(store: Store, catalog: Catalog, methodsOf: (descriptor:
     for (const { endpoint, importedAt } of current) {
       const specId = endpoint.specId!
       const spec = parsed({ specId, importedAt }, () => {
-        const descriptor = JSON.parse(store.repos.specs.byId(specId)!.document) as Record<string, unknown>
+        const descriptor = JSON.parse(context.repos.specs.byId(specId)!.document) as Record<string, unknown>
         return { descriptor, methods: new Map(methodsOf(descriptor).map((m) => [m.path, m])) }
       })
       const info = spec.methods.get(endpoint.path)
@@ -52,7 +52,7 @@ export interface GrpcHost {
  * grpc-js and protobufjs load only then.
  */
 export async function serveGrpc(options: {
-  store: Store
+  context: Context
   catalog: Catalog
   events: MockEvents
   host: string
@@ -65,11 +65,11 @@ export async function serveGrpc(options: {
   let starting: Promise<void> | null = null
   let failed = false
   const start = async () => {
-    const [{ methodsOf }, { startGrpcServer }, makeFaker] = await Promise.all([import('../grpc/load.ts'), import('../grpc/server.ts'), loadFaker()])
+    const [{ methodsOf }, { startGrpcServer }, makeFaker] = await Promise.all([import('../kinds/grpc/load.ts'), import('./grpc-listener.ts'), loadFaker()])
     server = await startGrpcServer({
       host: options.host,
       port: options.port,
-      snapshot: createSnapshots(options.store, options.catalog, methodsOf),
+      snapshot: createSnapshots(options.context, options.catalog, methodsOf),
       makeFaker,
       onServed: (call) => {
         const status = HTTP_STATUS_OF_CODE[call.code] ?? 500
@@ -78,7 +78,7 @@ export async function serveGrpc(options: {
           options.events.emit('request.captured', {
             projectId: call.projectId,
             entry: {
-              time: new Date(options.store.clock.now().getTime() - call.durationMs).toISOString(),
+              time: new Date(options.context.clock.now().getTime() - call.durationMs).toISOString(),
               method: 'POST',
               path: call.path,
               query: {},

@@ -4,7 +4,7 @@
  * attributes under ATTRIBUTES_KEY and an element's text beside them under VALUE_KEY.
  */
 import type { Faker } from '@faker-js/faker'
-import { valueForField, type ScalarKind } from '../engine/field-values.ts'
+import { valueForField, type ScalarKind } from '../../engine/field-values.ts'
 import { ATTRIBUTES_KEY, VALUE_KEY, childrenOf, resolveQName, type QName, type XmlElement } from './envelope.ts'
 
 export const XSD_NS = 'http://www.w3.org/2001/XMLSchema'

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 // Importing proto-loader also registers the well-known types protobufjs does not bundle (descriptor.proto, api.proto, …).
 import protoLoader from '@grpc/proto-loader'
 import protobuf from 'protobufjs'
-import { AppError } from '../errors.ts'
+import { AppError } from '../../errors.ts'
 
 export interface GrpcMethodInfo {
   /** `/helloworld.Greeter/SayHello`: the HTTP/2 path gRPC uses; also the endpoint path we store. */

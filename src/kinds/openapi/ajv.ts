@@ -1,7 +1,7 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { ajvRegExpEngine } from '../engine/safe-regex.ts'
+import { ajvRegExpEngine } from '../../engine/safe-regex.ts'
 import { refTo } from './pointer.ts'
 import type { SpecDocument } from './types.ts'
 

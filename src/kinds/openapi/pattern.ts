@@ -7,7 +7,7 @@
  * without them; one with backreferences gives no sample. A sample longer than MAX_SAMPLE_LENGTH is
  * given up rather than built (`((a+)+)+` with many repetitions would otherwise grow without bound).
  */
-import { compileSafeRegex, type SafeRegex } from '../engine/safe-regex.ts'
+import { compileSafeRegex, type SafeRegex } from '../../engine/safe-regex.ts'
 
 export const MAX_SAMPLE_LENGTH = 10_000
 
