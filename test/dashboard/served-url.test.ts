@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, cli, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { launchBrowser, noBrowser, openDashboard } from './_browser.ts'
 
 let server: RunningServer
 let token: string
 let projectId: number
 let dbPath: string
+let browser: Browser | undefined
 
 beforeAll(async () => {
   dbPath = tempDb()
@@ -27,7 +30,13 @@ beforeAll(async () => {
   }
   server = await serve(dbPath, { grpcPort: 0 })
 })
-afterAll(cleanup)
+afterAll(async () => {
+  await browser?.close()
+  await cleanup()
+})
+
+const callLine = (page: Page, method: string, path: string) =>
+  page.locator(`[data-testid="endpoint-row"][data-method="${method}"][data-path="${path}"]`).getByTestId('endpoint-curl').textContent()
 
 async function listed(base: string): Promise<Map<string, string | null>> {
   const response = await send(`${base}/api/projects/${projectId}/endpoints`, { headers: { Authorization: `Bearer ${token}` } })
@@ -74,8 +83,25 @@ describe('the served URL of each endpoint in the management API', () => {
   })
 })
 
+describe.skipIf(noBrowser)('the dashboard calls each endpoint at the URL the API gives', { timeout: 60_000 }, () => {
+  it('curl for HTTP, GraphQL and SOAP, grpcurl for gRPC', async () => {
+    browser ??= await launchBrowser()
+    const { page, problems, context } = await openDashboard(browser, server, token)
+    await page.getByTestId('endpoint-row').first().waitFor()
+    expect(await callLine(page, 'GET', '/api/pets/:id')).toBe(`curl '${server.url}/api/shop/pets/:id'`)
+    expect(await callLine(page, 'POST', '/graphql#Query.allFilms'))
+      .toBe(`curl -X POST '${server.url}/api/shop/graphql' -H 'content-type: application/json' -d '{"query":"{ __typename }"}'`)
+    expect(await callLine(page, 'POST', '/soap/Calculator#Add'))
+      .toBe(`curl -X POST '${server.url}/api/shop/soap/Calculator' -H 'content-type: text/xml' --data-binary @envelope.xml`)
+    expect(await callLine(page, 'POST', '/helloworld.Greeter/SayHello'))
+      .toBe(`grpcurl -plaintext -d '{}' 127.0.0.1:${server.grpcPort} helloworld.Greeter/SayHello`)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+})
+
 describe('the served URL without gRPC listening', () => {
-  it('is null for a gRPC method', async () => {
+  it('is null for a gRPC method; the dashboard says gRPC is not listening', async () => {
     const dbPath = tempDb()
     const { context } = openStore(dbPath)
     const id = createProject(context, { name: 'Rpc', slug: 'rpc' }).id
@@ -86,5 +112,13 @@ describe('the served URL without gRPC listening', () => {
     const urls = response.json.map((e: { url: string | null }) => e.url)
     expect(urls.length).toBeGreaterThan(0)
     expect(urls.every((url: string | null) => url === null)).toBe(true)
+    if (noBrowser) return
+    browser ??= await launchBrowser()
+    const opened = await openDashboard(browser, plain, rpcToken)
+    const row = opened.page.locator('[data-testid="endpoint-row"][data-path="/helloworld.Greeter/SayHello"]')
+    expect(await row.getByTestId('endpoint-not-served').textContent()).toBe('gRPC is not listening: serve with a gRPC port to call it')
+    expect(await row.getByTestId('endpoint-curl').count()).toBe(0)
+    expect(opened.problems).toEqual([])
+    await opened.context.close()
   })
 })
