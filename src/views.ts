@@ -12,6 +12,11 @@ export function projectView(project: Project) {
   }
 }
 
+export type ProjectView = ReturnType<typeof projectView>
+
+/** A project as the management API lists it: its view with how many resources and endpoints it has. */
+export type ProjectSummaryView = ProjectView & { resourceCount: number; endpointCount: number }
+
 export function endpointView(endpoint: Endpoint) {
   return {
     id: endpoint.id,
@@ -33,6 +38,18 @@ export function endpointView(endpoint: Endpoint) {
   }
 }
 
+export type EndpointView = ReturnType<typeof endpointView>
+
+/**
+ * An endpoint as the management API lists it: with the URL a client calls it at (docs/management-api.md),
+ * null for a gRPC method while nothing listens for gRPC. The CLI's `--json` keeps `endpointView`.
+ */
+export type ServedEndpointView = EndpointView & { url: string | null }
+
+export function servedEndpointView(endpoint: Endpoint, url: string | null): ServedEndpointView {
+  return { ...endpointView(endpoint), url }
+}
+
 export function subscriptionView(subscription: Subscription) {
   return {
     id: subscription.id,
@@ -45,6 +62,8 @@ export function subscriptionView(subscription: Subscription) {
     createdAt: subscription.createdAt,
   }
 }
+
+export type SubscriptionView = ReturnType<typeof subscriptionView>
 
 export function attemptView(attempt: Attempt) {
   return {
@@ -60,6 +79,8 @@ export function attemptView(attempt: Attempt) {
   }
 }
 
+export type AttemptView = ReturnType<typeof attemptView>
+
 /** A resource as the management API lists it. */
 export function resourceView(resource: Resource, recordCount: number, endpointIds: number[]) {
   return {
@@ -71,3 +92,5 @@ export function resourceView(resource: Resource, recordCount: number, endpointId
     endpointIds,
   }
 }
+
+export type ResourceView = ReturnType<typeof resourceView>

@@ -14,6 +14,8 @@ export interface AdminDeps {
   requestLog: RequestLog
   /** Aborted when the server closes: live streams end then. */
   signal: AbortSignal
+  /** The port gRPC methods are served on; null while nothing listens for gRPC. */
+  grpcPort: () => number | null
 }
 
 /** Checks the token, then the project of the path; the event stream may take the token as `?access_token=`. */

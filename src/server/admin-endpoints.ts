@@ -1,19 +1,26 @@
-import type { H3 } from 'h3'
+import type { H3, H3Event } from 'h3'
 import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
-import { endpointView } from '../views.ts'
+import type { Endpoint, Project } from '../model.ts'
+import { servedEndpointView } from '../views.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './respond.ts'
+import { servedUrl } from './served-url.ts'
 
 /** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { context } = deps
+  /** Endpoints with the URL they are served at, on the host this request came to. */
+  const viewsFor = (event: H3Event, project: Project) => {
+    const at = { origin: event.url.origin, hostname: event.url.hostname, grpcPort: deps.grpcPort() }
+    return (endpoint: Endpoint) => servedEndpointView(endpoint, servedUrl(endpoint, project.slug, at))
+  }
 
   route(app, '/api/projects/:projectId/endpoints', async (event) => {
     const project = await authorized(event)
     if (!isRead(event)) notAllowed(event, ['GET'])
-    return jsonResponse(200, endpointsByPath(context, project.id).map(endpointView))
+    return jsonResponse(200, endpointsByPath(context, project.id).map(viewsFor(event, project)))
   })
 
   route(app, '/api/projects/:projectId/endpoints/:endpointId', async (event) => {
@@ -30,7 +37,7 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
       const faker = await loadFaker()
       const updated = await whenStoreFree(context.db, () => configureEndpointFields(context, endpoint, settings, faker))
       deps.events.emit('config.changed')
-      return jsonResponse(200, endpointView(updated))
+      return jsonResponse(200, viewsFor(event, project)(updated))
     }
     if (event.req.method === 'DELETE') {
       await whenStoreFree(context.db, () => deleteEndpoint(context, endpoint))

@@ -21,6 +21,8 @@ export interface AppDeps {
   signal?: AbortSignal
   /** The recent mock requests the dashboard shows (made here when not given). */
   requestLog?: RequestLog
+  /** The port gRPC methods are served on, for the endpoints' served URLs (none when not given). */
+  grpcPort?: () => number | null
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -44,6 +46,7 @@ export function createApp(deps: AppDeps): H3 {
     bodyLimit,
     requestLog: deps.requestLog ?? createRequestLog(deps.events),
     signal: deps.signal ?? new AbortController().signal,
+    grpcPort: deps.grpcPort ?? (() => null),
   })
   mountDashboard(app)
   app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))

@@ -1,22 +1,38 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
+import { extname } from 'node:path'
 import type { H3, H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import { AppError } from '../errors.ts'
 
 /**
- * The dashboard: three static files, read once from `../dashboard/` next to this module — the
- * sources' `src/dashboard/` under vitest, `dist/dashboard/` from `dist/server/` and the CLI bundle
- * in `dist/bin/` (the build copies the folder).
+ * The dashboard: static files read once from `../dashboard/` next to this module — the sources'
+ * `src/dashboard/` under vitest, `dist/dashboard/` from `dist/server/` and the CLI bundle in
+ * `dist/bin/` (the build copies the folder). Served: the page, its stylesheet and every ES module
+ * in that folder (no subfolders); any other name is a 404.
  */
 const FOLDER = new URL('../dashboard/', import.meta.url)
 
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+}
+
 // A Map: a name from the URL such as "constructor" must not find a property of every object.
-const FILES = new Map<string, { file: string; type: string }>([
-  ['', { file: 'index.html', type: 'text/html; charset=utf-8' }],
-  ['index.html', { file: 'index.html', type: 'text/html; charset=utf-8' }],
-  ['app.js', { file: 'app.js', type: 'text/javascript; charset=utf-8' }],
-  ['app.css', { file: 'app.css', type: 'text/css; charset=utf-8' }],
-])
+let files: Map<string, { file: string; type: string }> | null = null
+
+/** The folder's files by the name they are asked for, listed at the first request (not at start). */
+function servedFiles(): Map<string, { file: string; type: string }> {
+  if (!files) {
+    files = new Map()
+    for (const entry of readdirSync(FOLDER, { withFileTypes: true })) {
+      const type = entry.isFile() ? TYPES[extname(entry.name)] : undefined
+      if (type) files.set(entry.name, { file: entry.name, type })
+    }
+    files.set('', { file: 'index.html', type: TYPES['.html']! })
+  }
+  return files
+}
 
 export const DASHBOARD_CSP = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'"
 
@@ -32,7 +48,7 @@ function contentOf(file: string): Buffer {
 }
 
 function serveFile(event: H3Event, name: string): Response {
-  const entry = FILES.get(name)
+  const entry = servedFiles().get(name)
   if (!entry) throw new AppError('ROUTE_NOT_MATCHED', `the dashboard has no file "${name}"`)
   const method = event.req.method
   if (method !== 'GET' && method !== 'HEAD') {
@@ -52,7 +68,7 @@ function serveFile(event: H3Event, name: string): Response {
   })
 }
 
-/** `GET /_mockapi` → 308 `/_mockapi/`; `/_mockapi/`, `app.js`, `app.css`; any other `/_mockapi/…` → 404. */
+/** `GET /_mockapi` → 308 `/_mockapi/`; `/_mockapi/`, `index.html`, `app.css` and the modules; any other `/_mockapi/…` → 404. */
 export function mountDashboard(app: H3): void {
   const handler = (event: H3Event): Response => {
     const { pathname, search } = event.url

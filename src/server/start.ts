@@ -142,7 +142,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
-    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal })
+    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,

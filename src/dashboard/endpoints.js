@@ -1,0 +1,225 @@
+// @ts-check
+// The Endpoints tab: the list with its settings edited in place, and Add resource.
+
+import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint } from './api.js'
+import { $, button, copyText, dangerButton, form, guard, h, input, methodBadge, notify, shellQuote } from './dom.js'
+import { refreshProjects } from './projects.js'
+import { state, stillCurrent } from './state.js'
+
+/** @typedef {import('./api.js').ServedEndpointView} ServedEndpointView */
+/** @typedef {{ key: 'status' | 'delayMs' | 'errorRate', label: string, testid: string, step: string, min?: string, max?: string }} EditableField */
+
+/** @type {EditableField[]} */
+const EDITABLE = [
+  { key: 'status', label: 'Status', testid: 'endpoint-status', step: '1' },
+  { key: 'delayMs', label: 'Delay', testid: 'endpoint-delay', min: '0', step: '1' },
+  { key: 'errorRate', label: 'Error rate', testid: 'endpoint-error-rate', min: '0', max: '100', step: 'any' },
+]
+
+/** What curl sends for a call that needs a body. */
+const CURL_BODY = {
+  graphql: ['-H', "'content-type: application/json'", '-d', shellQuote('{"query":"{ __typename }"}')],
+  soap: ['-H', "'content-type: text/xml'", '--data-binary', '@envelope.xml'],
+  json: ['-H', "'content-type: application/json'", '-d', "'{}'"],
+}
+
+/**
+ * A line to call the endpoint with, at the URL the API says it is served at: curl, or grpcurl
+ * (the server has reflection on) for a gRPC method; null while gRPC is not listening.
+ * @param {ServedEndpointView} endpoint
+ * @returns {string | null}
+ */
+export function callLine(endpoint) {
+  if (endpoint.url === null) return null
+  if (endpoint.kind === 'grpc') {
+    const slash = endpoint.url.indexOf('/')
+    return `grpcurl -plaintext -d '{}' ${endpoint.url.slice(0, slash)} ${endpoint.url.slice(slash + 1)}`
+  }
+  const parts = ['curl']
+  if (endpoint.method !== 'GET') parts.push('-X', endpoint.method)
+  parts.push(shellQuote(endpoint.url))
+  if (endpoint.kind === 'graphql' || endpoint.kind === 'soap') parts.push(...CURL_BODY[endpoint.kind])
+  else if (['POST', 'PUT', 'PATCH'].includes(endpoint.method)) parts.push(...CURL_BODY.json)
+  return parts.join(' ')
+}
+
+/** @param {string} line */
+const tool = (line) => line.slice(0, line.indexOf(' '))
+
+export async function loadEndpoints() {
+  const current = stillCurrent()
+  await guard(async () => {
+    const endpoints = await listEndpoints()
+    if (!current()) return
+    state.endpoints = endpoints
+    renderEndpoints()
+  })
+}
+
+function renderEndpoints() {
+  $('endpoint-rows').replaceChildren(...state.endpoints.map(endpointRow))
+  $('endpoints-empty').hidden = state.endpoints.length > 0
+}
+
+/** @param {ServedEndpointView} endpoint */
+function endpointRow(endpoint) {
+  const name = `${endpoint.method} ${endpoint.path}`
+  const line = callLine(endpoint)
+  return h('tr', { 'data-testid': 'endpoint-row', 'data-method': endpoint.method, 'data-path': endpoint.path },
+    h('td', {}, methodBadge(endpoint.method)),
+    h('td', { class: 'path' },
+      h('div', { 'data-testid': 'endpoint-path' }, endpoint.path),
+      line
+        ? h('div', { class: 'curl' }, h('code', { 'data-testid': 'endpoint-curl' }, line),
+          h('button', { type: 'button', class: 'small', 'aria-label': `Copy ${tool(line)} for ${name}`, onclick: () => copyText(line, `the ${tool(line)} line`) }, 'Copy'))
+        : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it')),
+    h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
+    ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
+    h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {EditableField} field
+ * @param {string} name
+ */
+function endpointInput(endpoint, field, name) {
+  const box = h('input', {
+    type: 'number', class: 'num', value: String(endpoint[field.key]), step: field.step, min: field.min, max: field.max,
+    'aria-label': `${field.label} of ${name}`, 'data-testid': field.testid,
+  })
+  box.addEventListener('change', () => saveEndpointField(endpoint, field, box))
+  return box
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {EditableField} field
+ * @param {HTMLInputElement} box
+ */
+async function saveEndpointField(endpoint, field, box) {
+  const value = Number(box.value)
+  if (box.value.trim() === '' || !Number.isFinite(value)) {
+    box.setAttribute('aria-invalid', 'true')
+    return notify(`${field.label} must be a number`, 'error')
+  }
+  await guard(async () => {
+    const updated = await updateEndpoint(endpoint.id, { [field.key]: value })
+    Object.assign(endpoint, updated)
+    box.value = String(updated[field.key])
+    box.removeAttribute('aria-invalid')
+    notify(`Saved: ${field.label.toLowerCase()} of ${endpoint.method} ${endpoint.path} is ${updated[field.key]}`)
+  }, (message) => {
+    box.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  })
+}
+
+/** @param {ServedEndpointView} endpoint */
+async function deleteEndpoint(endpoint) {
+  await guard(async () => {
+    await removeEndpoint(endpoint.id)
+    state.endpoints = state.endpoints.filter((e) => e.id !== endpoint.id)
+    renderEndpoints()
+    notify(`Deleted ${endpoint.method} ${endpoint.path}`)
+    refreshProjects()
+  })
+}
+
+// ---------------------------------------------------------------- add resource
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let checkTimer
+let checkSequence = 0
+
+/**
+ * @param {string} text
+ * @param {'ok' | 'bad' | null} kind
+ */
+function setCheck(text, kind) {
+  $('resource-check').textContent = text
+  $('resource-check').dataset.kind = kind ?? ''
+}
+
+function scheduleResourceCheck() {
+  clearTimeout(checkTimer)
+  button('resource-add').disabled = true
+  checkTimer = setTimeout(checkResourcePath, 150)
+}
+
+async function checkResourcePath() {
+  const path = input('resource-path').value.trim()
+  const sequence = ++checkSequence
+  if (!path) return setCheck('', null)
+  await guard(async () => {
+    const check = await checkResource(path)
+    if (sequence !== checkSequence) return
+    if (check.ok) {
+      const warnings = check.warnings.length ? ` (warning: ${check.warnings.join('; ')})` : ''
+      setCheck(`✓ ${check.path} makes five endpoints${warnings}`, 'ok')
+    } else setCheck(`✗ ${check.message}`, 'bad')
+    button('resource-add').disabled = !check.ok
+  }, (message) => setCheck(message, 'bad'))
+}
+
+/**
+ * `name:commerce.productName, price:number.int({"min":1})` → an object; commas inside (), [], {} or quotes stay.
+ * @param {string} text
+ * @returns {Record<string, string> | undefined}
+ */
+function parseFields(text) {
+  const parts = []
+  let depth = 0
+  /** @type {string | null} */
+  let quote = null
+  let current = ''
+  for (const char of text) {
+    if (quote) quote = char === quote ? null : quote
+    else if (char === '"' || char === "'") quote = char
+    else if ('([{'.includes(char)) depth++
+    else if (')]}'.includes(char)) depth--
+    else if (char === ',' && depth === 0) {
+      parts.push(current)
+      current = ''
+      continue
+    }
+    current += char
+  }
+  parts.push(current)
+  /** @type {Record<string, string>} */
+  const fields = {}
+  for (const part of parts.map((p) => p.trim()).filter(Boolean)) {
+    const colon = part.indexOf(':')
+    if (colon < 1 || !part.slice(colon + 1).trim()) throw new Error(`field "${part}" must look like name:generator, e.g. title:lorem.sentence`)
+    fields[part.slice(0, colon).trim()] = part.slice(colon + 1).trim()
+  }
+  return Object.keys(fields).length ? fields : undefined
+}
+
+/** @param {SubmitEvent} event */
+async function submitResource(event) {
+  event.preventDefault()
+  let fields
+  try {
+    fields = parseFields(input('resource-fields').value)
+  } catch (error) {
+    return setCheck(error instanceof Error ? error.message : String(error), 'bad')
+  }
+  const seed = input('resource-seed').value.trim()
+  const request = { path: input('resource-path').value.trim(), ...(fields ? { fields } : {}), ...(seed ? { seed: Number(seed) } : {}) }
+  await guard(async () => {
+    const created = await addResource(request)
+    form('resource-form').reset()
+    button('resource-add').disabled = true
+    const warnings = created.warnings.length ? ` Warning: ${created.warnings.join('; ')}` : ''
+    setCheck(`Added ${created.resource.path} with ${created.endpoints.length} endpoints.${warnings}`, 'ok')
+    await loadEndpoints()
+    refreshProjects()
+  }, (message) => setCheck(message, 'bad'))
+}
+
+/** Listens to the tab's own controls. */
+export function wireEndpoints() {
+  input('resource-path').addEventListener('input', scheduleResourceCheck)
+  form('resource-form').addEventListener('submit', submitResource)
+}
