@@ -66,8 +66,6 @@ interface EventMap {
   'delivery.attempted': [DeliveryAttempted]
   /** Deliveries were queued outside the outbox (a redelivery): the worker looks now, not at its next poll. */
   'delivery.queued': []
-  /** This process changed projects, endpoints or subscriptions; caches built from them rebuild. */
-  'config.changed': []
 }
 
 /** Typed server events: the core emits them; the CLI logs them and the outbox records them. */

@@ -145,15 +145,12 @@ export function createOutbox(context: Context, events: MockEvents, options: { on
     buffered.push(served)
     scheduled ??= setImmediate(flush)
   }
-  const onChanged = () => subscriptions.invalidate()
 
   events.on('request.served', onServed)
-  events.on('config.changed', onChanged)
   return {
     flush,
     async close() {
       events.off('request.served', onServed)
-      events.off('config.changed', onChanged)
       if (scheduled) clearImmediate(scheduled)
       if (retry) clearTimeout(retry)
       scheduled = retry = null

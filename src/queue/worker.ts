@@ -210,7 +210,6 @@ export function createWorker(options: WorkerOptions): Worker {
         if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
         deliveries.cancelPending(job.subscriptionId)
         deliveries.markFailed(job.id, now())
-        events.emit('config.changed')
         return 'failed'
       }
       const delay = retryDelays[job.attempt - 1]

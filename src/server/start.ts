@@ -116,7 +116,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const own = options.ownPathsProject ? requireProjectBySlug(context, options.ownPathsProject) : (configured ?? defaultProject(context))
     // Without --project (or a config file) the own paths follow the default project, even when
     // `mockapi project default` changes it while serving.
-    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug, events })
+    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug })
     // From here on a statement waits only a moment for another process's lock: longer waits
     // happen between tries, without freezing the event loop.
     setBusyWait(context.db, SERVE_BUSY_WAIT_MS)
@@ -165,7 +165,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       watcher = watchFile(config.path, async () => {
         try {
           const result = await whenStoreFree(context.db, () => applyConfig(readConfig(config.path)))
-          events.emit('config.changed')
           options.onWatch?.({ ok: true, result })
         } catch (error) {
           // apply is one transaction: a broken edit leaves the last good state serving.
