@@ -12,7 +12,7 @@ import { guardWrites, whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Clock, Project } from '../model.ts'
-import { createOutbox } from '../queue/outbox.ts'
+import { createEventRecorder } from '../queue/event-recorder.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
 import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
@@ -121,7 +121,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // happen between tries, without freezing the event loop.
     setBusyWait(context.db, SERVE_BUSY_WAIT_MS)
     const worker = createWorker({ context, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
-    const outbox = createOutbox(context, events, { onQueued: () => worker.wake(), log })
+    const eventRecorder = createEventRecorder(context, events, { onQueued: () => worker.wake(), log })
     stopDeliveries = () => void worker.stop(0)
     if (options.dbPath !== ':memory:') {
       const lostError = (reason: string) => new AppError('STORE_UNAVAILABLE', `${reason}; nothing more can be kept: restart mockapi serve`)
@@ -213,7 +213,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           // Deliveries get their grace while requests drain; events of the last requests are
           // recorded once those end (and sent at the next start).
           await Promise.all([
-            Promise.all([listening.close(), grpcHost?.close()]).then(() => outbox.close()),
+            Promise.all([listening.close(), grpcHost?.close()]).then(() => eventRecorder.close()),
             worker.stop(),
           ])
           heldLease?.release()
