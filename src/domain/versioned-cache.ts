@@ -12,7 +12,8 @@ const RECHECK_MS = 50
  * A value built from the configuration tables (projects, resources, endpoints, imports,
  * subscriptions), rebuilt when they may have changed: at once after this process wrote to them
  * (the store counts those writes, whichever code made them), and within RECHECK_MS after another
- * process committed.
+ * process committed. A value built inside a transaction that then rolls back is rebuilt too:
+ * `writeTransaction` counts the undoing as a write.
  */
 export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<T> {
   const commitsByOthers = otherConnectionsCommits(db)
@@ -31,10 +32,7 @@ export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<
         checkedAt = now
         return value as T
       }
-      const fresh = build()
-      // Inside a transaction the build sees writes that may still roll back: used, never kept.
-      if (db.inTransaction) return fresh
-      value = fresh
+      value = build()
       built = true
       seenWrites = writes
       seenCommits = commits

@@ -22,11 +22,18 @@ let configurationWrites = 0
 /**
  * Rows written so far by this process, through any connection, to the tables caches are built
  * from (projects, resources, endpoints, imports, subscriptions), counted by SQLite triggers, so a
- * write through any repository (or a cascade) counts. A rolled-back write counts too: a cache
- * rebuilds once for nothing.
+ * write through any repository (or a cascade) counts.
  */
 export function configurationWriteCount(): number {
   return configurationWrites
+}
+
+/**
+ * A transaction that wrote to those tables rolled back: a cache built inside it, after the write,
+ * holds what was undone, so the undoing counts as one more write.
+ */
+export function countUndoneWrites(): void {
+  configurationWrites += 1
 }
 
 /**

@@ -14,6 +14,7 @@ import { createVersionedCache } from '../../src/domain/versioned-cache.ts'
 import type { DeliveryAttempted } from '../../src/events.ts'
 import { startServer, type RunningServer } from '../../src/server/start.ts'
 import { configurationWriteCount } from '../../src/store/changes.ts'
+import { setBusyWait } from '../../src/store/db.ts'
 import { cleanup, cliProcessAsync, expectAliveAndIntact, expectFreshBuild, openStore, send, serve, startReceiver, tempDb, tempDir, waitFor } from '../_helpers.ts'
 
 // Every check below asks right after the write, without waiting: the store counts this process's
@@ -190,7 +191,7 @@ describe('what others commit', () => {
     await expectAliveAndIntact(server.url, dbPath)
   })
 
-  it('a cache read inside a transaction that rolls back keeps nothing of it', () => {
+  it('a cache read inside a transaction that rolls back keeps nothing of it, and one that fails to start counts nothing', () => {
     const names = createVersionedCache(context.db, () => context.repos.projects.list().map((p) => p.slug))
     const before = names.get()
     expect(() => writeTransaction(context.db, () => {
@@ -199,5 +200,35 @@ describe('what others commit', () => {
       throw new Error('roll back')
     })).toThrow('roll back')
     expect(names.get()).toEqual(before)
+
+    const writes = configurationWriteCount()
+    expect(() => writeTransaction(context.db, () => {
+      throw new Error('nothing written')
+    })).toThrow('nothing written')
+    const locker = new Database(dbPath)
+    const waiting = openStore(dbPath).context
+    setBusyWait(waiting.db, 0)
+    locker.exec('BEGIN IMMEDIATE')
+    try {
+      expect(() => writeTransaction(waiting.db, () => createProject(waiting, { name: 'Locked out', slug: 'locked-out' }))).toThrow(/locked|busy/i)
+    } finally {
+      locker.exec('ROLLBACK')
+      locker.close()
+    }
+    expect(configurationWriteCount()).toBe(writes)
+  })
+
+  it('a cache stale when a transaction starts is built once in it, however often it is read there', () => {
+    let builds = 0
+    const names = createVersionedCache(context.db, () => {
+      builds += 1
+      return context.repos.projects.list().length
+    })
+    names.get()
+    createProject(openStore(dbPath).context, { name: 'Elsewhere', slug: 'elsewhere' })
+    writeTransaction(context.db, () => {
+      for (let i = 0; i < 100; i += 1) names.get()
+    })
+    expect(builds).toBe(2)
   })
 })
