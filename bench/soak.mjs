@@ -34,7 +34,6 @@ const project = setup.store.repos.projects.bySlug('demo')
 createSubscription(setup.store, project, { name: 'soak', targetUrl: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['mock.request', 'mock.error'] })
 const token = await mintToken(setup.store, { expiresInMs: 3_600_000 })
 setup.close()
-server.events.emit('config.changed')
 
 const base = server.url
 const mock = (i) => (i % 4 === 0

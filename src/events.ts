@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { Attempt } from './model.ts'
 
-/** One answered mock request; the outbox turns it into `mock.request` / `mock.error` events. */
+/** One answered mock request; the event recorder turns it into `mock.request` / `mock.error` events. */
 export interface RequestServed {
   projectId: number | null
   endpointId: number | null
@@ -64,11 +64,9 @@ interface EventMap {
   'request.captured': [RequestCaptured]
   'inbox.received': [InboxReceived]
   'delivery.attempted': [DeliveryAttempted]
-  /** Deliveries were queued outside the outbox (a redelivery): the worker looks now, not at its next poll. */
+  /** Deliveries were queued outside the event recorder (a redelivery): the worker looks now, not at its next poll. */
   'delivery.queued': []
-  /** This process changed projects, endpoints or subscriptions; caches built from them rebuild. */
-  'config.changed': []
 }
 
-/** Typed server events: the core emits them; the CLI logs them and the outbox records them. */
+/** Typed server events: the core emits them; the CLI logs them and the event recorder records them. */
 export class MockEvents extends EventEmitter<EventMap> {}

@@ -1,7 +1,7 @@
 import { storeFault } from '../store/db.ts'
 
 /**
- * Where background work (the delivery worker, the outbox, log pruning) reports what went wrong.
+ * Where background work (the delivery worker, the event recorder, log pruning) reports what went wrong.
  * Such work runs in timers, where a throw would end the process: it catches everything, tries
  * again later and says so here, once when a problem starts and once when it is over, not on
  * every try.

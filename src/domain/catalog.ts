@@ -1,4 +1,3 @@
-import type { MockEvents } from '../events.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
 import type { SpecDocument, SpecVersion } from '../kinds/openapi/types.ts'
 import type { StoredSpec } from '../store/specs.ts'
@@ -174,19 +173,16 @@ export interface Catalog {
   resolve(method: string, segments: readonly string[]): Resolution
   /** The gRPC methods to serve, with their settings; cheap enough to call per call. */
   grpc(): GrpcEndpoint[]
-  /** Call after this process changed projects or endpoints. */
-  invalidate(): void
 }
 
-/** The routing table, rebuilt only when endpoints may have changed. */
-export function createCatalog(context: Context, options: { ownPathsSlug?: string | undefined; events?: MockEvents } = {}): Catalog {
+/** The routing table, rebuilt only when the store says projects, resources, endpoints or imports may have changed. */
+export function createCatalog(context: Context, options: { ownPathsSlug?: string | undefined } = {}): Catalog {
   const parsedSpecs: SpecCache = new Map()
   const snapshots = createVersionedCache(context.db, () => build(context, options.ownPathsSlug, parsedSpecs))
   const found = (project: Project, match: { value: RouteValue; params: Record<string, string> }): Resolution =>
     isProtocolRoute(match.value)
       ? { kind: 'protocol', project, route: match.value }
       : { kind: 'found', project, route: match.value, params: match.params }
-  options.events?.on('config.changed', snapshots.invalidate)
 
   const matchOwnPaths = (s: Snapshot, method: string, segments: readonly string[]): Resolution | null => {
     if (!s.ownPaths) return null
@@ -209,6 +205,5 @@ export function createCatalog(context: Context, options: { ownPathsSlug?: string
       return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
     },
     grpc: () => snapshots.get().grpc,
-    invalidate: snapshots.invalidate,
   }
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { configurationWriteCount, countUndoneWrites } from '../store/changes.ts'
 import { storeFault, type Db } from '../store/db.ts'
 
 type Runner = { immediate: <T>(work: () => T) => T }
@@ -23,12 +24,19 @@ export function writeTransaction<T>(db: Db, work: () => T): T {
     runners.set(db, runner)
   }
   const guard = guards.get(db)
-  if (!guard) return runner.immediate(work)
-  return runner.immediate(() => {
-    const result = work()
-    guard()
-    return result
-  })
+  const writesBefore = configurationWriteCount()
+  try {
+    if (!guard) return runner.immediate(work)
+    return runner.immediate(() => {
+      const result = work()
+      guard()
+      return result
+    })
+  } catch (error) {
+    // Only a rollback that undid configuration writes: a lock not taken changed nothing.
+    if (configurationWriteCount() !== writesBefore) countUndoneWrites()
+    throw error
+  }
 }
 
 /** How long a request's write waits in all for another process's write lock before answering 503. */

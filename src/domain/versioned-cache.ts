@@ -1,39 +1,43 @@
+import { configurationWriteCount, otherConnectionsCommits } from '../store/changes.ts'
 import type { Db } from '../store/db.ts'
 
 export interface VersionedCache<T> {
   get(): T
-  /** Call after this process changed what the value is built from. */
-  invalidate(): void
 }
 
 /** Another process's commit shows within this long; checking on every request cost ~6 % of a GET. */
 const RECHECK_MS = 50
 
 /**
- * A value built from the database and rebuilt when it may be stale: after `invalidate()`, or
- * when another connection (the CLI beside `serve`) committed, which `PRAGMA data_version` tells.
+ * A value built from the configuration tables (projects, resources, endpoints, imports,
+ * subscriptions), rebuilt when they may have changed: at once after this process wrote to them
+ * (the store counts those writes, whichever code made them), and within RECHECK_MS after another
+ * process committed. A value built inside a transaction that then rolls back is rebuilt too:
+ * `writeTransaction` counts the undoing as a write.
  */
 export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<T> {
-  const dataVersion = db.prepare('PRAGMA data_version').pluck()
+  const commitsByOthers = otherConnectionsCommits(db)
   let value: T | undefined
   let built = false
-  let seenVersion = -1
+  let seenWrites = -1
+  let seenCommits = -1
   let checkedAt = 0
   return {
     get() {
+      const writes = configurationWriteCount()
       const now = performance.now()
-      if (built && now - checkedAt < RECHECK_MS) return value as T
-      checkedAt = now
-      const version = dataVersion.get() as number
-      if (!built || version !== seenVersion) {
-        value = build()
-        built = true
-        seenVersion = version
+      if (built && writes === seenWrites && now - checkedAt < RECHECK_MS) return value as T
+      const commits = commitsByOthers()
+      if (built && writes === seenWrites && commits === seenCommits) {
+        checkedAt = now
+        return value as T
       }
-      return value as T
-    },
-    invalidate() {
-      built = false
+      value = build()
+      built = true
+      seenWrites = writes
+      seenCommits = commits
+      checkedAt = now
+      return value
     },
   }
 }

@@ -30,7 +30,7 @@ export interface WorkerOptions {
 
 export interface Worker {
   start(): void
-  /** Looks for due deliveries now (after the outbox queued some). */
+  /** Looks for due deliveries now (after the event recorder queued some). */
   wake(): void
   /** Stops claiming; lets in-flight attempts finish for `graceMs`, then puts the rest back unattempted. */
   stop(graceMs?: number): Promise<void>
@@ -210,7 +210,6 @@ export function createWorker(options: WorkerOptions): Worker {
         if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
         deliveries.cancelPending(job.subscriptionId)
         deliveries.markFailed(job.id, now())
-        events.emit('config.changed')
         return 'failed'
       }
       const delay = retryDelays[job.attempt - 1]

@@ -36,12 +36,10 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
       const settings = settingsFromJson(input)
       const faker = await loadFaker()
       const updated = await whenStoreFree(context.db, () => configureEndpointFields(context, endpoint, settings, faker))
-      deps.events.emit('config.changed')
       return jsonResponse(200, viewsFor(event, project)(updated))
     }
     if (event.req.method === 'DELETE') {
       await whenStoreFree(context.db, () => deleteEndpoint(context, endpoint))
-      deps.events.emit('config.changed')
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'PATCH'])

@@ -38,7 +38,6 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
       const { loadFaker } = await import('../engine/generators.ts')
       const faker = await loadFaker()
       const created = await whenStoreFree(context.db, () => addResource(context, project, input, faker))
-      deps.events.emit('config.changed')
       return jsonResponse(201, created)
     }
     notAllowed(event, ['GET', 'POST'])
@@ -55,7 +54,6 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
     const resource = requireResource(context, project, pathParam(event, 'resourceId'))
     if (event.req.method !== 'DELETE') notAllowed(event, ['DELETE'])
     await whenStoreFree(context.db, () => deleteResource(context, resource))
-    deps.events.emit('config.changed')
     return textResponse(204, null)
   })
 

@@ -83,7 +83,6 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     if (event.req.method === 'POST') {
       const input = await readJsonBody(event, deps.bodyLimit)
       const created = await whenStoreFree(context.db, () => createSubscription(context, project, input))
-      deps.events.emit('config.changed')
       return jsonResponse(201, subscriptionView(created))
     }
     notAllowed(event, ['GET', 'POST'])
@@ -96,12 +95,10 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     if (event.req.method === 'PATCH') {
       const input = await readJsonBody(event, deps.bodyLimit)
       const updated = await whenStoreFree(context.db, () => updateSubscription(context, subscription, input))
-      deps.events.emit('config.changed')
       return jsonResponse(200, subscriptionView(updated))
     }
     if (event.req.method === 'DELETE') {
       await whenStoreFree(context.db, () => deleteSubscription(context, subscription))
-      deps.events.emit('config.changed')
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'GET', 'PATCH'])

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import type { Clock } from '../model.ts'
 import type { MockEvents } from '../events.ts'
-import { queryObject } from '../queue/outbox.ts'
+import { queryObject } from '../queue/event-recorder.ts'
 import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
 
 /** Bodies in the request log are cut here. */

@@ -12,7 +12,7 @@ import { guardWrites, whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Clock, Project } from '../model.ts'
-import { createOutbox } from '../queue/outbox.ts'
+import { createEventRecorder } from '../queue/event-recorder.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
 import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
@@ -116,12 +116,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const own = options.ownPathsProject ? requireProjectBySlug(context, options.ownPathsProject) : (configured ?? defaultProject(context))
     // Without --project (or a config file) the own paths follow the default project, even when
     // `mockapi project default` changes it while serving.
-    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug, events })
+    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug })
     // From here on a statement waits only a moment for another process's lock: longer waits
     // happen between tries, without freezing the event loop.
     setBusyWait(context.db, SERVE_BUSY_WAIT_MS)
     const worker = createWorker({ context, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
-    const outbox = createOutbox(context, events, { onQueued: () => worker.wake(), log })
+    const eventRecorder = createEventRecorder(context, events, { onQueued: () => worker.wake(), log })
     stopDeliveries = () => void worker.stop(0)
     if (options.dbPath !== ':memory:') {
       const lostError = (reason: string) => new AppError('STORE_UNAVAILABLE', `${reason}; nothing more can be kept: restart mockapi serve`)
@@ -165,7 +165,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       watcher = watchFile(config.path, async () => {
         try {
           const result = await whenStoreFree(context.db, () => applyConfig(readConfig(config.path)))
-          events.emit('config.changed')
           options.onWatch?.({ ok: true, result })
         } catch (error) {
           // apply is one transaction: a broken edit leaves the last good state serving.
@@ -214,7 +213,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           // Deliveries get their grace while requests drain; events of the last requests are
           // recorded once those end (and sent at the next start).
           await Promise.all([
-            Promise.all([listening.close(), grpcHost?.close()]).then(() => outbox.close()),
+            Promise.all([listening.close(), grpcHost?.close()]).then(() => eventRecorder.close()),
             worker.stop(),
           ])
           heldLease?.release()

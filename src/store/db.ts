@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { AppError } from '../errors.ts'
+import { countConfigurationWrites } from './changes.ts'
 import { migrate } from './migrations/index.ts'
 
 export type Db = Database.Database
@@ -73,6 +74,7 @@ export function openDb(path: string, options: OpenOptions = {}): Db {
     db.pragma('foreign_keys = ON')
     setBusyWait(db, options.busyWaitMs ?? CLI_BUSY_WAIT_MS)
     migrate(db)
+    countConfigurationWrites(db)
   } catch (error) {
     db.close()
     if (/SQLITE_(CANTOPEN|READONLY)/.test((error as { code?: string }).code ?? '')) throw openProblem(path, error as NodeJS.ErrnoException)

@@ -48,7 +48,7 @@ export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>
 /**
  * Events, their deliveries (the persistent retry queue) and the log of attempts. Writes that name a
  * project, subscription or delivery check it still exists in the same statement: another process
- * (or the management API) may delete it while an event waits in the outbox or an attempt is in flight.
+ * (or the management API) may delete it while an event waits in the event recorder or an attempt is in flight.
  */
 export function createDeliveryRepo(db: Db) {
   const insertEvent = db.prepare<[string, number, string, string, string, number]>(

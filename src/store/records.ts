@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { FieldFilter } from '../model.ts'
 import type { Db } from './db.ts'
+import { otherConnectionsCommits } from './changes.ts'
 
 export interface RecordQuery {
   filters: FieldFilter[]
@@ -107,12 +108,12 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     }).pluck()
 
   // Filtered totals are cached until something writes: this connection (the counter below) or another one.
-  const dataVersion = db.prepare('PRAGMA data_version').pluck()
+  const commitsByOthers = otherConnectionsCommits(db)
   let localWrites = 0
   const totals = new Map<string, { stamp: string; total: number }>()
   const cachedTotal = (collectionId: number, filters: FieldFilter[], count: () => number): number => {
     const key = `${collectionId}|${JSON.stringify(filters)}`
-    const stamp = `${dataVersion.get() as number}:${localWrites}`
+    const stamp = `${commitsByOthers()}:${localWrites}`
     const hit = totals.get(key)
     if (hit && hit.stamp === stamp) return hit.total
     const total = count()

@@ -110,7 +110,7 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
     await ok('webhooks', 'add', receiver.url, '--project', 'v', '--events', 'mock.request') // 3: its project deleted under traffic
     const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
 
-    // Every lane keeps requests of the doomed projects in each outbox batch, next to project u's.
+    // Every lane keeps requests of the doomed projects in each event recorder batch, next to project u's.
     let running = true
     let answeredU = 0
     const lane = async () => {

@@ -16,7 +16,7 @@ export const MAX_BUFFERED = 50_000
 /** How long closing waits for a busy database to take what is still buffered. */
 const CLOSE_WAIT_MS = 2_000
 
-export interface Outbox {
+export interface EventRecorder {
   /** Writes what is buffered now (also done on its own, once per event-loop turn). */
   flush(): void
   /** Stops listening and writes what is buffered (waiting a moment for a busy database). */
@@ -43,7 +43,7 @@ function eventTypes(served: RequestServed): EventType[] {
  * next turn of the event loop, so many requests share one commit. A batch the database cannot
  * take (another process holds the lock, the disk is full) stays buffered and is written later.
  */
-export function createOutbox(context: Context, events: MockEvents, options: { onQueued: () => void; log?: BackgroundLog }): Outbox {
+export function createEventRecorder(context: Context, events: MockEvents, options: { onQueued: () => void; log?: BackgroundLog }): EventRecorder {
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const subscriptions = createVersionedCache(context.db, () => {
     const byProject = new Map<number, Subscription[]>()
@@ -145,15 +145,12 @@ export function createOutbox(context: Context, events: MockEvents, options: { on
     buffered.push(served)
     scheduled ??= setImmediate(flush)
   }
-  const onChanged = () => subscriptions.invalidate()
 
   events.on('request.served', onServed)
-  events.on('config.changed', onChanged)
   return {
     flush,
     async close() {
       events.off('request.served', onServed)
-      events.off('config.changed', onChanged)
       if (scheduled) clearImmediate(scheduled)
       if (retry) clearTimeout(retry)
       scheduled = retry = null
