@@ -8,6 +8,7 @@ import { mountAdmin } from './admin.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
+import type { Random } from './pipeline/policy.ts'
 import { createRequestLog, type RequestLog } from './request-log.ts'
 import { errorResponse, jsonResponse } from './respond.ts'
 
@@ -21,6 +22,8 @@ export interface AppDeps {
   signal?: AbortSignal
   /** The recent mock requests the dashboard shows (made here when not given). */
   requestLog?: RequestLog
+  /** The policy's draws (error rates); default Math.random. */
+  random?: Random
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -46,6 +49,6 @@ export function createApp(deps: AppDeps): H3 {
     signal: deps.signal ?? new AbortController().signal,
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random }))
   return app
 }

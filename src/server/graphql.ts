@@ -8,6 +8,7 @@ import { graphqlPlayground } from './graphql-playground.ts'
 import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'
 import { holdResponse } from './delay.ts'
+import { decidePolicy, NO_PREFERENCES } from './pipeline/policy.ts'
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json'
 const executors = createSpecCache<Promise<GraphqlExecutor>>()
@@ -104,14 +105,15 @@ export async function answerGraphql(event: H3Event, route: ProtocolRoute, contex
   }
   if (prepared.operationType === 'subscription') return requestError(type, 'subscriptions are not served over plain HTTP')
   const endpoints = prepared.rootFields.map((field) => route.operations.get(operationKey(prepared.operationType, field)))
-  const delayMs = Math.max(0, ...endpoints.map((e) => e?.delayMs ?? 0))
-  await holdResponse(event, delayMs)
+  // One decision per root field; the answer waits for the longest delay among them.
+  const decisions = endpoints.map((endpoint) => endpoint && decidePolicy({ settings: endpoint, prefer: NO_PREFERENCES }, context.random))
+  await holdResponse(event, Math.max(0, ...decisions.map((decision) => decision?.delayMs ?? 0)))
   const result = prepared.execute((field) => {
-    const key = operationKey(prepared.operationType, field)
-    const endpoint = route.operations.get(key)
+    const index = prepared.rootFields.indexOf(field)
+    const endpoint = endpoints[index]
     // A root field whose endpoint was removed is no longer mocked, as a removed gRPC method or REST route.
-    if (!endpoint) return { error: `${key} is not mocked: its endpoint was removed` }
-    return operationOverride(endpoint, context.random)
+    if (!endpoint) return { error: `${operationKey(prepared.operationType, field)} is not mocked: its endpoint was removed` }
+    return operationOverride(endpoint, decisions[index]!)
   })
   const text = answerText(result)
   if (text === null) {

@@ -5,6 +5,7 @@ import type { MockEvents } from '../events.ts'
 import type { GrpcMethodInfo } from '../kinds/grpc/load.ts'
 import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-listener.ts'
 import { createSpecCache } from './protocol.ts'
+import type { Random } from './pipeline/policy.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
 const HTTP_STATUS_OF_CODE = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401]
@@ -57,6 +58,8 @@ export async function serveGrpc(options: {
   events: MockEvents
   host: string
   port: number
+  /** The policy's draws (error rates). */
+  random: Random
   onError: (error: Error) => void
   /** gRPC started listening while serving (an import added the first methods). */
   onStarted?: (port: number) => void
@@ -71,6 +74,7 @@ export async function serveGrpc(options: {
       port: options.port,
       snapshot: createSnapshots(options.context, options.catalog, methodsOf),
       makeFaker,
+      random: options.random,
       onServed: (call) => {
         const status = HTTP_STATUS_OF_CODE[call.code] ?? 500
         if (options.events.listenerCount('request.captured') > 0) {

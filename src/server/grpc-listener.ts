@@ -10,6 +10,7 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import { bodyMessages, generateMessage } from '../kinds/grpc/generate.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
+import { decidePolicy, NO_PREFERENCES, type Random } from './pipeline/policy.ts'
 import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
@@ -49,6 +50,8 @@ export interface GrpcServerOptions {
   /** Read on every call (cheap; the integrator caches it) so settings changes apply without a restart; also polled to pick up new/removed methods. */
   snapshot: () => GrpcSnapshot
   makeFaker: FakerFactory
+  /** The policy's draws (error rates); default Math.random. */
+  random?: Random
   onServed?: (call: GrpcCallServed) => void
   /** How often to look for new or removed methods (default 1000 ms; timers unref'd). */
   pollMs?: number
@@ -225,20 +228,20 @@ function servedFor(binding: GrpcMethodBinding, spec: SpecTypes | undefined): Ser
 // Answering calls.
 
 /** binding null: the path is no longer mocked. */
-interface Outcome { binding: GrpcMethodBinding | null; code: number; details: string }
+interface Outcome { binding: GrpcMethodBinding | null; code: number; details: string; delayMs: number }
 
 /** The binding as it is now (settings change without re-registering) and the status this call gets. */
 function outcomeFor(path: string, served: Served, context: CallContext): Outcome {
   const binding = context.options.snapshot().methods.get(path)
-  if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked` }
-  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}` }
-  const { errorRate, errorStatus, status } = binding.settings
-  if (errorRate > 0 && Math.random() * 100 < errorRate) {
-    const code = grpcCodeFor(errorStatus)
-    return { binding, code, details: `mockapi: simulated error ${grpcCodeName(code)} (error rate ${errorRate}%)` }
+  if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked`, delayMs: 0 }
+  const { settings } = binding
+  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: settings.delayMs }
+  const { delayMs, outcome } = decidePolicy({ settings, prefer: NO_PREFERENCES }, context.options.random ?? Math.random)
+  const code = grpcCodeFor(outcome.status)
+  if (outcome.kind === 'simulated-error') {
+    return { binding, code, details: `mockapi: simulated error ${grpcCodeName(code)} (error rate ${settings.errorRate}%)`, delayMs }
   }
-  const code = grpcCodeFor(status)
-  return { binding, code, details: code === GRPC_OK ? '' : `mockapi: configured status ${grpcCodeName(code)}` }
+  return { binding, code, details: code === GRPC_OK ? '' : `mockapi: configured status ${grpcCodeName(code)}`, delayMs }
 }
 
 /** `count` generated messages, or the fixed body's (one message for unary answers, all for streams). */
@@ -313,7 +316,7 @@ interface Reply {
 async function answerOnce(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, count: number, reply: Reply): Promise<void> {
   const started = performance.now()
   const outcome = outcomeFor(path, served, context)
-  await sleep(outcome.binding?.settings.delayMs ?? 0)
+  await sleep(outcome.delayMs)
   if (call.cancelled) return
   let code = outcome.code
   if (!outcome.binding || code !== GRPC_OK) {
@@ -349,7 +352,7 @@ async function answerEach(path: string, served: Served, context: CallContext, ca
   const outcome = outcomeFor(path, served, context)
   const { binding } = outcome
   if (!binding || outcome.code !== GRPC_OK) {
-    await sleep(binding?.settings.delayMs ?? 0)
+    await sleep(outcome.delayMs)
     if (call.cancelled) return
     call.emit('error', failure(outcome.code, outcome.details))
     report(context, path, binding, outcome.code, started)
@@ -360,7 +363,7 @@ async function answerEach(path: string, served: Served, context: CallContext, ca
   let queue = Promise.resolve()
   call.on('data', () => {
     queue = queue.then(async () => {
-      await sleep(binding.settings.delayMs)
+      await sleep(outcome.delayMs)
       if (failed || call.cancelled) return
       try {
         const messages = responses(served, binding, context, 1)

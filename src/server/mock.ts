@@ -19,6 +19,7 @@ import { DELIVERY_HEADER } from '../queue/worker.ts'
 import type { ProtocolAnswer } from './protocol.ts'
 import { finishCapture, startCapture } from './request-capture.ts'
 import { holdResponse } from './delay.ts'
+import { decidePolicy, type PolicyDecision, type Random } from './pipeline/policy.ts'
 
 export interface MockDeps {
   context: Context
@@ -26,8 +27,8 @@ export interface MockDeps {
   events: MockEvents
   bodyLimit: number
   debug: boolean
-  /** Draws the error-rate dice; injectable for tests. */
-  random?: () => number
+  /** Draws the error-rate dice: Math.random, or seeded (`serve --seed`). */
+  random: Random
 }
 
 function decodeSegments(pathname: string): string[] {
@@ -62,7 +63,7 @@ async function requestBody(event: H3Event, endpoint: Endpoint, bodyLimit: number
   return bytes.byteLength > 0 && isJsonContentType(event.req.headers.get('content-type')) ? parseJson(bytes) : undefined
 }
 
-async function renderFixedBody(event: H3Event, endpoint: Endpoint, params: Record<string, string>, body: unknown): Promise<string> {
+async function renderFixedBody(event: H3Event, deps: MockDeps, endpoint: Endpoint, params: Record<string, string>, body: unknown): Promise<string> {
   const text = endpoint.body!
   if (!hasPlaceholders(text)) return text
   if (usesFaker(text)) templateFaker ??= loadFaker().then((make) => make())
@@ -72,7 +73,7 @@ async function renderFixedBody(event: H3Event, endpoint: Endpoint, params: Recor
     body,
     headers: Object.fromEntries(event.req.headers),
     faker: usesFaker(text) ? await templateFaker : null,
-    now: new Date(),
+    now: deps.context.clock.now(),
   })
 }
 
@@ -89,14 +90,14 @@ async function answer(event: H3Event, deps: MockDeps, resolution: Exclude<Resolu
   const route = resolution.route
   const { endpoint } = route
   const prefer = parsePrefer(event.req.headers.get('prefer'))
-  const delayMs = prefer.delayMs ?? endpoint.delayMs
-  await holdResponse(event, delayMs)
-  if (endpoint.operation && route.spec) return answerFromSpec(event, deps, resolution, endpoint.operation, prefer)
-  if (prefer.code !== undefined && prefer.code >= 400) return simulatedError(prefer.code, 'Prefer: code')
-  if (injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
+  const decision = decidePolicy({ settings: endpoint, prefer }, deps.random)
+  await holdResponse(event, decision.delayMs)
+  if (endpoint.operation && route.spec) return answerFromSpec(event, deps, resolution, endpoint.operation, prefer, decision)
+  const { outcome } = decision
+  if (outcome.kind === 'simulated-error') return simulatedError(outcome.status, outcome.reason)
   const body = await requestBody(event, endpoint, deps.bodyLimit)
   if (WITH_BODY.has(event.req.method)) await checkEndpointSchema(endpoint, body)
-  return answerConfigured(event, deps, resolution, prefer.code ?? endpoint.status, body)
+  return answerConfigured(event, deps, resolution, outcome.status, body)
 }
 
 /** 422 when the body breaks the JSON Schema configured on the endpoint (if any). */
@@ -108,10 +109,6 @@ async function checkEndpointSchema(endpoint: Endpoint, body: unknown): Promise<v
   const { schemaProblems } = await import('../engine/validate.ts')
   const problems = schemaProblems(endpoint.schema, body)
   if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
-}
-
-function injectedError(deps: MockDeps, endpoint: Endpoint): boolean {
-  return endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate
 }
 
 /**
@@ -128,7 +125,7 @@ async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Foun
   const status = finalStatus(configured)
   const { endpoint, collectionId, parentFields, idParam } = resolution.route
   if (endpoint.body !== null) {
-    return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
+    return textResponse(status, await renderFixedBody(event, deps, endpoint, resolution.params, body), endpoint.headers)
   }
   if (endpoint.action && collectionId !== null) {
     const result = await whenStoreFree(deps.context.db, () => runRecordAction(deps.context, {
@@ -150,14 +147,16 @@ async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Foun
  * An imported operation: validate the request against it, then answer what the spec documents
  * (or the records, for a stateful import; or a body configured on the endpoint).
  */
-async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found, operation: OpenApiOperation, prefer: Preferences): Promise<Response> {
+async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found, operation: OpenApiOperation, prefer: Preferences, decision: PolicyDecision): Promise<Response> {
   const { endpoint } = resolution.route
   const body = WITH_BODY.has(event.req.method) || operation.requestBody ? await readOperationBody(event, deps.bodyLimit) : undefined
   const responder = await responderFor(resolution.route)
   checkRequest(responder, operation, event, resolution.params, body)
   // A schema configured on the endpoint checks on top of the spec's.
   await checkEndpointSchema(endpoint, body)
-  if (prefer.code === undefined && injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
+  // A preferred error code picks its documented response below; only the error rate fails outright.
+  const { outcome } = decision
+  if (outcome.kind === 'simulated-error' && outcome.cause === 'error-rate') return simulatedError(outcome.status, outcome.reason)
   const stateful = endpoint.action !== null && resolution.route.collectionId !== null
   if (prefer.code === undefined && (endpoint.body !== null || stateful)) {
     if (stateful && body instanceof Uint8Array) {
@@ -177,7 +176,7 @@ async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found,
 
 /** A GraphQL schema or SOAP service; their modules (and libraries) load with the first request. */
 async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extract<Resolution, { kind: 'protocol' }>): Promise<ProtocolAnswer> {
-  const protocolContext = { bodyLimit: deps.bodyLimit, random: deps.random ?? Math.random }
+  const protocolContext = { bodyLimit: deps.bodyLimit, random: deps.random }
   if (resolution.route.protocol === 'graphql') return (await import('./graphql.ts')).answerGraphql(event, resolution.route, protocolContext)
   return (await import('./soap.ts')).answerSoap(event, resolution.route, protocolContext)
 }

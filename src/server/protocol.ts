@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { Endpoint } from '../model.ts'
+import type { PolicyDecision, Random } from './pipeline/policy.ts'
 
 /** What a GraphQL or SOAP request reports besides its response: the operation answered, and whether it failed. */
 export interface ProtocolAnswer {
@@ -11,13 +12,18 @@ export interface ProtocolAnswer {
 export interface ProtocolContext {
   bodyLimit: number
   /** Draws the error-rate dice. */
-  random: () => number
+  random: Random
 }
 
-/** What an operation's settings say instead of a generated answer: a simulated error, else its fixed value. */
-export function operationOverride(endpoint: Endpoint, random: () => number): { value?: unknown; error?: string } | undefined {
-  if (endpoint.errorRate > 0 && random() * 100 < endpoint.errorRate) return { error: `simulated error (error rate ${endpoint.errorRate} %)` }
-  if (endpoint.status >= 400) return { error: `simulated ${endpoint.status} (configured status)` }
+/**
+ * What an operation's policy decision and settings say instead of a generated answer: a simulated
+ * error (drawn, or a configured error status, which an operation cannot answer with data), else
+ * its fixed value.
+ */
+export function operationOverride(endpoint: Endpoint, decision: PolicyDecision): { value?: unknown; error?: string } | undefined {
+  const { outcome } = decision
+  if (outcome.kind === 'simulated-error') return { error: `simulated error (${outcome.reason})` }
+  if (outcome.status >= 400) return { error: `simulated ${outcome.status} (configured status)` }
   if (endpoint.body !== null) return { value: JSON.parse(endpoint.body) as unknown }
   return undefined
 }

@@ -6,6 +6,7 @@ import { readRawBody, utf8Text } from './body.ts'
 import { createSpecCache, operationOverride, type ProtocolAnswer, type ProtocolContext } from './protocol.ts'
 import { textResponse } from './respond.ts'
 import { holdResponse } from './delay.ts'
+import { decidePolicy, NO_PREFERENCES, type PolicyDecision } from './pipeline/policy.ts'
 
 const responders = createSpecCache<Promise<SoapResponder>>()
 
@@ -29,6 +30,7 @@ export async function answerSoap(event: H3Event, route: ProtocolRoute, context: 
     return { response: textResponse(200, responder.wsdl(serviceUrls(event, route)), { 'Content-Type': 'text/xml; charset=utf-8' }), endpointId: null, failed: false }
   }
   const headers = event.req.headers
+  let decision: PolicyDecision | null = null
   const answer = responder.answer(
     {
       service: route.mount.slice(route.mount.lastIndexOf('/') + 1),
@@ -40,13 +42,14 @@ export async function answerSoap(event: H3Event, route: ProtocolRoute, context: 
       const endpoint = route.operations.get(operation)
       // An operation whose endpoint was removed is no longer mocked: the client asked for something not served.
       if (!endpoint) return { fault: { code: 'Client', message: `operation ${operation} is not mocked: its endpoint was removed` } }
-      const override = operationOverride(endpoint, context.random)
+      decision = decidePolicy({ settings: endpoint, prefer: NO_PREFERENCES }, context.random)
+      const override = operationOverride(endpoint, decision)
       if (!override) return undefined
       return override.error === undefined ? { value: override.value } : { fault: { message: override.error } }
     },
   )
   const endpoint = answer.operation === null ? undefined : route.operations.get(answer.operation)
-  if (endpoint) await holdResponse(event, endpoint.delayMs)
+  await holdResponse(event, (decision as PolicyDecision | null)?.delayMs ?? 0)
   return {
     response: textResponse(answer.status, answer.body, { 'Content-Type': answer.contentType, ...endpoint?.headers }),
     endpointId: endpoint?.id ?? null,
