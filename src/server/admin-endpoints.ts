@@ -4,7 +4,7 @@ import { whenStoreFree } from '../domain/transaction.ts'
 import { endpointView } from '../views.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
-import { jsonResponse, textResponse } from './respond.ts'
+import { jsonResponse, textResponse } from './http-response.ts'
 
 /** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {

@@ -8,9 +8,9 @@ import { mountAdmin } from './admin.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
-import type { Random } from './pipeline/policy.ts'
+import type { Random } from '../engine/policy.ts'
 import { createRequestLog, type RequestLog } from './request-log.ts'
-import { errorResponse, jsonResponse } from './respond.ts'
+import { errorResponse, jsonResponse } from './http-response.ts'
 
 export interface AppDeps {
   context: Context

@@ -10,7 +10,7 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import { bodyMessages, generateMessage } from '../kinds/grpc/generate.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
-import { decidePolicy, NO_PREFERENCES, type Random } from './pipeline/policy.ts'
+import { decidePolicy, NO_PREFERENCES, type Random } from '../engine/policy.ts'
 import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {

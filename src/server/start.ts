@@ -19,7 +19,7 @@ import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
 import { createApp } from './app.ts'
 import { serveGrpc, type GrpcHost } from './grpc-host.ts'
 import { listenApp } from './listen.ts'
-import type { Random } from './pipeline/policy.ts'
+import type { Random } from '../engine/policy.ts'
 import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
 

@@ -1,5 +1,5 @@
 import { loadFaker } from '../../engine/generators.ts'
-import type { Random } from './policy.ts'
+import type { Random } from '../../engine/policy.ts'
 
 /**
  * The policy's draws from faker's seeded Mersenne Twister, in a faker instance of their own: the

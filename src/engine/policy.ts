@@ -1,4 +1,5 @@
-import type { Preferences } from '../../engine/prefer.ts'
+import type { Endpoint } from '../model.ts'
+import type { Preferences } from './prefer.ts'
 
 /** The settings of an endpoint (or a GraphQL field, SOAP operation, gRPC method) that the policy reads. */
 export interface PolicySettings {
@@ -51,4 +52,17 @@ export function decidePolicy(input: PolicyInput, random: Random): PolicyDecision
     return { delayMs, outcome: { kind: 'simulated-error', status: settings.errorStatus, cause: 'error-rate', reason: `error rate ${settings.errorRate} %` } }
   }
   return { delayMs, outcome: { kind: 'answer', status: settings.status, preferred: false } }
+}
+
+/**
+ * What an operation's decision and settings say instead of a generated answer (GraphQL, SOAP): a
+ * simulated error, drawn or a configured error status (an operation cannot carry data with one),
+ * else its fixed value.
+ */
+export function operationOverride(endpoint: Endpoint, decision: PolicyDecision): { value?: unknown; error?: string } | undefined {
+  const { outcome } = decision
+  if (outcome.kind === 'simulated-error') return { error: `simulated error (${outcome.reason})` }
+  if (outcome.status >= 400) return { error: `simulated ${outcome.status} (configured status)` }
+  if (endpoint.body !== null) return { value: JSON.parse(endpoint.body) as unknown }
+  return undefined
 }
