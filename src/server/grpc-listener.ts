@@ -8,10 +8,10 @@ import reflection from '@grpc/reflection'
 import protobuf from 'protobufjs'
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
-import { bodyMessages, generateMessage } from '../kinds/grpc/generate.ts'
+import { grpcMessages, grpcOutcome, type GrpcOutcome } from '../kinds/grpc/answer.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
-import { decidePolicy, NO_PREFERENCES, type Random } from '../engine/policy.ts'
-import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from '../kinds/grpc/status.ts'
+import type { Random } from '../engine/policy.ts'
+import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
   /** gRPC status code to answer (0 OK … 16); an HTTP status 100–599 is mapped to the closest gRPC code (200→OK, 404→NOT_FOUND, 500→INTERNAL, 503→UNAVAILABLE, 401→UNAUTHENTICATED, 403→PERMISSION_DENIED, 400/422→INVALID_ARGUMENT, 409→ALREADY_EXISTS, 429→RESOURCE_EXHAUSTED, 501→UNIMPLEMENTED, 504→DEADLINE_EXCEEDED). */
@@ -228,32 +228,25 @@ function servedFor(binding: GrpcMethodBinding, spec: SpecTypes | undefined): Ser
 // Answering calls.
 
 /** binding null: the path is no longer mocked. */
-interface Outcome { binding: GrpcMethodBinding | null; code: number; details: string; delayMs: number }
+interface Outcome extends GrpcOutcome { binding: GrpcMethodBinding | null }
 
 /** The binding as it is now (settings change without re-registering) and the status this call gets. */
 function outcomeFor(path: string, served: Served, context: CallContext): Outcome {
   const binding = context.options.snapshot().methods.get(path)
   if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked`, delayMs: 0 }
-  const { settings } = binding
-  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: settings.delayMs }
-  const { delayMs, outcome } = decidePolicy({ settings, prefer: NO_PREFERENCES }, context.options.random ?? Math.random)
-  const code = grpcCodeFor(outcome.status)
-  if (outcome.kind === 'simulated-error') {
-    return { binding, code, details: `mockapi: simulated error ${grpcCodeName(code)} (error rate ${settings.errorRate}%)`, delayMs }
-  }
-  return { binding, code, details: code === GRPC_OK ? '' : `mockapi: configured status ${grpcCodeName(code)}`, delayMs }
+  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: binding.settings.delayMs }
+  return { binding, ...grpcOutcome(binding.settings, context.options.random ?? Math.random) }
 }
 
-/** `count` generated messages, or the fixed body's (one message for unary answers, all for streams). */
 function responses(served: Served, binding: GrpcMethodBinding, context: CallContext, count: number): Record<string, unknown>[] {
-  const type = served.responseType!
-  const { body } = binding.settings
-  if (body === null) return Array.from({ length: count }, () => generateMessage(type, context.faker))
-  const { messages, many } = bodyMessages(type, body)
-  if (many && (served.kind === 'unary' || served.kind === 'clientStream')) {
-    throw new AppError('INVALID_INPUT', `the body is a JSON array (a server stream's messages) but ${binding.info.path} answers one message`)
-  }
-  return messages
+  return grpcMessages({
+    path: binding.info.path,
+    responseType: served.responseType!,
+    body: binding.settings.body,
+    answersOne: served.kind === 'unary' || served.kind === 'clientStream',
+    count,
+    faker: context.faker,
+  })
 }
 
 function report(context: CallContext, path: string, binding: GrpcMethodBinding | null, code: number, started: number): void {
