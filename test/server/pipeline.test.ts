@@ -8,6 +8,7 @@ import { loadFaker } from '../../src/engine/generators.ts'
 import { decidePolicy, NO_PREFERENCES, type PolicySettings } from '../../src/engine/policy.ts'
 import { seededRandom } from '../../src/server/pipeline/random.ts'
 import { startServer, type StartOptions } from '../../src/server/start.ts'
+import { startMockApi } from '../../src/index.ts'
 import { cleanup, cliWorkspace, openStore, ROOT, tempDb } from '../_helpers.ts'
 import { clientFor, failureOf, loadFixture, startTestServer, TestSnapshot, unary } from '../grpc/_helpers.ts'
 
@@ -88,6 +89,27 @@ describe('a seeded serve repeats its simulated errors', () => {
     expect(new Set(first)).toEqual(new Set([200, 503]))
     expect(second).toEqual(first)
     expect(other).not.toEqual(first)
+  })
+
+  it('startMockApi({ seed }): a test suite sees the same simulated errors on every run', async () => {
+    const config = {
+      name: 'Seeded',
+      slug: 'seeded',
+      endpoints: [{ method: 'GET', path: '/api/coin', body: { ok: true }, errorRate: 50, errorStatus: 503 }],
+    }
+    const run = async () => {
+      const api = await startMockApi({ config, seed: 1234 })
+      try {
+        const statuses: number[] = []
+        for (let i = 0; i < CALLS; i += 1) statuses.push((await fetch(`${api.project().url}/coin`)).status)
+        return statuses
+      } finally {
+        await api.close()
+      }
+    }
+    const first = await run()
+    expect(new Set(first)).toEqual(new Set([200, 503]))
+    expect(await run()).toEqual(first)
   })
 
   it('GraphQL: the same seed fails the same root fields in the same order', async () => {
