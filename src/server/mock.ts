@@ -75,8 +75,8 @@ const configuredStages: EndpointKindStages = {
     return { body }
   },
   answer(input) {
-    const { outcome } = input.policy.decision
-    return answerConfigured(input, outcome.kind === 'answer' ? outcome.status : input.match.route.endpoint.status)
+    // validate has answered a simulated error already: the status here is the one to answer.
+    return answerConfigured(input, input.policy.decision.outcome.status)
   },
 }
 
