@@ -196,7 +196,8 @@ export function createMockHandler(deps: MockDeps) {
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       fromDelivery: request.headers.has(DELIVERY_HEADER),
     }
-    await recordServed(deps.events, served, capture && (() => capturedExchange(event, capture, deps.bodyLimit, response)))
+    const recording = recordServed(deps.events, served, capture && (() => capturedExchange(event, capture, deps.bodyLimit, response)))
+    if (recording) await recording
     return response
   }
 }

@@ -12,22 +12,25 @@ export type LoggedExchange = Pick<RequestEntry, 'time' | 'request' | 'response'>
  * listens, its entry: once per request, for every transport. `exchange` is given only when the
  * transport captured one.
  */
-export async function recordServed(events: MockEvents, served: Served, exchange: (() => Promise<LoggedExchange>) | null): Promise<void> {
+export function recordServed(events: MockEvents, served: Served, exchange: (() => Promise<LoggedExchange>) | null): Promise<void> | undefined {
   if (events.listenerCount('request.served') > 0) events.emit('request.served', served)
-  if (!exchange || served.projectId === null) return
-  const { time, request, response } = await exchange()
-  events.emit('request.captured', {
-    projectId: served.projectId,
-    entry: {
-      time,
-      method: served.method,
-      path: served.path,
-      query: queryObject(served.query),
-      status: served.status,
-      durationMs: served.durationMs,
-      endpointId: served.endpointId,
-      request,
-      response,
-    },
+  // Most requests end here, without a promise: nothing listens for the request log.
+  if (!exchange || served.projectId === null) return undefined
+  const { projectId } = served
+  return exchange().then(({ time, request, response }) => {
+    events.emit('request.captured', {
+      projectId,
+      entry: {
+        time,
+        method: served.method,
+        path: served.path,
+        query: queryObject(served.query),
+        status: served.status,
+        durationMs: served.durationMs,
+        endpointId: served.endpointId,
+        request,
+        response,
+      },
+    })
   })
 }
