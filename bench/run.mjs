@@ -27,7 +27,7 @@ const item = (i) => ({ title: `Item number ${i}`, status: STATUSES[i % 3], price
 
 function seed(dbPath, receiverUrl) {
   const runtime = openRuntime(dbPath)
-  const { store } = runtime
+  const { context: store } = runtime
   createProject(store, { name: 'Bench', slug: 'bench' })
   const fill = (project, path, count) => {
     const { resource } = createResource(store, { project, path })
@@ -78,8 +78,8 @@ async function scenario(results, name, server, url, options = {}) {
 /** Deliveries per second, read from the attempts log while the worker drains its backlog. */
 async function deliveryRate(dbPath, seconds) {
   const runtime = openRuntime(dbPath)
-  const count = runtime.store.db.prepare('SELECT count(*) FROM attempts WHERE succeeded = 1').pluck()
-  const backlog = runtime.store.db.prepare("SELECT count(*) FROM deliveries WHERE state IN ('pending', 'sending')").pluck()
+  const count = runtime.context.db.prepare('SELECT count(*) FROM attempts WHERE succeeded = 1').pluck()
+  const backlog = runtime.context.db.prepare("SELECT count(*) FROM deliveries WHERE state IN ('pending', 'sending')").pluck()
   const before = count.get()
   const started = Date.now()
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000))

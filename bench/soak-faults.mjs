@@ -70,7 +70,7 @@ writeFileSync(chaosFile, await must('export', '--project', 'chaos'))
 
 const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, retryDelaysMs: [100, 300], deliveryTimeoutMs: 2000 })
 const setup = openRuntime(dbPath)
-const token = await mintToken(setup.store, { expiresInMs: 3_600_000 })
+const token = await mintToken(setup.context, { expiresInMs: 3_600_000 })
 setup.close()
 const base = server.url
 const auth = { authorization: `Bearer ${token}` }

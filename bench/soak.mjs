@@ -30,9 +30,9 @@ await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
 
 const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', retryDelaysMs: [50, 100] })
 const setup = openRuntime(dbPath)
-const project = setup.store.repos.projects.bySlug('demo')
-createSubscription(setup.store, project, { name: 'soak', targetUrl: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['mock.request', 'mock.error'] })
-const token = await mintToken(setup.store, { expiresInMs: 3_600_000 })
+const project = setup.context.repos.projects.bySlug('demo')
+createSubscription(setup.context, project, { name: 'soak', targetUrl: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['mock.request', 'mock.error'] })
+const token = await mintToken(setup.context, { expiresInMs: 3_600_000 })
 setup.close()
 
 const base = server.url
@@ -74,7 +74,7 @@ try {
   await run(5000, mock); await run(5000, inbox); await run(1000, admin)
   const after = await settledHeap()
   const runtime = openRuntime(dbPath)
-  const rows = runtime.store.db.prepare('SELECT (SELECT count(*) FROM inbox), (SELECT count(*) FROM attempts), (SELECT count(*) FROM events)').raw().get()
+  const rows = runtime.context.db.prepare('SELECT (SELECT count(*) FROM inbox), (SELECT count(*) FROM attempts), (SELECT count(*) FROM events)').raw().get()
   runtime.close()
   const ratio = after / baseline
   console.log(`soak: baseline heapUsed ${mb(baseline)}, after ${mb(after)} (${ratio.toFixed(3)}×), ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -22,6 +22,8 @@ export interface MockApiOptions {
   grpcPort?: number
   /** Delays between webhook delivery attempts, in ms (default 5 s, 30 s, 2 min, 10 min, 30 min). */
   webhookRetryDelaysMs?: number[]
+  /** Draws simulated errors (error rates) from a generator seeded with this: a test sees the same ones on every run. */
+  seed?: number
 }
 
 export interface MockApiProject {
@@ -61,6 +63,7 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     config,
     retryDelaysMs: options.webhookRetryDelaysMs,
     grpcPort: options.grpcPort ?? 0,
+    seed: options.seed,
   })
   return {
     url: server.url,

@@ -5,7 +5,7 @@ import type { Endpoint, Project } from '../model.ts'
 import { servedEndpointView } from '../views.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
-import { jsonResponse, textResponse } from './respond.ts'
+import { jsonResponse, textResponse } from './http-response.ts'
 import { servedUrl } from './served-url.ts'
 
 /** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */

@@ -1,7 +1,7 @@
 import type { H3 } from 'h3'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
 import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
-import { jsonResponse } from './respond.ts'
+import { jsonResponse } from './http-response.ts'
 import { eventStream, eventStreamHead } from './sse.ts'
 
 /** When the (already verified) bearer token expires, in ms since the epoch. */

@@ -6,7 +6,7 @@ import { addResource, checkNewResource, deleteResource, listResources, requireRe
 import type { Resource, ResourceAction } from '../model.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
-import { jsonResponse, textResponse } from './respond.ts'
+import { jsonResponse, textResponse } from './http-response.ts'
 
 const SUCCESS: Record<ResourceAction, number> = { list: 200, create: 201, read: 200, replace: 200, patch: 200, delete: 200 }
 

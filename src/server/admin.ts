@@ -14,7 +14,7 @@ import { mountAdminEndpoints } from './admin-endpoints.ts'
 import { mountAdminLive } from './admin-live.ts'
 import { mountAdminResources } from './admin-resources.ts'
 import { readJsonBody } from './body.ts'
-import { jsonResponse, textResponse } from './respond.ts'
+import { jsonResponse, textResponse } from './http-response.ts'
 
 export type { AdminDeps } from './admin-common.ts'
 

@@ -8,8 +8,9 @@ import { mountAdmin } from './admin.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
+import type { Random } from '../engine/policy.ts'
 import { createRequestLog, type RequestLog } from './request-log.ts'
-import { errorResponse, jsonResponse } from './respond.ts'
+import { errorResponse, jsonResponse } from './http-response.ts'
 
 export interface AppDeps {
   context: Context
@@ -23,6 +24,8 @@ export interface AppDeps {
   requestLog?: RequestLog
   /** The port gRPC methods are served on, for the endpoints' served URLs (none when not given). */
   grpcPort?: () => number | null
+  /** The policy's draws (error rates); default Math.random. */
+  random?: Random
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -49,6 +52,6 @@ export function createApp(deps: AppDeps): H3 {
     grpcPort: deps.grpcPort ?? (() => null),
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random }))
   return app
 }

@@ -1,17 +1,14 @@
 import type { H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
 import { rememberExactNumbers } from '../engine/exact-numbers.ts'
+import { isJsonContentType } from '../engine/media-type.ts'
 import { AppError } from '../errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-const decoder = new TextDecoder('utf-8', { fatal: true })
+export { isJsonContentType }
 
-export function isJsonContentType(contentType: string | null | undefined): boolean {
-  if (!contentType) return false
-  const mime = contentType.split(';', 1)[0]!.trim().toLowerCase()
-  return mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'))
-}
+const decoder = new TextDecoder('utf-8', { fatal: true })
 
 function tooLarge(limit: number): AppError {
   // The rest of the body is still on the wire: this connection cannot carry another request.

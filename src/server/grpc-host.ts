@@ -4,7 +4,9 @@ import { loadFaker } from '../engine/generators.ts'
 import type { MockEvents } from '../events.ts'
 import type { GrpcMethodInfo } from '../kinds/grpc/load.ts'
 import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-listener.ts'
-import { createSpecCache } from './protocol.ts'
+import { createSpecCache } from '../engine/spec-cache.ts'
+import type { Random } from '../engine/policy.ts'
+import { recordServed, type LoggedExchange } from './pipeline/record.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
 const HTTP_STATUS_OF_CODE = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401]
@@ -57,6 +59,8 @@ export async function serveGrpc(options: {
   events: MockEvents
   host: string
   port: number
+  /** The policy's draws (error rates). */
+  random: Random
   onError: (error: Error) => void
   /** gRPC started listening while serving (an import added the first methods). */
   onStarted?: (port: number) => void
@@ -71,27 +75,10 @@ export async function serveGrpc(options: {
       port: options.port,
       snapshot: createSnapshots(options.context, options.catalog, methodsOf),
       makeFaker,
+      random: options.random,
       onServed: (call) => {
         const status = HTTP_STATUS_OF_CODE[call.code] ?? 500
-        if (options.events.listenerCount('request.captured') > 0) {
-          // Messages are protobuf, not text: the request log shows gRPC calls without bodies.
-          options.events.emit('request.captured', {
-            projectId: call.projectId,
-            entry: {
-              time: new Date(options.context.clock.now().getTime() - call.durationMs).toISOString(),
-              method: 'POST',
-              path: call.path,
-              query: {},
-              status,
-              durationMs: call.durationMs,
-              endpointId: call.endpointId,
-              request: { headers: {}, body: null },
-              response: { headers: {}, body: null },
-            },
-          })
-        }
-        if (options.events.listenerCount('request.served') === 0) return
-        options.events.emit('request.served', {
+        const served = {
           projectId: call.projectId,
           endpointId: call.endpointId,
           method: 'POST',
@@ -101,7 +88,14 @@ export async function serveGrpc(options: {
           failed: call.code !== 0,
           durationMs: call.durationMs,
           fromDelivery: false,
+        }
+        // Messages are protobuf, not text: the request log shows gRPC calls without bodies.
+        const exchange = async (): Promise<LoggedExchange> => ({
+          time: new Date(options.context.clock.now().getTime() - call.durationMs).toISOString(),
+          request: { headers: {}, body: null },
+          response: { headers: {}, body: null },
         })
+        void recordServed(options.events, served, options.events.listenerCount('request.captured') > 0 ? exchange : null)
       },
     })
   }

@@ -8,9 +8,10 @@ import reflection from '@grpc/reflection'
 import protobuf from 'protobufjs'
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
-import { bodyMessages, generateMessage } from '../kinds/grpc/generate.ts'
+import { grpcMessages, grpcOutcome, type GrpcOutcome } from '../kinds/grpc/answer.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
-import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED, grpcCodeFor, grpcCodeName } from '../kinds/grpc/status.ts'
+import type { Random } from '../engine/policy.ts'
+import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
   /** gRPC status code to answer (0 OK … 16); an HTTP status 100–599 is mapped to the closest gRPC code (200→OK, 404→NOT_FOUND, 500→INTERNAL, 503→UNAVAILABLE, 401→UNAUTHENTICATED, 403→PERMISSION_DENIED, 400/422→INVALID_ARGUMENT, 409→ALREADY_EXISTS, 429→RESOURCE_EXHAUSTED, 501→UNIMPLEMENTED, 504→DEADLINE_EXCEEDED). */
@@ -49,6 +50,8 @@ export interface GrpcServerOptions {
   /** Read on every call (cheap; the integrator caches it) so settings changes apply without a restart; also polled to pick up new/removed methods. */
   snapshot: () => GrpcSnapshot
   makeFaker: FakerFactory
+  /** The policy's draws (error rates); default Math.random. */
+  random?: Random
   onServed?: (call: GrpcCallServed) => void
   /** How often to look for new or removed methods (default 1000 ms; timers unref'd). */
   pollMs?: number
@@ -225,32 +228,25 @@ function servedFor(binding: GrpcMethodBinding, spec: SpecTypes | undefined): Ser
 // Answering calls.
 
 /** binding null: the path is no longer mocked. */
-interface Outcome { binding: GrpcMethodBinding | null; code: number; details: string }
+interface Outcome extends GrpcOutcome { binding: GrpcMethodBinding | null }
 
 /** The binding as it is now (settings change without re-registering) and the status this call gets. */
 function outcomeFor(path: string, served: Served, context: CallContext): Outcome {
   const binding = context.options.snapshot().methods.get(path)
-  if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked` }
-  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}` }
-  const { errorRate, errorStatus, status } = binding.settings
-  if (errorRate > 0 && Math.random() * 100 < errorRate) {
-    const code = grpcCodeFor(errorStatus)
-    return { binding, code, details: `mockapi: simulated error ${grpcCodeName(code)} (error rate ${errorRate}%)` }
-  }
-  const code = grpcCodeFor(status)
-  return { binding, code, details: code === GRPC_OK ? '' : `mockapi: configured status ${grpcCodeName(code)}` }
+  if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked`, delayMs: 0 }
+  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: binding.settings.delayMs }
+  return { binding, ...grpcOutcome(binding.settings, context.options.random ?? Math.random) }
 }
 
-/** `count` generated messages, or the fixed body's (one message for unary answers, all for streams). */
 function responses(served: Served, binding: GrpcMethodBinding, context: CallContext, count: number): Record<string, unknown>[] {
-  const type = served.responseType!
-  const { body } = binding.settings
-  if (body === null) return Array.from({ length: count }, () => generateMessage(type, context.faker))
-  const { messages, many } = bodyMessages(type, body)
-  if (many && (served.kind === 'unary' || served.kind === 'clientStream')) {
-    throw new AppError('INVALID_INPUT', `the body is a JSON array (a server stream's messages) but ${binding.info.path} answers one message`)
-  }
-  return messages
+  return grpcMessages({
+    path: binding.info.path,
+    responseType: served.responseType!,
+    body: binding.settings.body,
+    answersOne: served.kind === 'unary' || served.kind === 'clientStream',
+    count,
+    faker: context.faker,
+  })
 }
 
 function report(context: CallContext, path: string, binding: GrpcMethodBinding | null, code: number, started: number): void {
@@ -313,7 +309,7 @@ interface Reply {
 async function answerOnce(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, count: number, reply: Reply): Promise<void> {
   const started = performance.now()
   const outcome = outcomeFor(path, served, context)
-  await sleep(outcome.binding?.settings.delayMs ?? 0)
+  await sleep(outcome.delayMs)
   if (call.cancelled) return
   let code = outcome.code
   if (!outcome.binding || code !== GRPC_OK) {
@@ -349,7 +345,7 @@ async function answerEach(path: string, served: Served, context: CallContext, ca
   const outcome = outcomeFor(path, served, context)
   const { binding } = outcome
   if (!binding || outcome.code !== GRPC_OK) {
-    await sleep(binding?.settings.delayMs ?? 0)
+    await sleep(outcome.delayMs)
     if (call.cancelled) return
     call.emit('error', failure(outcome.code, outcome.details))
     report(context, path, binding, outcome.code, started)
@@ -360,7 +356,7 @@ async function answerEach(path: string, served: Served, context: CallContext, ca
   let queue = Promise.resolve()
   call.on('data', () => {
     queue = queue.then(async () => {
-      await sleep(binding.settings.delayMs)
+      await sleep(outcome.delayMs)
       if (failed || call.cancelled) return
       try {
         const messages = responses(served, binding, context, 1)

@@ -7,7 +7,7 @@ import type { MockEvents } from '../events.ts'
 import { inboxItemJson } from '../store/inbox.ts'
 import { isJsonContentType, parseJson, readRawBody } from './body.ts'
 import { withPreflight } from './cors.ts'
-import { jsonResponse } from './respond.ts'
+import { jsonResponse } from './http-response.ts'
 
 const decoder = new TextDecoder()
 

@@ -1,24 +1,20 @@
 import type { H3Event } from 'h3'
-import { AppError, errorBody } from '../errors.ts'
-import type { Catalog, Resolution } from '../domain/catalog.ts'
-import type { Context } from '../domain/context.ts'
-import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../domain/records.ts'
-import { whenStoreFree } from '../domain/transaction.ts'
-import { loadFaker } from '../engine/generators.ts'
-import { parsePrefer, type Preferences } from '../engine/prefer.ts'
-import { hasPlaceholders, renderTemplate, usesFaker } from '../engine/template.ts'
-import type { MockEvents } from '../events.ts'
-import type { Endpoint } from '../model.ts'
-import type { OpenApiOperation } from '../kinds/openapi/types.ts'
-import { checkRequest, readOperationBody, responderFor, specAnswer } from './openapi.ts'
-import { defaultStatus } from '../kinds/openapi/default-status.ts'
-import { readJsonBody, readRawBody, isJsonContentType, parseJson } from './body.ts'
-import { AUTH_CHALLENGE, errorResponse, jsonResponse, textResponse } from './respond.ts'
 import { FastResponse } from 'srvx'
+import type { Catalog } from '../domain/catalog.ts'
+import type { Context } from '../domain/context.ts'
+import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, WITH_BODY } from '../domain/pipeline/answer-endpoint.ts'
+import { simulatedErrorAnswer, type MockAnswer, type MockRequest, type OperationAnswer } from '../engine/exchange.ts'
+import { decidePolicy, type PolicyDecision, type Random } from '../engine/policy.ts'
+import { parsePrefer, type Preferences } from '../engine/prefer.ts'
+import type { MockEvents } from '../events.ts'
+import type { EndpointKind } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
-import type { ProtocolAnswer } from './protocol.ts'
-import { finishCapture, startCapture } from './request-capture.ts'
 import { holdResponse } from './delay.ts'
+import { AUTH_CHALLENGE, errorResponse, textResponse } from './http-response.ts'
+import { matchRequest, type Match } from './pipeline/match.ts'
+import { recordServed } from './pipeline/record.ts'
+import { toMockRequest } from './pipeline/request.ts'
+import { capturedExchange, startCapture } from './request-capture.ts'
 
 export interface MockDeps {
   context: Context
@@ -26,160 +22,140 @@ export interface MockDeps {
   events: MockEvents
   bodyLimit: number
   debug: boolean
-  /** Draws the error-rate dice; injectable for tests. */
-  random?: () => number
+  /** Draws the error-rate dice: Math.random, or seeded (`serve --seed`). */
+  random: Random
 }
 
-function decodeSegments(pathname: string): string[] {
-  const segments = pathname.split('/').filter(Boolean)
-  if (!pathname.includes('%')) return segments
-  try {
-    return segments.map(decodeURIComponent)
-  } catch {
-    throw new AppError('BAD_REQUEST', `path "${pathname}" has a malformed percent-encoding`)
-  }
-}
-
-const WRITES = new Set(['create', 'replace', 'patch'])
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
-
-// One unseeded faker for response templates, made on first use.
-let templateFaker: Promise<import('@faker-js/faker').Faker> | null = null
-
-type Found = Extract<Resolution, { kind: 'found' }>
-
-function simulatedError(status: number, reason: string): Response {
-  return jsonResponse(status, errorBody('SIMULATED_ERROR', `simulated ${status} (${reason})`))
-}
-
-/** A body that must be JSON for record writes; elsewhere parsed when it is JSON, else ignored. */
-async function requestBody(event: H3Event, endpoint: Endpoint, bodyLimit: number): Promise<unknown> {
-  if (endpoint.body === null && endpoint.action && WRITES.has(endpoint.action)) return readJsonBody(event, bodyLimit)
-  if (!WITH_BODY.has(event.req.method)) return undefined
-  if (endpoint.schema !== null) return readJsonBody(event, bodyLimit)
-  // A fixed answer still refuses a malformed JSON body, so client bugs show up against the mock.
-  const bytes = await readRawBody(event, bodyLimit)
-  return bytes.byteLength > 0 && isJsonContentType(event.req.headers.get('content-type')) ? parseJson(bytes) : undefined
-}
-
-async function renderFixedBody(event: H3Event, endpoint: Endpoint, params: Record<string, string>, body: unknown): Promise<string> {
-  const text = endpoint.body!
-  if (!hasPlaceholders(text)) return text
-  if (usesFaker(text)) templateFaker ??= loadFaker().then((make) => make())
-  return renderTemplate(text, {
-    params,
-    query: Object.fromEntries(event.url.searchParams),
-    body,
-    headers: Object.fromEntries(event.req.headers),
-    faker: usesFaker(text) ? await templateFaker : null,
-    now: new Date(),
-  })
-}
-
-/** match → delay → simulated errors → validate → answer (fixed body or records). */
-async function answer(event: H3Event, deps: MockDeps, resolution: Exclude<Resolution, { kind: 'protocol' }>): Promise<Response> {
-  if (resolution.kind === 'not-found') {
-    throw new AppError('ROUTE_NOT_MATCHED', `no mock endpoint matches ${event.req.method} ${event.url.pathname}`)
-  }
-  if (resolution.kind === 'method-not-allowed') {
-    throw new AppError('METHOD_NOT_ALLOWED', `${event.req.method} is not allowed on ${event.url.pathname}; allowed: ${resolution.allow.join(', ')}`, {
-      headers: { Allow: resolution.allow.join(', ') },
-    })
-  }
-  const route = resolution.route
-  const { endpoint } = route
-  const prefer = parsePrefer(event.req.headers.get('prefer'))
-  const delayMs = prefer.delayMs ?? endpoint.delayMs
-  await holdResponse(event, delayMs)
-  if (endpoint.operation && route.spec) return answerFromSpec(event, deps, resolution, endpoint.operation, prefer)
-  if (prefer.code !== undefined && prefer.code >= 400) return simulatedError(prefer.code, 'Prefer: code')
-  if (injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
-  const body = await requestBody(event, endpoint, deps.bodyLimit)
-  if (WITH_BODY.has(event.req.method)) await checkEndpointSchema(endpoint, body)
-  return answerConfigured(event, deps, resolution, prefer.code ?? endpoint.status, body)
-}
-
-/** 422 when the body breaks the JSON Schema configured on the endpoint (if any). */
-async function checkEndpointSchema(endpoint: Endpoint, body: unknown): Promise<void> {
-  if (endpoint.schema === null) return
-  // ajv recurses like JSON.stringify: the same depth limit as records.
-  if (deeperThan(body, MAX_RECORD_DEPTH)) throw new AppError('INVALID_BODY', `request body is nested deeper than ${MAX_RECORD_DEPTH} levels`)
-  // ajv loads with the first endpoint that has a schema.
-  const { schemaProblems } = await import('../engine/validate.ts')
-  const problems = schemaProblems(endpoint.schema, body)
-  if (problems.length > 0) throw new AppError('VALIDATION_FAILED', 'request body does not match the endpoint schema', { details: problems })
-}
-
-function injectedError(deps: MockDeps, endpoint: Endpoint): boolean {
-  return endpoint.errorRate > 0 && (deps.random ?? Math.random)() * 100 < endpoint.errorRate
-}
-
-/**
- * A 1xx is informational: sent as the final status, no client could read the answer (and a
- * Response cannot even be built with one). Configuring one is refused; one stored before that,
- * or the only code a spec documents (a WebSocket upgrade's 101), is answered as 200.
+/*
+ * One request through the stages: match → policy → validate → answer → record. Each stage is a
+ * function with a named input and output, so a new stage (rule selection, faults, auth, proxying)
+ * goes between two of them without touching the others.
  */
-function finalStatus(status: number): number {
-  return status < 200 ? 200 : status
+
+type EndpointMatch = Extract<Match, { kind: 'endpoint' }>
+type OperationsMatch = Extract<Match, { kind: 'operations' }>
+
+/** The policy stage's output. */
+interface Policy {
+  prefer: Preferences
+  decision: PolicyDecision
 }
 
-/** A configured fixed body, the resource's records, or `{}`. */
-async function answerConfigured(event: H3Event, deps: MockDeps, resolution: Found, configured: number, body: unknown): Promise<Response> {
-  const status = finalStatus(configured)
-  const { endpoint, collectionId, parentFields, idParam } = resolution.route
-  if (endpoint.body !== null) {
-    return textResponse(status, await renderFixedBody(event, endpoint, resolution.params, body), endpoint.headers)
-  }
-  if (endpoint.action && collectionId !== null) {
-    const result = await whenStoreFree(deps.context.db, () => runRecordAction(deps.context, {
-      action: endpoint.action!,
-      collectionId,
-      parents: parentFields.map((field) => ({ field, values: [resolution.params[field]!] })),
-      id: resolution.params[idParam],
-      query: event.url.searchParams,
+/** The validate stage's output: the request body as the answer needs it, or an answer already decided (a simulated error). */
+type Validated = { body: unknown } | { answer: MockAnswer }
+
+/** What every stage after the match reads. */
+interface StageInput {
+  deps: MockDeps
+  request: MockRequest
+  match: EndpointMatch
+  policy: Policy
+}
+
+/** How one kind of endpoint is validated and answered over HTTP. */
+interface EndpointKindStages {
+  validate(input: StageInput): Promise<Validated>
+  answer(input: StageInput & { body: unknown }): Promise<MockAnswer>
+}
+
+/** The answer of a resource or custom endpoint: its fixed body, its records, or `{}`. */
+function answerConfigured(input: StageInput & { body: unknown }, status: number): Promise<MockAnswer> {
+  const { deps, request, match, body } = input
+  return answerEndpoint({ context: deps.context, request, route: match.route, params: match.params, status, body })
+}
+
+/** Resource and custom endpoints: a simulated error answers before the body is even read. */
+const configuredStages: EndpointKindStages = {
+  async validate({ request, match, policy }) {
+    const { outcome } = policy.decision
+    if (outcome.kind === 'simulated-error') return { answer: simulatedErrorAnswer(outcome.status, outcome.reason) }
+    const { endpoint } = match.route
+    const body = await readEndpointBody(request, endpoint)
+    if (WITH_BODY.has(request.method)) await checkEndpointSchema(endpoint, body)
+    return { body }
+  },
+  answer(input) {
+    // validate has answered a simulated error already: the status here is the one to answer.
+    return answerConfigured(input, input.policy.decision.outcome.status)
+  },
+}
+
+/** An imported OpenAPI operation: the request is checked against the spec before a simulated error is drawn. */
+const openapiStages: EndpointKindStages = {
+  async validate(input) {
+    const { request, match } = input
+    const { endpoint, spec } = match.route
+    if (!endpoint.operation || !spec) return configuredStages.validate(input)
+    const { readOperationBody, checkOperationRequest, responderFor } = await import('../kinds/openapi/answer.ts')
+    const body = WITH_BODY.has(request.method) || endpoint.operation.requestBody ? await readOperationBody(request) : undefined
+    checkBodyDepth(body)
+    checkOperationRequest(await responderFor(spec), endpoint.operation, request, match.params, body)
+    // A schema configured on the endpoint checks on top of the spec's.
+    await checkEndpointSchema(endpoint, body)
+    return { body }
+  },
+  async answer(input) {
+    const { request, match, policy, body } = input
+    const { endpoint, spec, collectionId } = match.route
+    if (!endpoint.operation || !spec) return configuredStages.answer(input)
+    const { answerOperation, responderFor } = await import('../kinds/openapi/answer.ts')
+    return answerOperation({
+      request,
+      endpoint,
+      operation: endpoint.operation,
+      responder: await responderFor(spec),
+      prefer: policy.prefer,
+      decision: policy.decision,
       body,
-      url: event.url,
-      status,
-    }))
-    return textResponse(result.status, result.body, { ...result.headers, ...endpoint.headers })
-  }
-  return textResponse(status, '{}', endpoint.headers)
+      stateful: endpoint.action !== null && collectionId !== null,
+      answerConfigured: (status) => answerConfigured(input, status),
+    })
+  },
 }
 
-/**
- * An imported operation: validate the request against it, then answer what the spec documents
- * (or the records, for a stateful import; or a body configured on the endpoint).
- */
-async function answerFromSpec(event: H3Event, deps: MockDeps, resolution: Found, operation: OpenApiOperation, prefer: Preferences): Promise<Response> {
-  const { endpoint } = resolution.route
-  const body = WITH_BODY.has(event.req.method) || operation.requestBody ? await readOperationBody(event, deps.bodyLimit) : undefined
-  const responder = await responderFor(resolution.route)
-  checkRequest(responder, operation, event, resolution.params, body)
-  // A schema configured on the endpoint checks on top of the spec's.
-  await checkEndpointSchema(endpoint, body)
-  if (prefer.code === undefined && injectedError(deps, endpoint)) return simulatedError(endpoint.errorStatus, `error rate ${endpoint.errorRate} %`)
-  const stateful = endpoint.action !== null && resolution.route.collectionId !== null
-  if (prefer.code === undefined && (endpoint.body !== null || stateful)) {
-    if (stateful && body instanceof Uint8Array) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `a stateful endpoint stores JSON or form bodies, not ${event.req.headers.get('content-type')}`)
-    }
-    return answerConfigured(event, deps, resolution, endpoint.status, body)
-  }
-  // A status configured on the endpoint is chosen like a preferred one: its documented response if any.
-  const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
-  const code = prefer.code ?? configured
-  const documented = specAnswer(responder, operation, endpoint.status, { ...prefer, code }, event.req.headers.get('accept'))
-  if (documented) return textResponse(finalStatus(documented.status), documented.body, { ...documented.headers, ...endpoint.headers })
-  // A code the spec does not document: as for any endpoint.
-  if (code! >= 400) return simulatedError(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
-  return answerConfigured(event, deps, resolution, code!, body)
+/** How each kind of endpoint served over plain HTTP goes through the stages (gRPC has its own listener). */
+const HTTP_ENDPOINT_KINDS: Record<Exclude<EndpointKind, 'graphql' | 'soap' | 'grpc'>, EndpointKindStages> = {
+  resource: configuredStages,
+  custom: configuredStages,
+  openapi: openapiStages,
 }
 
-/** A GraphQL schema or SOAP service; their modules (and libraries) load with the first request. */
-async function answerProtocol(event: H3Event, deps: MockDeps, resolution: Extract<Resolution, { kind: 'protocol' }>): Promise<ProtocolAnswer> {
-  const protocolContext = { bodyLimit: deps.bodyLimit, random: deps.random ?? Math.random }
-  if (resolution.route.protocol === 'graphql') return (await import('./graphql.ts')).answerGraphql(event, resolution.route, protocolContext)
-  return (await import('./soap.ts')).answerSoap(event, resolution.route, protocolContext)
+/** GraphQL schemas and SOAP services answer their operations at one URL; their modules (and libraries) load with the first request. */
+const OPERATION_KINDS: Record<OperationsMatch['route']['protocol'], (input: { request: MockRequest; route: OperationsMatch['route']; random: Random }) => Promise<OperationAnswer>> = {
+  graphql: async (input) => (await import('../kinds/graphql/answer.ts')).answerGraphql(input),
+  soap: async (input) => (await import('../kinds/soap/answer.ts')).answerSoap(input),
+}
+
+/** policy: the endpoint's settings and the request's `Prefer` decide the delay and a simulated error. */
+function policyStage(request: MockRequest, match: EndpointMatch, random: Random): Policy {
+  const prefer = parsePrefer(request.headers.get('prefer'))
+  return { prefer, decision: decidePolicy({ settings: match.route.endpoint, prefer }, random) }
+}
+
+/** What the answer stage hands to the record stage. */
+interface Answered {
+  response: Response
+  endpointId: number | null
+  failed: boolean
+}
+
+function toResponse(answer: MockAnswer): Response {
+  return textResponse(answer.status, answer.body, answer.headers)
+}
+
+async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Response> {
+  const policy = policyStage(request, match, deps.random)
+  await holdResponse(event, policy.decision.delayMs)
+  const stages = HTTP_ENDPOINT_KINDS[match.route.endpoint.kind as keyof typeof HTTP_ENDPOINT_KINDS] ?? configuredStages
+  const input: StageInput = { deps, request, match, policy }
+  const validated = await stages.validate(input)
+  return toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
+}
+
+async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
+  const operation = await OPERATION_KINDS[match.route.protocol]({ request, route: match.route, random: deps.random })
+  await holdResponse(event, operation.delayMs)
+  return { response: toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed }
 }
 
 /** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
@@ -190,45 +166,38 @@ function withChallenge(response: Response): Response {
   return new FastResponse(response.body, { status: 401, statusText: response.statusText, headers })
 }
 
-/** The catch-all handler: resolve, answer, and report every request (success or error) once. */
+/** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
 export function createMockHandler(deps: MockDeps) {
   return async (event: H3Event): Promise<Response> => {
     const started = performance.now()
     // Headers and bodies are kept only while the request log listens (the dashboard asked for it).
     const capture = deps.events.listenerCount('request.captured') > 0 ? startCapture(event, deps.context.clock) : null
-    let resolution: Resolution = { kind: 'not-found', project: null }
-    let response: Response
-    let operation: ProtocolAnswer | null = null
+    const request = toMockRequest(event, deps.bodyLimit)
+    let match: Match | null = null
+    let answered: Answered
     try {
-      resolution = deps.catalog.resolve(event.req.method, decodeSegments(event.url.pathname))
-      if (resolution.kind === 'protocol') {
-        operation = await answerProtocol(event, deps, resolution)
-        response = operation.response
-      } else {
-        response = await answer(event, deps, resolution)
-      }
+      match = matchRequest(deps.catalog, request)
+      if (match.kind === 'unmatched') throw match.error
+      answered = match.kind === 'endpoint'
+        ? { response: await answerEndpointMatch(event, deps, request, match), endpointId: match.route.endpoint.id, failed: false }
+        : await answerOperationsMatch(event, deps, request, match)
     } catch (error) {
-      response = errorResponse(error, { debug: deps.debug })
+      answered = { response: errorResponse(error, { debug: deps.debug }), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false }
     }
-    response = withChallenge(response)
-    const durationMs = Math.round((performance.now() - started) * 100) / 100
-    const endpointId = resolution.kind === 'found' ? resolution.route.endpoint.id : (operation?.endpointId ?? null)
-    if (deps.events.listenerCount('request.served') > 0) {
-      deps.events.emit('request.served', {
-        projectId: resolution.project?.id ?? null,
-        endpointId,
-        failed: operation?.failed ?? false,
-        method: event.req.method,
-        path: event.url.pathname,
-        query: event.url.searchParams,
-        status: response.status,
-        durationMs,
-        fromDelivery: event.req.headers.has(DELIVERY_HEADER),
-      })
+    const response = withChallenge(answered.response)
+    const served = {
+      projectId: match?.project?.id ?? null,
+      endpointId: answered.endpointId,
+      failed: answered.failed,
+      method: request.method,
+      path: request.url.pathname,
+      query: request.url.searchParams,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      fromDelivery: request.headers.has(DELIVERY_HEADER),
     }
-    if (capture && resolution.project) {
-      await finishCapture(event, { events: deps.events, bodyLimit: deps.bodyLimit, capture, projectId: resolution.project.id, endpointId, durationMs, response })
-    }
+    const recording = recordServed(deps.events, served, capture && (() => capturedExchange(event, capture, deps.bodyLimit, response)))
+    if (recording) await recording
     return response
   }
 }

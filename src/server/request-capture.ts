@@ -1,8 +1,7 @@
 import type { H3Event } from 'h3'
 import type { Clock } from '../model.ts'
-import type { MockEvents } from '../events.ts'
-import { queryObject } from '../queue/event-recorder.ts'
 import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
+import type { LoggedExchange } from './pipeline/record.ts'
 
 /** Bodies in the request log are cut here. */
 export const MAX_LOGGED_BODY = 64 * 1024
@@ -49,30 +48,12 @@ async function responseBody(response: Response): Promise<string | null> {
   }
 }
 
-/** Raises `request.captured` for one answered mock request of a project. */
-export async function finishCapture(event: H3Event, options: {
-  events: MockEvents
-  bodyLimit: number
-  capture: Capture
-  projectId: number
-  endpointId: number | null
-  durationMs: number
-  response: Response
-}): Promise<void> {
-  const { response } = options
-  const [requestText, responseText] = await Promise.all([requestBody(event, options.capture, options.bodyLimit), responseBody(response)])
-  options.events.emit('request.captured', {
-    projectId: options.projectId,
-    entry: {
-      time: options.capture.time,
-      method: event.req.method,
-      path: event.url.pathname,
-      query: queryObject(event.url.searchParams),
-      status: response.status,
-      durationMs: options.durationMs,
-      endpointId: options.endpointId,
-      request: { headers: Object.fromEntries(event.req.headers), body: requestText },
-      response: { headers: Object.fromEntries(response.headers), body: responseText },
-    },
-  })
+/** What the request log shows of one answered HTTP mock request: headers, and bodies cut at 64 KiB. */
+export async function capturedExchange(event: H3Event, capture: Capture, bodyLimit: number, response: Response): Promise<LoggedExchange> {
+  const [requestText, responseText] = await Promise.all([requestBody(event, capture, bodyLimit), responseBody(response)])
+  return {
+    time: capture.time,
+    request: { headers: Object.fromEntries(event.req.headers), body: requestText },
+    response: { headers: Object.fromEntries(response.headers), body: responseText },
+  }
 }

@@ -19,6 +19,8 @@ import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
 import { createApp } from './app.ts'
 import { serveGrpc, type GrpcHost } from './grpc-host.ts'
 import { listenApp } from './listen.ts'
+import type { Random } from '../engine/policy.ts'
+import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
 
 export interface StartOptions {
@@ -55,8 +57,12 @@ export interface StartOptions {
   onWatch?: (result: { ok: true; result: ApplyResult } | { ok: false; error: Error }) => void
   /** Where background work (deliveries, events, pruning) reports problems; default: stderr. */
   log?: (line: string) => void
-  /** What time it is for tokens, records and deliveries (tests move it instead of waiting); default: the system's. */
+  /** What time it is for tokens, records, deliveries and templates' `{{now}}` (tests move it instead of waiting); default: the system's. */
   clock?: Clock
+  /** The policy's draws (error rates); default: seeded by `seed`, else Math.random. */
+  random?: Random
+  /** Makes the policy's draws reproducible: the same seed gives the same simulated errors (`serve --seed`). */
+  seed?: number | undefined
 }
 
 export interface RunningServer {
@@ -86,6 +92,7 @@ const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
  * finish (or puts them back unattempted), then closes the database.
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const random = options.random ?? (options.seed === undefined ? Math.random : await seededRandom(options.seed))
   const runtime = openRuntime(options.dbPath, { clock: options.clock })
   const { context, events } = runtime
   let watcher: { close(): void } | null = null
@@ -142,7 +149,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
-    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null })
+    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,
@@ -151,7 +158,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onError: (error) => log.failed('HTTP server', error),
     })
     try {
-      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, host: options.host, port: options.grpcPort, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
+      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, host: options.host, port: options.grpcPort, random, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
     } catch (error) {
       await listening.close()
       throw error

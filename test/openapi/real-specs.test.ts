@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest'
 import { loadSpec } from '../../src/kinds/openapi/load.ts'
 import { isJsonish } from '../../src/kinds/openapi/media.ts'
 import { listOperations } from '../../src/kinds/openapi/operations.ts'
-import { createResponder, type Responder } from '../../src/kinds/openapi/respond.ts'
+import { createResponder, type Responder } from '../../src/kinds/openapi/responder.ts'
 import type { OpenApiOperation, ResponseSpec } from '../../src/kinds/openapi/types.ts'
 import { fixture, plainValidator } from './_helpers.ts'
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest'
 import { loadSpec } from '../../src/kinds/openapi/load.ts'
 import { listOperations } from '../../src/kinds/openapi/operations.ts'
-import { createResponder, type MockRequestParts, type Responder } from '../../src/kinds/openapi/respond.ts'
+import { createResponder, type MockRequestParts, type Responder } from '../../src/kinds/openapi/responder.ts'
 import type { ImportedOperation } from '../../src/kinds/openapi/types.ts'
 import { fixture } from './_helpers.ts'
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { AppError } from '../../src/errors.ts'
 import { loadSpec } from '../../src/kinds/openapi/load.ts'
 import { listOperations } from '../../src/kinds/openapi/operations.ts'
-import { createResponder, type Responder } from '../../src/kinds/openapi/respond.ts'
+import { createResponder, type Responder } from '../../src/kinds/openapi/responder.ts'
 import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../../src/kinds/openapi/types.ts'
 import { fixture, plainValidator } from './_helpers.ts'
 

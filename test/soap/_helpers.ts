@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { createSoapResponder, type SoapOverride, type SoapResponder } from '../../src/kinds/soap/respond.ts'
+import { createSoapResponder, type SoapOverride, type SoapResponder } from '../../src/kinds/soap/responder.ts'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/soap/', import.meta.url))
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { loadWsdl } from '../../src/kinds/soap/load.ts'
-import { createSoapResponder } from '../../src/kinds/soap/respond.ts'
+import { createSoapResponder } from '../../src/kinds/soap/responder.ts'
 import { fixture, responderFor } from './_helpers.ts'
 
 async function refusal(text: string, origin = 'spec.wsdl'): Promise<AppError> {

@@ -151,7 +151,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
         const [{ loadSpec }, { listOperations }, { createResponder }, { importOpenApi }, { loadFaker }] = await Promise.all([
           import('../../kinds/openapi/load.ts'),
           import('../../kinds/openapi/operations.ts'),
-          import('../../kinds/openapi/respond.ts'),
+          import('../../kinds/openapi/responder.ts'),
           import('../../domain/openapi-import.ts'),
           import('../../engine/generators.ts'),
         ])

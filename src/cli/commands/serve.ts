@@ -19,10 +19,19 @@ interface ServeOptions {
   watch?: string
   keepInbox?: number
   keepDeliveries?: number
+  seed?: number
 }
 
 function checkKeep(value: number, flag: string): number {
   if (value < 1) throw new AppError('INVALID_INPUT', `${flag} must be at least 1`)
+  return value
+}
+
+/** Faker's Mersenne Twister takes a 32-bit seed. */
+const MAX_SEED = 2 ** 32 - 1
+
+function checkSeed(value: number): number {
+  if (value < 0 || value > MAX_SEED) throw new AppError('INVALID_INPUT', `--seed ${value} must be from 0 to ${MAX_SEED}`)
   return value
 }
 
@@ -46,6 +55,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--watch <file>', 'apply this project file (mockapi export format) at start and whenever it changes')
     .option('--keep-inbox <n>', 'inbox payloads kept per project; older ones are pruned (default 1000)', parseInteger)
     .option('--keep-deliveries <n>', 'finished deliveries (with their attempts) kept per subscription (default 1000)', parseInteger)
+    .option('--seed <n>', 'draw simulated errors (error rates) from a generator seeded with n, so runs repeat them (default: unseeded)', parseInteger)
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
@@ -67,6 +77,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
           stopServing('database gone')
         },
         ownPathsProject: options.project,
+        seed: options.seed === undefined ? undefined : checkSeed(options.seed),
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,

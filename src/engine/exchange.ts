@@ -1,0 +1,60 @@
+import type { Endpoint } from '../model.ts'
+import { errorBody } from '../errors.ts'
+
+/**
+ * A request and its answer as every answerer sees them, whatever carried them (h3 for HTTP
+ * today): the server layer builds a MockRequest and turns the MockAnswer into its response.
+ */
+export interface MockRequest {
+  method: string
+  url: URL
+  headers: Headers
+  /** The body's bytes, refused (413) past the server's body limit; read once, on first call. */
+  body(): Promise<Uint8Array>
+  /** The body as UTF-8 text (400 when it is not). */
+  text(): Promise<string>
+  /** The body parsed as JSON (400 `INVALID_JSON`), without looking at its Content-Type; undefined when empty. */
+  json(): Promise<unknown>
+}
+
+export interface MockAnswer {
+  status: number
+  headers: Record<string, string>
+  /** Text as sent; null for none. */
+  body: string | null
+}
+
+/** What an operation answerer (GraphQL, SOAP) gives back besides the answer: which operation answered, whether it failed, how long to hold it. */
+export interface OperationAnswer {
+  answer: MockAnswer
+  endpointId: number | null
+  failed: boolean
+  /** The policy's delay for the operation(s) answered; the transport holds the answer that long. */
+  delayMs: number
+}
+
+/** A GraphQL schema or SOAP service as its answerer needs it: the stored document and the endpoint of each operation. */
+export interface OperationsRoute {
+  /** `/graphql`, `/soap/Calculator`: the end of the URL the route is served at. */
+  mount: string
+  specId: number
+  /** Changes when the document is imported again: what is built from it is rebuilt then. */
+  importedAt: string
+  loadSpec(): { document: string }
+  /** The endpoints by operation: `Query.film`, `Add`. */
+  operations: Map<string, Endpoint>
+}
+
+/** The answer of a simulated error (the policy's, or a preferred code nothing documents): the project's error body. */
+export function simulatedErrorAnswer(status: number, reason: string): MockAnswer {
+  return { status, headers: {}, body: JSON.stringify(errorBody('SIMULATED_ERROR', `simulated ${status} (${reason})`)) }
+}
+
+/**
+ * A 1xx is informational: sent as the final status, no client could read the answer (and a
+ * Response cannot even be built with one). Configuring one is refused; one stored before that,
+ * or the only code a spec documents (a WebSocket upgrade's 101), is answered as 200.
+ */
+export function finalStatus(status: number): number {
+  return status < 200 ? 200 : status
+}

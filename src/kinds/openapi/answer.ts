@@ -1,0 +1,128 @@
+import { AppError } from '../../errors.ts'
+import { finalStatus, simulatedErrorAnswer, type MockAnswer, type MockRequest } from '../../engine/exchange.ts'
+import { isJsonContentType } from '../../engine/media-type.ts'
+import type { PolicyDecision } from '../../engine/policy.ts'
+import type { Preferences } from '../../engine/prefer.ts'
+import type { Endpoint } from '../../model.ts'
+import { defaultStatus } from './default-status.ts'
+import type { Responder } from './responder.ts'
+import type { OpenApiOperation, SpecDocument } from './types.ts'
+
+// One responder (compiled validators, cached samples) per parsed spec document; the catalog keeps
+// a document (and so its responder) until that spec is imported again.
+const responders = new WeakMap<SpecDocument, Responder>()
+
+/** ajv and openapi-sampler load with the first imported endpoint that answers. */
+export async function responderFor(spec: () => SpecDocument): Promise<Responder> {
+  const document = spec()
+  let responder = responders.get(document)
+  if (!responder) {
+    const { createResponder } = await import('./responder.ts')
+    responder = createResponder(document)
+    responders.set(document, responder)
+  }
+  return responder
+}
+
+const FORM_TYPE = 'application/x-www-form-urlencoded'
+const MULTIPART_TYPE = 'multipart/form-data'
+
+/** Form fields as an object; a repeated key (`a=1&a=2`) becomes an array, as form arrays are sent. */
+function formFields(entries: Iterable<[string, string]>): Record<string, string | string[]> {
+  // A Map, then fromEntries: a field named __proto__ stays a plain field.
+  const fields = new Map<string, string | string[]>()
+  for (const [name, value] of entries) {
+    const before = fields.get(name)
+    fields.set(name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value])
+  }
+  return Object.fromEntries(fields)
+}
+
+/** JSON and form bodies (urlencoded and multipart) are parsed for validation; others (XML, binary) pass as raw bytes, unchecked. */
+export async function readOperationBody(request: MockRequest): Promise<unknown> {
+  const bytes = await request.body()
+  if (bytes.byteLength === 0) return undefined
+  const contentType = request.headers.get('content-type')
+  if (isJsonContentType(contentType)) return request.json()
+  const mime = contentType?.split(';', 1)[0]!.trim().toLowerCase()
+  if (mime === FORM_TYPE) return formFields(new URLSearchParams(Buffer.from(bytes).toString('utf8')))
+  if (mime === MULTIPART_TYPE) {
+    // Node's own (undici) multipart parser; an uploaded file counts as its file name.
+    const form = await new Response(bytes, { headers: { 'content-type': contentType! } }).formData().catch(() => {
+      throw new AppError('INVALID_BODY', 'request body is not valid multipart/form-data')
+    })
+    return formFields([...form].map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : value.name]))
+  }
+  return bytes
+}
+
+/** 422 with each problem when the request breaks the operation's parameters or body schema. */
+export function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown): void {
+  const problems = responder.validateRequest(operation, {
+    params,
+    query: request.url.searchParams,
+    headers: request.headers,
+    contentType: request.headers.get('content-type'),
+    body,
+  })
+  if (problems.length > 0) {
+    throw new AppError('VALIDATION_FAILED', `request does not match the OpenAPI operation${operation.operationId ? ` ${operation.operationId}` : ''}`, { details: problems })
+  }
+}
+
+/**
+ * The documented response: `Prefer: code=` and `example=` pick one as Prism does; null when the
+ * preferred code is not documented (the caller answers as for any endpoint).
+ */
+function documentedAnswer(responder: Responder, operation: OpenApiOperation, status: number, prefer: Pick<Preferences, 'code' | 'example'>, accept: string | null): MockAnswer | null {
+  const built = responder.buildResponse(operation, {
+    status,
+    ...(prefer.code === undefined ? {} : { preferCode: prefer.code }),
+    ...(prefer.example === undefined ? {} : { preferExample: prefer.example }),
+    accept,
+  })
+  if (!built) return null
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(built.headers)) headers[name.toLowerCase() === 'content-type' ? 'Content-Type' : name] = value
+  return { status: built.status, headers, body: built.body }
+}
+
+export interface OperationAnswerInput {
+  request: MockRequest
+  endpoint: Endpoint
+  operation: OpenApiOperation
+  responder: Responder
+  prefer: Preferences
+  decision: PolicyDecision
+  /** The request body, as validated. */
+  body: unknown
+  /** The imported endpoint keeps records (`import --stateful`). */
+  stateful: boolean
+  /** What any endpoint answers: its configured body, its records, or `{}`; the domain's, given here. */
+  answerConfigured(status: number): Promise<MockAnswer>
+}
+
+/**
+ * An imported operation, its request validated: what the spec documents (or the records, for a
+ * stateful import; or a body configured on the endpoint).
+ */
+export async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer> {
+  const { request, endpoint, operation, responder, prefer, decision, body, stateful } = input
+  // A preferred error code picks its documented response below; only the error rate fails outright.
+  const { outcome } = decision
+  if (outcome.kind === 'simulated-error' && outcome.cause === 'error-rate') return simulatedErrorAnswer(outcome.status, outcome.reason)
+  if (prefer.code === undefined && (endpoint.body !== null || stateful)) {
+    if (stateful && body instanceof Uint8Array) {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `a stateful endpoint stores JSON or form bodies, not ${request.headers.get('content-type')}`)
+    }
+    return input.answerConfigured(endpoint.status)
+  }
+  // A status configured on the endpoint is chosen like a preferred one: its documented response if any.
+  const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
+  const code = prefer.code ?? configured
+  const documented = documentedAnswer(responder, operation, endpoint.status, { ...prefer, code }, request.headers.get('accept'))
+  if (documented) return { ...documented, status: finalStatus(documented.status), headers: { ...documented.headers, ...endpoint.headers } }
+  // A code the spec does not document: as for any endpoint.
+  if (code! >= 400) return simulatedErrorAnswer(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
+  return input.answerConfigured(code!)
+}
