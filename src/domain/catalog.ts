@@ -4,7 +4,7 @@ import type { SpecDocument, SpecVersion } from '../kinds/openapi/types.ts'
 import type { StoredSpec } from '../store/specs.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Context } from './context.ts'
-import { splitOperationPath } from './protocol-paths.ts'
+import { splitOperationPath } from './operation-paths.ts'
 import { parentFields } from './resources.ts'
 import { createVersionedCache } from './versioned-cache.ts'
 

@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts'
 import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
 import type { Context } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
-import { splitOperationPath } from './protocol-paths.ts'
+import { splitOperationPath } from './operation-paths.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 

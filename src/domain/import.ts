@@ -1,0 +1,221 @@
+/**
+ * The import service: a spec from a file, an http(s) URL or pasted text becomes a stored spec and
+ * endpoints. The CLI's `import`, the management API's `POST /api/projects/{id}/imports` and
+ * `startMockApi({ imports })` all go through `importSpec`; each kind (src/kinds/) detects, loads and
+ * names its own documents, and this module only orders the steps and stores the result.
+ */
+import { basename, dirname, extname, resolve } from 'node:path'
+import type { SpecInput, SpecKind } from '../kinds/kind.ts'
+import { parseFormat, SPEC_KINDS, specKindOf } from '../kinds/registry.ts'
+import { AppError } from '../errors.ts'
+import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
+import type { Context } from './context.ts'
+import { storeOperations } from './import-operations.ts'
+import { storeRoutes, type RouteOperation } from './import-routes.ts'
+import { createProject, RESERVED_SLUGS, selectProject, slugify } from './projects.ts'
+import { writeTransaction } from './transaction.ts'
+
+/** Where the document is: exactly one of them. */
+export type ImportSource =
+  /** A file (relative to `cwd`) or an http(s) URL, as the CLI takes it. */
+  | { source: string; cwd: string }
+  /** An http(s) URL only: what a caller over the network may name (never a file of this machine). */
+  | { url: string }
+  /** The document itself. */
+  | { text: string }
+
+export interface ImportOptions {
+  /** Absent: detected from the extension, else the content. */
+  format?: string | undefined
+  /** Absent: from the document, else its file or URL. */
+  title?: string | undefined
+  /** OpenAPI: remove the endpoints of an earlier import of this spec that it no longer has. */
+  replace?: boolean | undefined
+  /** OpenAPI: collection and item paths store what is POSTed, like a resource. */
+  stateful?: boolean | undefined
+  /** With `stateful`: generated items each new collection starts with (default 5). */
+  seed?: number | undefined
+  /** gRPC: more folders to resolve a .proto's imports from (relative to `cwd`). */
+  protoPaths?: string[] | undefined
+  /** OpenAPI: a local spec may `$ref` files outside its own folder. */
+  allowRefsOutside?: boolean | undefined
+}
+
+export type ImportRequest = ImportSource & ImportOptions
+
+export interface ImportResult {
+  project: Project
+  spec: {
+    id: number
+    title: string
+    format: SpecFormat
+    version: string
+    /** How the CLI names it: `"Petstore" (OpenAPI 3.0)`, `WSDL "Calculator"`. */
+    description: string
+  }
+  /** How the spec's operations became endpoints (src/kinds/kind.ts, OperationNaming). */
+  naming: 'routes' | 'named'
+  created: Endpoint[]
+  /** Routes imported before, updated in place. */
+  updated: Endpoint[]
+  /** Routes: the ones the new version no longer has, kept as custom endpoints. Named: operations already there, settings kept. */
+  kept: Endpoint[]
+  removed: Endpoint[]
+  /** Stateful collections. */
+  resources: Resource[]
+  warnings: string[]
+}
+
+/** The project to import into, or how to pick it once the spec's title is known. */
+export type ImportTarget = Project | ((title: string) => Project)
+
+const MAX_SEED = 10_000
+
+const isUrl = (source: string) => /^https?:\/\//i.test(source)
+
+/** A URL's text (a local tool: specs served on localhost are the common case). */
+async function fetchText(url: string): Promise<string> {
+  const response = await fetch(url).catch((error: Error) => {
+    throw new AppError('INVALID_INPUT', `cannot fetch ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`)
+  })
+  if (!response.ok) throw new AppError('INVALID_INPUT', `cannot fetch ${url}: HTTP ${response.status}`)
+  return response.text()
+}
+
+async function readFileText(path: string, name: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises')
+  return readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new AppError('INVALID_INPUT', error.code === 'ENOENT' ? `no such file: ${name}` : `cannot read ${name}: ${error.message}`)
+  })
+}
+
+interface Located {
+  /** As messages name it. */
+  name: string
+  file?: string
+  url?: string
+  read(): Promise<string>
+}
+
+function locate(request: ImportSource): Located {
+  let text: Promise<string> | undefined
+  const once = (reader: () => Promise<string>) => () => (text ??= reader())
+  if ('text' in request) {
+    if (typeof request.text !== 'string' || !request.text.trim()) throw new AppError('INVALID_INPUT', 'the document is empty')
+    return { name: 'the pasted document', read: () => Promise.resolve(request.text) }
+  }
+  if ('url' in request) {
+    if (!isUrl(request.url)) throw new AppError('INVALID_INPUT', `url "${request.url}" must be an http(s) URL`)
+    return { name: request.url, url: request.url, read: once(() => fetchText(request.url)) }
+  }
+  if (isUrl(request.source)) return { name: request.source, url: request.source, read: once(() => fetchText(request.source)) }
+  const file = resolve(request.cwd, request.source)
+  return { name: request.source, file, read: once(() => readFileText(file, request.source)) }
+}
+
+const TRIED = SPEC_KINDS.map((kind) => kind.detect.described).join(', ')
+
+/** By extension, else by what the document looks like, in registry order. */
+async function detect(located: Located): Promise<SpecKind> {
+  const where = located.file ?? located.url
+  const extension = where === undefined ? '' : extname(new URL(where, 'file:///').pathname).toLowerCase()
+  const byExtension = SPEC_KINDS.find((kind) => kind.detect.extensions.includes(extension))
+  if (byExtension) return byExtension
+  const text = await located.read()
+  const found = SPEC_KINDS.find((kind) => kind.detect.looksLike.test(text))
+    // A document that only claims a format gets that format's loader's own, exact complaint.
+    ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
+  if (found) return found
+  const named = where === undefined ? located.name : basename(located.name)
+  throw new AppError('INVALID_INPUT', `${named} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with --format`)
+}
+
+const GENERIC_NAMES = new Set(['schema', 'service', 'services', 'api', 'index', 'main', 'definition'])
+
+/** `route_guide.proto` → `route_guide`; `swapi/schema.graphql` → `swapi` (the folder says more than "schema"). */
+function titleFromLocation(located: Located): string | null {
+  const path = located.url !== undefined ? new URL(located.url).pathname : located.file
+  if (path === undefined) return null
+  const name = basename(path, extname(path))
+  const folder = basename(dirname(path))
+  return GENERIC_NAMES.has(name.toLowerCase()) && folder ? folder : name || 'api'
+}
+
+/** The spec's title as a slug, unless it is reserved or has no latin letters or digits. */
+function firstSlug(title: string): string {
+  const slug = slugify(title)
+  if (!slug) return 'api'
+  return RESERVED_SLUGS.has(slug) ? `${slug}-api` : slug
+}
+
+/**
+ * The CLI's target: the project `slug` (or the only or default one); in an empty database the
+ * import makes the first project, named after the spec, so `import x && serve` serves it.
+ */
+export function importTarget(context: Context, slug: string | undefined): ImportTarget {
+  return (title) => context.repos.projects.list().length === 0
+    ? createProject(context, { name: title, slug: slug ?? firstSlug(title) })
+    : selectProject(context, slug)
+}
+
+function checkSeed(seed: number): number {
+  if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) throw new AppError('INVALID_INPUT', `seed ${seed} must be an integer from 0 to ${MAX_SEED}`)
+  return seed
+}
+
+/** How the source is written in the stored spec (`source:` in a project file). */
+function sourceOf(request: ImportSource): string {
+  return 'source' in request ? request.source : 'url' in request ? request.url : ''
+}
+
+/**
+ * Imports a spec into a project, in one transaction: parsing and fetching happen first, so a
+ * refusal (unknown format, a document that does not parse, a fetch that fails, a clash) changes
+ * nothing.
+ */
+export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest): Promise<ImportResult> {
+  const seed = checkSeed(request.seed ?? 5)
+  const located = locate(request)
+  const kind = request.format === undefined ? await detect(located) : specKindOf(parseFormat(request.format))
+  const refusal = kind.refuseSource?.({ url: located.url !== undefined, text: located.file === undefined && located.url === undefined })
+  if (refusal) throw new AppError('INVALID_INPUT', refusal)
+  const cwd = 'cwd' in request ? request.cwd : process.cwd()
+  const input: SpecInput = {
+    name: located.name,
+    file: located.file,
+    url: located.url,
+    read: located.read,
+    protoPaths: (request.protoPaths ?? []).map((path) => resolve(cwd, path)),
+    allowRefsOutside: request.allowRefsOutside ?? false,
+  }
+  const loaded = await kind.load(input)
+  const title = request.title?.trim() || loaded.title || titleFromLocation(located) || kind.name
+  const source = sourceOf(request)
+  const pickProject = (): Project => (typeof target === 'function' ? target(title) : target)
+  const spec = { title, format: kind.name, version: loaded.version, description: loaded.describe(title) }
+  const warnings: string[] = []
+
+  if (kind.operations.by === 'routes') {
+    const [examplesOf, makeFaker] = await Promise.all([kind.operations.examples(), import('../engine/generators.ts').then((m) => m.loadFaker())])
+    const operations = loaded.operations.filter((op): op is RouteOperation => op.operation !== null)
+    const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version: loaded.version, source, document: loaded.document, operations }, {
+      replace: request.replace ?? false,
+      stateful: request.stateful ?? false,
+      seedCount: seed,
+    }, { examplesOf, makeFaker }))
+    if (result.kept.length > 0) {
+      warnings.push(`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec: kept as custom endpoints answering their last example (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`)
+    }
+    if (operations.length === 0) warnings.push(kind.nothingToServe)
+    return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'routes', ...pick(result), resources: result.resources, warnings }
+  }
+  const result = writeTransaction(context.db, () => storeOperations(context, pickProject(), {
+    format: kind.name, title, version: loaded.version, source, document: loaded.document, operations: loaded.operations.map((op) => op.path),
+  }))
+  if (loaded.operations.length === 0) warnings.push(kind.nothingToServe)
+  return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'named', ...pick(result), resources: [], warnings }
+}
+
+function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoint[]; removed: Endpoint[] }) {
+  return { created: result.created, updated: result.updated ?? [], kept: result.kept, removed: result.removed }
+}

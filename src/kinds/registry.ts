@@ -1,0 +1,53 @@
+/**
+ * Every endpoint kind, one line each. The names are listed in model.ts (ENDPOINT_KINDS), the
+ * foundation every layer may read; this map must have a module for each of them, and only them,
+ * or the build fails.
+ */
+import { AppError } from '../errors.ts'
+import { SPEC_FORMATS, type EndpointKind, type SpecFormat } from '../model.ts'
+import { customKind } from './custom.ts'
+import { graphqlKind } from './graphql/kind.ts'
+import { grpcKind } from './grpc/kind.ts'
+import type { KindModule, SpecKind } from './kind.ts'
+import { openapiKind } from './openapi/kind.ts'
+import { resourceKind } from './resource.ts'
+import { soapKind } from './soap/kind.ts'
+
+export type { KindModule, SpecKind } from './kind.ts'
+
+type Registry = { [K in EndpointKind]: K extends SpecFormat ? SpecKind<K> : KindModule<K> }
+
+const KINDS: Registry = {
+  resource: resourceKind,
+  custom: customKind,
+  openapi: openapiKind,
+  graphql: graphqlKind,
+  grpc: grpcKind,
+  soap: soapKind,
+}
+
+export function kindOf(kind: EndpointKind): KindModule {
+  return KINDS[kind]
+}
+
+/** Import formats, in the order their content is sniffed (SPEC_FORMATS order). */
+export const SPEC_KINDS: readonly SpecKind[] = SPEC_FORMATS.map((format) => KINDS[format] as SpecKind)
+
+export function specKindOf(format: SpecFormat): SpecKind {
+  return KINDS[format] as SpecKind
+}
+
+/** The format named by a user (flag, API body): refused unless it is one. */
+export function parseFormat(format: string): SpecFormat {
+  const known = SPEC_FORMATS.find((name) => name === format)
+  if (known === undefined) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${SPEC_FORMATS.join(', ')}`)
+  return known
+}
+
+/** Whether the kind's endpoints are answered from an imported spec. */
+export function isSpecKind(kind: KindModule): kind is SpecKind {
+  return 'load' in kind
+}
+
+/** The format of a project file's import that names none (files written when OpenAPI was the only one). */
+export const UNNAMED_FORMAT: SpecFormat = openapiKind.name
