@@ -219,3 +219,49 @@ export async function importSpec(context: Context, target: ImportTarget, request
 function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoint[]; removed: Endpoint[] }) {
   return { created: result.created, updated: result.updated ?? [], kept: result.kept, removed: result.removed }
 }
+
+const REQUEST_FIELDS = ['text', 'url', 'format', 'title', 'stateful', 'seed', 'replace'] as const
+
+function invalidField(field: string, message: string): never {
+  throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
+}
+
+/**
+ * An import as the management API receives it: `{text}` or `{url}` (an http(s) URL; never a file
+ * of this machine), with `format`, `title`, `stateful`, `seed` and `replace` as the CLI's flags.
+ */
+export function importRequestFromJson(input: unknown): ImportRequest {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new AppError('INVALID_BODY', 'request body must be a JSON object with the document as "text", or its "url"')
+  }
+  const fields = input as Record<string, unknown>
+  const unknown = Object.keys(fields).find((key) => !(REQUEST_FIELDS as readonly string[]).includes(key))
+  if (unknown !== undefined) invalidField(unknown, `is not an import field; send any of ${REQUEST_FIELDS.join(', ')}`)
+  const stringOf = (field: string): string | undefined => {
+    const value = fields[field]
+    if (value !== undefined && typeof value !== 'string') invalidField(field, `must be a string, got ${JSON.stringify(value)}`)
+    return value as string | undefined
+  }
+  const booleanOf = (field: string): boolean | undefined => {
+    const value = fields[field]
+    if (value !== undefined && typeof value !== 'boolean') invalidField(field, `must be true or false, got ${JSON.stringify(value)}`)
+    return value as boolean | undefined
+  }
+  const seed = fields.seed
+  if (seed !== undefined && (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)) {
+    invalidField('seed', `must be an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(seed)}`)
+  }
+  const text = stringOf('text')
+  const url = stringOf('url')
+  if ((text === undefined) === (url === undefined)) {
+    throw new AppError('INVALID_INPUT', text === undefined ? 'send the document as "text", or its "url"' : 'send either "text" or "url", not both')
+  }
+  const options: ImportOptions = {
+    format: stringOf('format'),
+    title: stringOf('title'),
+    stateful: booleanOf('stateful'),
+    replace: booleanOf('replace'),
+    seed: seed as number | undefined,
+  }
+  return text !== undefined ? { text, ...options } : { url: url!, ...options }
+}

@@ -1,0 +1,43 @@
+import type { H3 } from 'h3'
+import type { ImportResult } from '../domain/import.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
+import { endpointView } from '../views.ts'
+import { notAllowed, route, type AdminDeps, type Authorize } from './admin-common.ts'
+import { readJsonBody } from './body.ts'
+import { jsonResponse } from './respond.ts'
+
+/** A spec is a document, not a request: the Slack spec alone is 1.2 MB. */
+const IMPORT_BODY_LIMIT = 16 * 1024 * 1024
+
+/** What `POST …/imports` answers (201). */
+export function importResultView(result: ImportResult) {
+  const { spec } = result
+  return {
+    import: { id: spec.id, title: spec.title, format: spec.format, version: spec.version },
+    created: result.created.map(endpointView),
+    updated: result.updated.map(endpointView),
+    kept: result.kept.map(endpointView),
+    removed: result.removed.map(endpointView),
+    warnings: result.warnings,
+  }
+}
+
+/**
+ * `…/imports`: import a spec (its text, or an http(s) URL) into the project, as `mockapi import`
+ * does. `routesChanged` tells the routing table to rebuild once the endpoints are stored.
+ */
+export function mountAdminImports(app: H3, deps: AdminDeps, authorized: Authorize, routesChanged: () => void): void {
+  const { context } = deps
+
+  route(app, '/api/projects/:projectId/imports', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'POST') notAllowed(event, ['POST'])
+    const body = await readJsonBody(event, Math.max(deps.bodyLimit, IMPORT_BODY_LIMIT))
+    // The parsers load with the first import, not with the server.
+    const { importRequestFromJson, importSpec } = await import('../domain/import.ts')
+    const request = importRequestFromJson(body)
+    const result = await whenStoreFree(context.db, () => importSpec(context, project, request))
+    routesChanged()
+    return jsonResponse(201, importResultView(result))
+  })
+}
