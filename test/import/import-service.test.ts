@@ -173,3 +173,29 @@ describe('refusals change nothing', () => {
     expect((await refused(context, project, { source: SWAPI, cwd: ROOT, title: 'one', format: 'soap' })).code).toBe('INVALID_SPEC')
   })
 })
+
+describe('startMockApi({ imports })', () => {
+  it('imports each spec before serving: the first makes the project, the next join it', async () => {
+    const { startMockApi } = await import('../../src/index.ts')
+    const api = await startMockApi({ imports: [join(ROOT, PETSTORE), { text: 'type Query { hello: String }', title: 'hello' }] })
+    try {
+      expect(api.project()).toMatchObject({ slug: 'swagger-petstore', name: 'Swagger Petstore' })
+      expect((await fetch(`${api.url}/pets`)).status).toBe(200)
+      const hello = await fetch(`${api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ hello }' }) })
+      expect(((await hello.json()) as { data: { hello: unknown } }).data).toEqual({ hello: expect.any(String) })
+    } finally {
+      await api.close()
+    }
+  })
+
+  it('with a config, imports into its project; a refused import fails the start', async () => {
+    const { startMockApi } = await import('../../src/index.ts')
+    const api = await startMockApi({ config: { name: 'Shop', slug: 'shop' }, imports: [{ source: PETSTORE, stateful: true }] })
+    try {
+      expect((await fetch(`${api.project('shop').url}/pets`)).status).toBe(200)
+    } finally {
+      await api.close()
+    }
+    await expect(startMockApi({ imports: [{ text: 'not a spec' }] })).rejects.toThrow(/none of the formats mockapi imports/)
+  })
+})
