@@ -185,6 +185,7 @@ export function storeRoutes(
       // A status the user configured (not the one the spec implied) survives a re-import.
       const configured = before?.operation && before.status !== defaultStatus(before) ? before.status : null
       const wiring = {
+        kind: input.format,
         path: op.path,
         status: configured ?? defaultStatus({ action: null, operation: op.operation }),
         resourceId: binding?.resourceId ?? null,
@@ -195,7 +196,7 @@ export function storeRoutes(
       if (before) {
         result.updated.push(endpoints.reimport(before.id, wiring))
       } else {
-        result.created.push(endpoints.insert({ projectId: project.id, method: op.method, kind: input.format, createdAt: now, ...wiring }))
+        result.created.push(endpoints.insert({ projectId: project.id, method: op.method, createdAt: now, ...wiring }))
       }
     }
     // The previous document is replaced: what it alone described keeps answering its last example.

@@ -15,6 +15,20 @@ import { storeRoutes, type RouteOperation } from './import-routes.ts'
 import { createProject, RESERVED_SLUGS, selectProject, slugify } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
+/**
+ * A spec as a project file holds it (`imports:`), stored by title as `apply` does: the document is
+ * already normalised (exported), so it is not parsed again. Only a document that changed gets a new
+ * stamp (and is parsed again by `serve`); `changed` when anything of it did.
+ */
+export function storeSpecDocument(context: Context, project: Project, spec: { format: SpecFormat; title: string; version: string; source: string; document: string | Record<string, unknown> }): { specId: number; changed: boolean } {
+  const document = typeof spec.document === 'string' ? spec.document : JSON.stringify(spec.document)
+  const stored = context.repos.specs.listByProject(project.id).find((s) => s.title === spec.title)
+  const changed = stored?.document !== document || stored.version !== spec.version || stored.format !== spec.format
+  const importedAt = stored?.document === document ? stored.importedAt : context.clock.now().toISOString()
+  const specId = context.repos.specs.save({ projectId: project.id, format: spec.format, title: spec.title, version: spec.version, source: spec.source, document, importedAt })
+  return { specId, changed }
+}
+
 /** Where the document is: exactly one of them. */
 export type ImportSource =
   /** A file (relative to `cwd`) or an http(s) URL, as the CLI takes it. */

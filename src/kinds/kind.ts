@@ -11,9 +11,9 @@ import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecFormat }
  * - `route`: its own method and path over HTTP (resource, custom, openapi);
  * - `mount`: one URL per schema or service answers GET and POST for every operation, named in the
  *   endpoint path after `#` (`/graphql#Query.film`);
- * - `grpc`: its path on the gRPC port (`/helloworld.Greeter/SayHello`).
+ * - `grpc-port`: its path on the gRPC port (`/helloworld.Greeter/SayHello`).
  */
-export type Routing = 'route' | 'mount' | 'grpc'
+export type Routing = 'route' | 'mount' | 'grpc-port'
 
 /** Which statuses an endpoint of the kind may be set to answer. */
 export interface StatusRule {

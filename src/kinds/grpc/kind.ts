@@ -14,7 +14,7 @@ function checkGrpcStatus(status: number): number {
  */
 export const grpcKind: SpecKind<'grpc'> = {
   name: 'grpc',
-  routing: 'grpc',
+  routing: 'grpc-port',
   label: 'proto',
   defaultStatus: () => 0,
   statuses: {
