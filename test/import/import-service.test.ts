@@ -199,3 +199,18 @@ describe('startMockApi({ imports })', () => {
     await expect(startMockApi({ imports: [{ text: 'not a spec' }] })).rejects.toThrow(/none of the formats mockapi imports/)
   })
 })
+
+describe('the registry of kinds', () => {
+  it('has one module per kind name, each named as listed, formats sniffed in SPEC_FORMATS order', async () => {
+    const [{ ENDPOINT_KINDS, SPEC_FORMATS }, { kindOf, SPEC_KINDS }] = await Promise.all([import('../../src/model.ts'), import('../../src/kinds/registry.ts')])
+    expect(ENDPOINT_KINDS.map((name) => kindOf(name).name)).toEqual([...ENDPOINT_KINDS])
+    expect(SPEC_KINDS.map((kind) => kind.name)).toEqual([...SPEC_FORMATS])
+  })
+
+  it('CONTRIBUTING.md walks through the soap kind as it is', () => {
+    const guide = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8')
+    const section = guide.slice(guide.indexOf('## How to add a kind'))
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
+    expect(example).toBe(readFileSync(join(ROOT, 'src/kinds/soap/kind.ts'), 'utf8'))
+  })
+})
