@@ -15,7 +15,7 @@ export interface ProjectFile {
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
-  /** Imported definitions (OpenAPI, GraphQL, gRPC, SOAP) that endpoints answer from. */
+  /** Imported specs (OpenAPI, GraphQL, gRPC, SOAP) that endpoints answer from. */
   imports: ImportSpec[]
 }
 
