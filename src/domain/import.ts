@@ -129,8 +129,8 @@ function locate(request: ImportSource): Located {
 
 const TRIED = SPEC_KINDS.map((kind) => kind.detect.described).join(', ')
 
-/** By extension, else by what the document looks like, in registry order. */
-async function detect(located: Located): Promise<SpecKind> {
+/** By extension, else by what the document looks like, in registry order; `formatOption` is how the caller names the way to say the format. */
+async function detect(located: Located, formatOption: string): Promise<SpecKind> {
   const where = located.file ?? located.url
   const extension = where === undefined ? '' : extname(new URL(where, 'file:///').pathname).toLowerCase()
   const byExtension = SPEC_KINDS.find((kind) => kind.detect.extensions.includes(extension))
@@ -141,7 +141,7 @@ async function detect(located: Located): Promise<SpecKind> {
     ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
   if (found) return found
   const named = where === undefined ? located.name : basename(located.name)
-  throw new AppError('INVALID_INPUT', `${named} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with --format`)
+  throw new AppError('INVALID_INPUT', `${named} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with ${formatOption}`)
 }
 
 const GENERIC_NAMES = new Set(['schema', 'service', 'services', 'api', 'index', 'main', 'definition'])
@@ -190,9 +190,9 @@ function sourceOf(request: ImportSource): string {
 export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest): Promise<ImportResult> {
   const seed = checkSeed(request.seed ?? 5)
   const located = locate(request)
-  const kind = request.format === undefined ? await detect(located) : specKindOf(parseFormat(request.format))
-  const refusal = kind.refuseSource?.({ url: located.url !== undefined, text: located.file === undefined && located.url === undefined })
-  if (refusal) throw new AppError('INVALID_INPUT', refusal)
+  // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
+  const kind = request.format === undefined ? await detect(located, 'source' in request ? '--format' : '"format"') : specKindOf(parseFormat(request.format))
+  if (located.url !== undefined && kind.urlRefusal) throw new AppError('INVALID_INPUT', kind.urlRefusal)
   const cwd = 'cwd' in request ? request.cwd : process.cwd()
   const input: SpecInput = {
     name: located.name,

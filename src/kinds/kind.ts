@@ -113,8 +113,8 @@ export interface SpecKind<F extends SpecFormat = SpecFormat> extends KindModule<
     /** A document that only claims the format: its own loader's complaint beats "none of the formats". */
     claims?(extension: string, text: string): boolean
   }
-  /** Refuses a source the kind cannot load (a .proto from a URL); null when it can. */
-  refuseSource?(input: { url: boolean; text: boolean }): string | null
+  /** Why the kind cannot load a document from a URL (a .proto's imports are files beside it); absent when it can. */
+  urlRefusal?: string
   load(input: SpecInput): Promise<LoadedSpec>
   /** A warning when the document describes nothing to serve. */
   nothingToServe: string

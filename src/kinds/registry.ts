@@ -1,7 +1,7 @@
 /**
- * Every endpoint kind, one line each. The names are listed in model.ts (ENDPOINT_KINDS), the
- * foundation every layer may read; this map must have a module for each of them, and only them,
- * or the build fails.
+ * Every endpoint kind, one line each. The names are listed in model.ts (SPEC_FORMATS, within
+ * ENDPOINT_KINDS), the foundation every layer may read but which may import nothing above it; this
+ * map must have a module for each name, and only those, or the build fails.
  */
 import { AppError } from '../errors.ts'
 import { SPEC_FORMATS, type EndpointKind, type SpecFormat } from '../model.ts'
@@ -12,8 +12,6 @@ import type { KindModule, SpecKind } from './kind.ts'
 import { openapiKind } from './openapi/kind.ts'
 import { resourceKind } from './resource.ts'
 import { soapKind } from './soap/kind.ts'
-
-export type { KindModule, SpecKind } from './kind.ts'
 
 type Registry = { [K in EndpointKind]: K extends SpecFormat ? SpecKind<K> : KindModule<K> }
 
@@ -42,11 +40,6 @@ export function parseFormat(format: string): SpecFormat {
   const known = SPEC_FORMATS.find((name) => name === format)
   if (known === undefined) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${SPEC_FORMATS.join(', ')}`)
   return known
-}
-
-/** Whether the kind's endpoints are answered from an imported spec. */
-export function isSpecKind(kind: KindModule): kind is SpecKind {
-  return 'load' in kind
 }
 
 /** The format of a project file's import that names none (files written when OpenAPI was the only one). */

@@ -84,7 +84,7 @@ describe('POST /api/projects/{id}/imports', () => {
     ['an unknown field', { text: PETSTORE, stateless: true }, 'INVALID_INPUT', /^"stateless" is not an import field/],
     ['a field of the wrong type', { text: PETSTORE, stateful: 'yes' }, 'INVALID_INPUT', /^"stateful" must be true or false/],
     ['an unknown format', { text: PETSTORE, format: 'raml' }, 'INVALID_INPUT', /^format "raml" must be one of openapi, graphql, grpc, soap$/],
-    ['a document in no format', { text: 'hello' }, 'INVALID_INPUT', /^the pasted document is none of the formats mockapi imports/],
+    ['a document in no format', { text: 'hello' }, 'INVALID_INPUT', /^the pasted document is none of the formats mockapi imports; tried .*say which with "format"$/],
     ['a document that does not parse', { text: 'type Query { a: }', format: 'graphql' }, 'INVALID_SPEC', /^the pasted document: Syntax Error/],
     ['a .proto that imports other files', { text: text('grpc/grpc-proto/grpc/testing/test.proto') }, 'INVALID_INPUT', /a \.proto that imports other files cannot be resolved from text/],
     ['a file path for url', { url: '/etc/passwd' }, 'INVALID_INPUT', /^url "\/etc\/passwd" must be an http\(s\) URL$/],

@@ -33,7 +33,7 @@ export const grpcKind: SpecKind<'grpc'> = {
     looksLike: /^\s*syntax\s*=\s*["']proto[23]["']|^\s*service\s+\w+\s*\{/m,
     described: 'gRPC (.proto)',
   },
-  refuseSource: ({ url }) => (url ? 'a .proto is imported from a file (its imports are resolved next to it); download it first' : null),
+  urlRefusal: 'a .proto is imported from a file (its imports are resolved next to it); download it first',
   async load(input) {
     const { loadProto, loadProtoText } = await import('./load.ts')
     const proto = input.file !== undefined
