@@ -131,8 +131,8 @@ const TRIED = SPEC_KINDS.map((kind) => kind.detect.described).join(', ')
 
 /** By extension, else by what the document looks like, in registry order; `formatOption` is how the caller names the way to say the format. */
 async function detect(located: Located, formatOption: string): Promise<SpecKind> {
-  const where = located.file ?? located.url
-  const extension = where === undefined ? '' : extname(new URL(where, 'file:///').pathname).toLowerCase()
+  // A URL's query and fragment are not part of its file name; a file path's `#` or `?` are.
+  const extension = extname(located.url !== undefined ? new URL(located.url).pathname : located.file ?? '').toLowerCase()
   const byExtension = SPEC_KINDS.find((kind) => kind.detect.extensions.includes(extension))
   if (byExtension) return byExtension
   const text = await located.read()
@@ -140,7 +140,7 @@ async function detect(located: Located, formatOption: string): Promise<SpecKind>
     // A document that only claims a format gets that format's loader's own, exact complaint.
     ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
   if (found) return found
-  const named = where === undefined ? located.name : basename(located.name)
+  const named = located.file ?? located.url ? basename(located.name) : located.name
   throw new AppError('INVALID_INPUT', `${named} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with ${formatOption}`)
 }
 

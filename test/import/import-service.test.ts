@@ -111,6 +111,13 @@ describe('importSpec from text', () => {
     expect(context.repos.specs.listByProject(project.id)[0]!.source).toBe('')
   })
 
+  it('a .proto given as text may import the well-known types', async () => {
+    const { context, project } = freshProject()
+    const proto = 'syntax = "proto3";\npackage ping;\nimport "google/protobuf/empty.proto";\nservice Pinger { rpc Ping (google.protobuf.Empty) returns (google.protobuf.Empty); }\n'
+    const result = await importSpec(context, project, { text: proto, title: 'ping' })
+    expect(result.created.map((e) => e.path)).toEqual(['/ping.Pinger/Ping'])
+  })
+
   it('takes a title and a format when given', async () => {
     const { context, project } = freshProject()
     const result = await importSpec(context, project, { text: 'type Query { hello: String }', format: 'graphql', title: 'Hello' })
