@@ -46,7 +46,7 @@ export interface RouteImportInput {
   operations: RouteOperation[]
 }
 
-type ExamplesOf = (stored: { title: string; version: string; document: string }) => ExampleSource
+export type ExamplesOf = (stored: { title: string; version: string; document: string }) => ExampleSource
 
 /** The parsed value, or undefined when the text is missing or not JSON (an XML or text example). */
 function parseJsonText(text: string | null | undefined): unknown {

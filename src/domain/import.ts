@@ -5,13 +5,14 @@
  * names its own documents, and this module only orders the steps and stores the result.
  */
 import { basename, dirname, extname, resolve } from 'node:path'
-import type { SpecInput, SpecKind } from '../kinds/kind.ts'
+import type { SpecKind, SpecOperation } from '../kinds/kind.ts'
+import type { FakerFactory } from '../engine/generators.ts'
 import { parseFormat, SPEC_KINDS, specKindOf } from '../kinds/registry.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { Context } from './context.ts'
 import { storeOperations } from './import-operations.ts'
-import { storeRoutes, type RouteOperation } from './import-routes.ts'
+import { storeRoutes, type ExamplesOf, type RouteOperation } from './import-routes.ts'
 import { createProject, RESERVED_SLUGS, selectProject, slugify } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -182,41 +183,69 @@ function sourceOf(request: ImportSource): string {
   return 'source' in request ? request.source : 'url' in request ? request.url : ''
 }
 
+/** A spec fetched, parsed and checked: what `storeImport` writes, with nothing left to wait for. */
+export interface LoadedImport {
+  kind: SpecKind
+  title: string
+  version: string
+  source: string
+  document: string
+  operations: SpecOperation[]
+  description: string
+  options: { replace: boolean; stateful: boolean; seedCount: number }
+  /** What storing routes needs, loaded here: example bodies and faker (for stateful seeds). */
+  routeTools: { examplesOf: ExamplesOf; makeFaker: FakerFactory } | null
+}
+
 /**
- * Imports a spec into a project, in one transaction: parsing and fetching happen first, so a
- * refusal (unknown format, a document that does not parse, a fetch that fails, a clash) changes
- * nothing.
+ * The first half of an import, before anything is stored: reads the file or fetches the URL,
+ * detects the format, parses and checks the document, and titles it. Refuses (unknown format, a
+ * document that does not parse, a fetch that fails) with nothing changed.
  */
-export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest): Promise<ImportResult> {
-  const seed = checkSeed(request.seed ?? 5)
+export async function loadImport(request: ImportRequest): Promise<LoadedImport> {
+  const seedCount = checkSeed(request.seed ?? 5)
   const located = locate(request)
   // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
   const kind = request.format === undefined ? await detect(located, 'source' in request ? '--format' : '"format"') : specKindOf(parseFormat(request.format))
   if (located.url !== undefined && kind.urlRefusal) throw new AppError('INVALID_INPUT', kind.urlRefusal)
   const cwd = 'cwd' in request ? request.cwd : process.cwd()
-  const input: SpecInput = {
+  const loaded = await kind.load({
     name: located.name,
     file: located.file,
     url: located.url,
     read: located.read,
     protoPaths: (request.protoPaths ?? []).map((path) => resolve(cwd, path)),
     allowRefsOutside: request.allowRefsOutside ?? false,
-  }
-  const loaded = await kind.load(input)
+  })
   const title = request.title?.trim() || loaded.title || titleFromLocation(located) || kind.name
-  const source = sourceOf(request)
-  const pickProject = (): Project => (typeof target === 'function' ? target(title) : target)
-  const spec = { title, format: kind.name, version: loaded.version, description: loaded.describe(title) }
-  const warnings: string[] = []
+  const routeTools = kind.operations.by === 'routes'
+    ? await Promise.all([kind.operations.examples(), import('../engine/generators.ts').then((m) => m.loadFaker())]).then(([examplesOf, makeFaker]) => ({ examplesOf, makeFaker }))
+    : null
+  return {
+    kind,
+    title,
+    version: loaded.version,
+    source: sourceOf(request),
+    document: loaded.document,
+    operations: loaded.operations,
+    description: loaded.describe(title),
+    options: { replace: request.replace ?? false, stateful: request.stateful ?? false, seedCount },
+    routeTools,
+  }
+}
 
-  if (kind.operations.by === 'routes') {
-    const [examplesOf, makeFaker] = await Promise.all([kind.operations.examples(), import('../engine/generators.ts').then((m) => m.loadFaker())])
+/**
+ * The second half: stores the spec and its endpoints in one transaction (synchronous, so a caller
+ * may retry it while another process holds the write lock). A clash changes nothing.
+ */
+export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport): ImportResult {
+  const { kind, title, version, source, document } = loaded
+  const pickProject = (): Project => (typeof target === 'function' ? target(title) : target)
+  const spec = { title, format: kind.name, version, description: loaded.description }
+  const warnings: string[] = []
+  if (loaded.routeTools) {
     const operations = loaded.operations.filter((op): op is RouteOperation => op.operation !== null)
-    const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version: loaded.version, source, document: loaded.document, operations }, {
-      replace: request.replace ?? false,
-      stateful: request.stateful ?? false,
-      seedCount: seed,
-    }, { examplesOf, makeFaker }))
+    const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version, source, document, operations }, loaded.options, loaded.routeTools!))
     if (result.kept.length > 0) {
       warnings.push(`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec: kept as custom endpoints answering their last example (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`)
     }
@@ -224,10 +253,19 @@ export async function importSpec(context: Context, target: ImportTarget, request
     return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'routes', ...pick(result), resources: result.resources, warnings }
   }
   const result = writeTransaction(context.db, () => storeOperations(context, pickProject(), {
-    format: kind.name, title, version: loaded.version, source, document: loaded.document, operations: loaded.operations.map((op) => op.path),
+    format: kind.name, title, version, source, document, operations: loaded.operations.map((op) => op.path),
   }))
   if (loaded.operations.length === 0) warnings.push(kind.nothingToServe)
   return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'named', ...pick(result), resources: [], warnings }
+}
+
+/**
+ * Imports a spec into a project: `loadImport`, then `storeImport`. Parsing and fetching happen
+ * first, so a refusal (unknown format, a document that does not parse, a fetch that fails, a
+ * clash) changes nothing.
+ */
+export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest): Promise<ImportResult> {
+  return storeImport(context, target, await loadImport(request))
 }
 
 function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoint[]; removed: Endpoint[] }) {

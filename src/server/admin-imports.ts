@@ -34,9 +34,10 @@ export function mountAdminImports(app: H3, deps: AdminDeps, authorized: Authoriz
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
     const body = await readJsonBody(event, Math.max(deps.bodyLimit, IMPORT_BODY_LIMIT))
     // The parsers load with the first import, not with the server.
-    const { importRequestFromJson, importSpec } = await import('../domain/import.ts')
-    const request = importRequestFromJson(body)
-    const result = await whenStoreFree(context.db, () => importSpec(context, project, request))
+    const { importRequestFromJson, loadImport, storeImport } = await import('../domain/import.ts')
+    // Fetched and parsed once; only storing is tried again while another process holds the lock.
+    const loaded = await loadImport(importRequestFromJson(body))
+    const result = await whenStoreFree(context.db, () => storeImport(context, project, loaded))
     routesChanged()
     return jsonResponse(201, importResultView(result))
   })
