@@ -17,7 +17,7 @@ export interface GrpcMethodInfo {
   responseStream: boolean
 }
 
-export interface ProtoDefinition {
+export interface ProtoSpec {
   /** protobufjs `Root.toJSON()` of the file and everything it imports (incl. google/protobuf well-known types): self-contained, stored as JSON and served from without the files. */
   descriptor: Record<string, unknown>
   methods: GrpcMethodInfo[]
@@ -32,7 +32,7 @@ export const PROTO_LOADER_OPTIONS = { keepCase: true, longs: String, enums: Stri
  * Parses `file` with imports resolved relative to the file's folder, then `protoPaths` in order.
  * Relative paths start from `cwd` (default: this process's); messages name `name` (default `file`).
  */
-export async function loadProto(file: string, options: { protoPaths?: string[]; cwd?: string; name?: string } = {}): Promise<ProtoDefinition> {
+export async function loadProto(file: string, options: { protoPaths?: string[]; cwd?: string; name?: string } = {}): Promise<ProtoSpec> {
   const cwd = options.cwd ?? process.cwd()
   const name = options.name ?? file
   const main = resolve(cwd, file)
@@ -46,13 +46,13 @@ export async function loadProto(file: string, options: { protoPaths?: string[]; 
  * Parses a .proto given as text. Only the well-known types protobufjs bundles can be imported:
  * with no file, there is no folder to resolve another import from.
  */
-export async function loadProtoText(text: string, name: string): Promise<ProtoDefinition> {
+export async function loadProtoText(text: string, name: string): Promise<ProtoSpec> {
   const loader: Loader = { root: new protobuf.Root(), protoPaths: [], seen: new Set(), packages: [], text }
   parseFile(loader, TEXT_PATH, name)
   return finish(loader, name)
 }
 
-function finish(loader: Loader, name: string): ProtoDefinition {
+function finish(loader: Loader, name: string): ProtoSpec {
   try {
     loader.root.resolveAll()
   } catch (error) {
