@@ -6,9 +6,14 @@
  *   api.reset(); await api.close()
  */
 import { stringify } from 'yaml'
+import type { ImportOptions } from './domain/import.ts'
 import { startServer } from './server/start.ts'
 
 export type { ProjectFile } from './domain/project-file.ts'
+export type { ImportOptions } from './domain/import.ts'
+
+/** A spec to import: a file (relative to the working directory) or an http(s) URL, or the document's text. */
+export type MockApiImport = string | ({ source: string } & ImportOptions) | ({ text: string } & ImportOptions)
 
 export interface MockApiOptions {
   /** SQLite file, or ":memory:" (the default) for a private, throw-away database. */
@@ -20,6 +25,11 @@ export interface MockApiOptions {
   host?: string
   /** Port for imported gRPC services; 0 (the default) picks a free one, read back from `api.grpcPort`. */
   grpcPort?: number
+  /**
+   * Specs to import (as `mockapi import` does) after `config`, into its project; without a config
+   * the first one makes the project (named after its title) instead of the demo.
+   */
+  imports?: MockApiImport[]
   /** Delays between webhook delivery attempts, in ms (default 5 s, 30 s, 2 min, 10 min, 30 min). */
   webhookRetryDelaysMs?: number[]
   /** Draws simulated errors (error rates) from a generator seeded with this: a test sees the same ones on every run. */
@@ -59,8 +69,9 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     dbPath: options.db ?? ':memory:',
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
-    demo: config === undefined,
+    demo: config === undefined && !options.imports?.length,
     config,
+    imports: options.imports?.map((entry) => (typeof entry === 'string' ? { source: entry, cwd: process.cwd() } : 'source' in entry ? { cwd: process.cwd(), ...entry } : entry)),
     retryDelaysMs: options.webhookRetryDelaysMs,
     grpcPort: options.grpcPort ?? 0,
     seed: options.seed,

@@ -3,12 +3,17 @@
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type HttpMethod = (typeof HTTP_METHODS)[number]
 
-export const ENDPOINT_KINDS = ['resource', 'custom', 'openapi', 'graphql', 'grpc', 'soap'] as const
-export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
-
-/** What an imported definition is; each serves endpoints of the kind of the same name. */
+/**
+ * What an imported spec is; each serves endpoints of the kind of the same name. The names of the
+ * kinds in src/kinds/registry.ts, which has one module per name (kept here, the foundation, so that
+ * every layer can name a kind; the build fails if the two lists differ).
+ */
 export const SPEC_FORMATS = ['openapi', 'graphql', 'grpc', 'soap'] as const
 export type SpecFormat = (typeof SPEC_FORMATS)[number]
+
+/** mockapi's own kinds (a resource's endpoints, fixed answers), then one per import format. */
+export const ENDPOINT_KINDS = ['resource', 'custom', ...SPEC_FORMATS] as const
+export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
 
 /** What a resource endpoint does with the records; null for endpoints that answer a fixed body. */
 export const RESOURCE_ACTIONS = ['list', 'create', 'read', 'replace', 'delete', 'patch'] as const
@@ -115,6 +120,15 @@ export interface OpenApiOperation {
   parameters: ParameterSpec[]
   requestBody: { required: boolean; media: MediaSpec[] } | null
   responses: ResponseSpec[]
+}
+
+export type SpecVersion = '2.0' | '3.0' | '3.1'
+
+/** A validated, bundled OpenAPI spec: internal `$ref`s kept, dialect quirks normalized for ajv. */
+export interface SpecDocument {
+  version: SpecVersion
+  title: string
+  document: Record<string, unknown>
 }
 
 /** A list filter: keep records whose `field` equals any of `values` (repeats OR, fields AND). */

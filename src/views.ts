@@ -1,4 +1,4 @@
-import type { Attempt, Endpoint, Project, Resource, Subscription } from './model.ts'
+import type { Attempt, Endpoint, Project, Resource, SpecFormat, Subscription } from './model.ts'
 
 /** The public JSON shapes shared by `--json` output and the management API (docs/management-api.md). */
 export function projectView(project: Project) {
@@ -44,10 +44,22 @@ export type EndpointView = ReturnType<typeof endpointView>
  * An endpoint as the management API lists it: with the URL a client calls it at (docs/management-api.md),
  * null for a gRPC method while nothing listens for gRPC. The CLI's `--json` keeps `endpointView`.
  */
-export type ServedEndpointView = EndpointView & { url: string | null }
+export type ServedEndpointView = EndpointView & { url: string | null; call: string | null }
 
-export function servedEndpointView(endpoint: Endpoint, url: string | null): ServedEndpointView {
-  return { ...endpointView(endpoint), url }
+/** `call`: a shell line that calls the endpoint at `url` (curl, or grpcurl for a gRPC method). */
+export function servedEndpointView(endpoint: Endpoint, served: { url: string | null; call: string | null }): ServedEndpointView {
+  return { ...endpointView(endpoint), url: served.url, call: served.call }
+}
+
+/** A format `POST …/imports` takes, as `GET …/imports/formats` lists it. */
+export interface ImportFormatView {
+  name: SpecFormat
+  /** How messages name a document of it: `WSDL`. */
+  label: string
+  /** With what says it: `SOAP (WSDL 1.1)`. */
+  described: string
+  /** File extensions that say it, with the dot. */
+  extensions: string[]
 }
 
 export function subscriptionView(subscription: Subscription) {

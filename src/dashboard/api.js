@@ -34,7 +34,7 @@ import { currentProject, state } from './state.js'
  * @typedef {object} ImportRequest
  * @property {string} [text]
  * @property {string} [url]
- * @property {'openapi' | 'graphql' | 'grpc' | 'soap'} [format] sniffed from the document when absent
+ * @property {import('../model.ts').SpecFormat} [format] sniffed from the document when absent (one of `listImportFormats`)
  * @property {string} [title]
  * @property {boolean} [stateful] collection and item paths store what is POSTed
  * @property {number} [seed] with `stateful`: how many generated items each collection starts with
@@ -148,6 +148,9 @@ export const deleteEndpoint = async (endpointId) => void (await inProject(`/endp
  * @returns {Promise<ImportResult>}
  */
 export const importDocument = async (request) => (await inProject('/imports', { method: 'POST', body: request })).data
+
+/** @returns {Promise<import('../views.ts').ImportFormatView[]>} the formats an import takes, named by the server */
+export const listImportFormats = async () => (await inProject('/imports/formats')).data
 
 /** @returns {Promise<ResourceView[]>} */
 export const listResources = async () => (await inProject('/resources')).data

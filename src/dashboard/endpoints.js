@@ -2,7 +2,7 @@
 // The Endpoints tab: the list with its settings edited in place, and Add resource.
 
 import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint } from './api.js'
-import { $, button, copyText, dangerButton, form, guard, h, input, methodBadge, notify, shellQuote } from './dom.js'
+import { $, button, copyText, dangerButton, form, guard, h, input, methodBadge, notify } from './dom.js'
 import { refreshProjects } from './projects.js'
 import { state, stillCurrent } from './state.js'
 
@@ -15,33 +15,6 @@ const EDITABLE = [
   { key: 'delayMs', label: 'Delay', testid: 'endpoint-delay', min: '0', step: '1' },
   { key: 'errorRate', label: 'Error rate', testid: 'endpoint-error-rate', min: '0', max: '100', step: 'any' },
 ]
-
-/** What curl sends for a call that needs a body. */
-const CURL_BODY = {
-  graphql: ['-H', "'content-type: application/json'", '-d', shellQuote('{"query":"{ __typename }"}')],
-  soap: ['-H', "'content-type: text/xml'", '--data-binary', '@envelope.xml'],
-  json: ['-H', "'content-type: application/json'", '-d', "'{}'"],
-}
-
-/**
- * A line to call the endpoint with, at the URL the API says it is served at: curl, or grpcurl
- * (the server has reflection on) for a gRPC method; null while gRPC is not listening.
- * @param {ServedEndpointView} endpoint
- * @returns {string | null}
- */
-export function callLine(endpoint) {
-  if (endpoint.url === null) return null
-  if (endpoint.kind === 'grpc') {
-    const slash = endpoint.url.indexOf('/')
-    return `grpcurl -plaintext -d '{}' ${endpoint.url.slice(0, slash)} ${endpoint.url.slice(slash + 1)}`
-  }
-  const parts = ['curl']
-  if (endpoint.method !== 'GET') parts.push('-X', endpoint.method)
-  parts.push(shellQuote(endpoint.url))
-  if (endpoint.kind === 'graphql' || endpoint.kind === 'soap') parts.push(...CURL_BODY[endpoint.kind])
-  else if (['POST', 'PUT', 'PATCH'].includes(endpoint.method)) parts.push(...CURL_BODY.json)
-  return parts.join(' ')
-}
 
 /** @param {string} line */
 const tool = (line) => line.slice(0, line.indexOf(' '))
@@ -64,7 +37,7 @@ function renderEndpoints() {
 /** @param {ServedEndpointView} endpoint */
 function endpointRow(endpoint) {
   const name = `${endpoint.method} ${endpoint.path}`
-  const line = callLine(endpoint)
+  const line = endpoint.call
   return h('tr', { 'data-testid': 'endpoint-row', 'data-method': endpoint.method, 'data-path': endpoint.path },
     h('td', {}, methodBadge(endpoint.method)),
     h('td', { class: 'path' },

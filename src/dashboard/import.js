@@ -2,7 +2,7 @@
 // The Import action of the Endpoints tab: an OpenAPI, GraphQL, gRPC or SOAP document from a file,
 // pasted text or a URL, through `POST /api/projects/{id}/imports`.
 
-import { importDocument } from './api.js'
+import { importDocument, listImportFormats } from './api.js'
 import { $, button, form, guard, h, input, notify, select, textArea } from './dom.js'
 import { loadEndpoints } from './endpoints.js'
 import { refreshProjects } from './projects.js'
@@ -11,8 +11,18 @@ import { refreshProjects } from './projects.js'
 /** @typedef {import('./api.js').ImportResult} ImportResult */
 /** @typedef {import('./api.js').EndpointView} EndpointView */
 
-/** @type {readonly NonNullable<ImportRequest['format']>[]} */
-const FORMATS = ['openapi', 'graphql', 'grpc', 'soap']
+/** The formats the server imports (`GET …/imports/formats`), asked for when the panel first opens. */
+/** @type {NonNullable<ImportRequest['format']>[]} */
+let formats = []
+
+async function loadFormats() {
+  if (formats.length > 0) return
+  await guard(async () => {
+    const offered = await listImportFormats()
+    formats = offered.map((format) => format.name)
+    select('import-format').append(...offered.map((format) => h('option', { value: format.name }, format.described)))
+  }, setError)
+}
 
 /** @type {readonly ['created' | 'updated' | 'kept' | 'removed', string][]} */
 const GROUPS = [['created', 'Created'], ['updated', 'Updated'], ['kept', 'Kept'], ['removed', 'Removed']]
@@ -35,7 +45,7 @@ async function requestFromForm() {
   const request = {}
   if (text.trim()) request.text = text
   if (url) request.url = url
-  const format = FORMATS.find((name) => name === select('import-format').value)
+  const format = formats.find((name) => name === select('import-format').value)
   if (format) request.format = format
   const title = input('import-title').value.trim()
   if (title) request.title = title
@@ -84,6 +94,7 @@ async function submitImport(event) {
 
 /** Listens to the form: a file chosen shows its text; typing text instead forgets the file. */
 export function wireImport() {
+  $('import-panel').addEventListener('toggle', loadFormats)
   form('import-form').addEventListener('submit', submitImport)
   input('import-file').addEventListener('change', async () => {
     const file = input('import-file').files?.[0]

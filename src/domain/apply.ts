@@ -5,8 +5,9 @@ import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
 import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
-import { listOperations } from '../kinds/openapi/operations.ts'
-import type { OpenApiOperation, SpecVersion } from '../kinds/openapi/types.ts'
+import { specKindOf } from '../kinds/registry.ts'
+import type { OpenApiOperation } from '../model.ts'
+import { storeSpecDocument } from './import.ts'
 import { checkResourcePath } from './path-rules.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { checkSlug, createProject, slugify } from './projects.ts'
@@ -91,19 +92,14 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     const { project, seedChanged } = resolveProject(context, file, options, changes)
     const { resources, endpoints, collections, specs } = context.repos
 
-    // Imported specs, matched by title; an OpenAPI endpoint names its operation by pointer, others by their path.
-    const imported = new Map<string, { specId: number; format: SpecFormat; operations: Map<string, OpenApiOperation> }>()
+    // Imported specs, matched by title; a route (OpenAPI) names its operation by pointer, others by their path.
+    const imported = new Map<string, { specId: number; format: SpecFormat; operations: Map<string, OpenApiOperation> | null }>()
     const storedSpecs = new Map(specs.listByProject(project.id).map((s) => [s.title, s]))
     for (const spec of file.imports) {
-      const document = typeof spec.document === 'string' ? spec.document : JSON.stringify(spec.document)
-      const stored = storedSpecs.get(spec.title)
-      if (stored?.document !== document || stored.version !== spec.version || stored.format !== spec.format) changes.push(`${stored ? '~' : '+'} import ${spec.title}`)
-      // Re-importing in place keeps its endpoints; only a document that changed gets a new stamp (and is parsed again by `serve`).
-      const importedAt = stored?.document === document ? stored.importedAt : context.clock.now().toISOString()
-      const specId = specs.save({ projectId: project.id, format: spec.format, title: spec.title, version: spec.version, source: spec.source, document, importedAt })
-      const operations = spec.format === 'openapi' && typeof spec.document !== 'string'
-        ? new Map(listOperations({ title: spec.title, version: spec.version as SpecVersion, document: spec.document }).map((op) => [op.operation.pointer, op.operation]))
-        : new Map<string, OpenApiOperation>()
+      const { specId, changed } = storeSpecDocument(context, project, spec)
+      if (changed) changes.push(`${storedSpecs.has(spec.title) ? '~' : '+'} import ${spec.title}`)
+      const naming = specKindOf(spec.format).operations
+      const operations = naming.by === 'routes' && typeof spec.document !== 'string' ? naming.byPointer({ ...spec, document: spec.document }) : null
       imported.set(spec.title, { specId, format: spec.format, operations })
     }
     if (options.prune) {
@@ -116,7 +112,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     const operationOf = (spec: EndpointSpec): { specId: number; kind: SpecFormat; operation: OpenApiOperation | null } | null => {
       if (!spec.import) return null
       const { specId, format, operations } = imported.get(spec.import)!
-      if (format !== 'openapi') return { specId, kind: format, operation: null }
+      if (operations === null) return { specId, kind: format, operation: null }
       const operation = spec.operation === undefined ? undefined : operations.get(spec.operation)
       if (!operation) throw new AppError('INVALID_INPUT', `endpoint ${spec.method} ${spec.path}: import "${spec.import}" has no operation ${spec.operation}`)
       return { specId, kind: format, operation }

@@ -1,9 +1,9 @@
-import type { Endpoint, Project, Resource } from '../model.ts'
-import type { SpecDocument, SpecVersion } from '../kinds/openapi/types.ts'
+import type { Endpoint, EndpointKind, Project, Resource, SpecDocument, SpecVersion } from '../model.ts'
+import { kindOf } from '../kinds/registry.ts'
 import type { StoredSpec } from '../store/specs.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Context } from './context.ts'
-import { splitOperationPath } from './protocol-paths.ts'
+import { splitOperationPath } from './operation-paths.ts'
 import { parentFields } from './resources.ts'
 import { createVersionedCache } from './versioned-cache.ts'
 
@@ -20,7 +20,8 @@ export interface RoutedEndpoint {
 
 /** A GraphQL schema or SOAP service: one URL answering each of its operations. */
 export interface ProtocolRoute {
-  protocol: 'graphql' | 'soap'
+  /** The kind of its endpoints (a `mount` kind: graphql, soap). */
+  protocol: EndpointKind
   /** `/graphql`, `/soap/Calculator`. */
   mount: string
   specId: number
@@ -73,7 +74,7 @@ function isProtocolRoute(value: RouteValue): value is ProtocolRoute {
 function protocolRoutes(context: Context, endpoints: Endpoint[], stamps: Map<number, string>): ProtocolRoute[] {
   const byMount = new Map<string, ProtocolRoute>()
   for (const endpoint of endpoints) {
-    if ((endpoint.kind !== 'graphql' && endpoint.kind !== 'soap') || endpoint.specId === null) continue
+    if (kindOf(endpoint.kind).routing !== 'mount' || endpoint.specId === null) continue
     const split = splitOperationPath(endpoint.path)
     if (!split) continue
     let route = byMount.get(split.mount)
@@ -102,7 +103,7 @@ function grpcEndpoints(projectOrder: Project[], byProject: Map<number, RoutedEnd
   const byPath = new Map<string, GrpcEndpoint>()
   for (const project of projectOrder) {
     for (const { endpoint } of byProject.get(project.id) ?? []) {
-      if (endpoint.kind !== 'grpc' || endpoint.specId === null || byPath.has(endpoint.path)) continue
+      if (kindOf(endpoint.kind).routing !== 'grpc-port' || endpoint.specId === null || byPath.has(endpoint.path)) continue
       byPath.set(endpoint.path, { endpoint, importedAt: stamps.get(endpoint.specId) ?? '' })
     }
   }
@@ -159,7 +160,7 @@ function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: 
     const mounted = protocolRoutes(context, routed.map((r) => r.endpoint), stamps)
     const toRoute = (segments: (path: string) => string[]) => [
       // Protocol operations are answered through their mount; gRPC ones on the gRPC port.
-      ...routed.filter((r) => r.endpoint.kind !== 'graphql' && r.endpoint.kind !== 'soap' && r.endpoint.kind !== 'grpc')
+      ...routed.filter((r) => kindOf(r.endpoint.kind).routing === 'route')
         .map((r) => ({ method: r.endpoint.method, segments: segments(r.endpoint.path), value: r as RouteValue })),
       ...mounted.flatMap((m) => ['GET', 'POST'].map((method) => ({ method, segments: segments(m.mount), value: m as RouteValue }))),
     ]

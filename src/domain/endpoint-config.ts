@@ -3,7 +3,8 @@ import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint } from '../model.ts'
-import { defaultStatus } from '../kinds/openapi/default-status.ts'
+import type { StatusRule } from '../kinds/kind.ts'
+import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Context } from './context.ts'
 import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
@@ -22,11 +23,14 @@ export interface SettingsInput {
   errorStatus?: number | undefined
 }
 
-/** gRPC methods answer a gRPC status (0 is OK); everything else an HTTP one. */
+/** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
-  const status = endpoint.kind === 'grpc' ? 0 : endpoint.operation ? defaultStatus(endpoint.operation) : endpoint.action === 'create' ? 201 : 200
+  const status = kindOf(endpoint.kind).defaultStatus(endpoint)
   return { status, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
+
+/** What most kinds answer: an HTTP status. */
+const HTTP_STATUSES: StatusRule = { check: checkStatus, isErrorStatus: (status) => status >= 400, errorStatusHint: '' }
 
 function checkHeaders(headers: Record<string, string>): Record<string, string> {
   for (const [name, value] of Object.entries(headers)) {
@@ -38,30 +42,23 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
 
 /** Merges `input` over `current` and checks every setting; the result is what gets stored. */
 export function mergeSettings(current: EndpointSettings, input: SettingsInput, makeFaker: FakerFactory, kind?: Endpoint['kind']): EndpointSettings {
+  const statuses = (kind && kindOf(kind).statuses) || HTTP_STATUSES
   const next: EndpointSettings = {
-    status: input.status === undefined ? current.status : kind === 'grpc' ? checkGrpcStatus(input.status) : checkStatus(input.status),
+    status: input.status === undefined ? current.status : statuses.check(input.status),
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
     delayMs: input.delayMs === undefined ? current.delayMs : checkDelay(input.delayMs),
     body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
-    errorStatus: input.errorStatus === undefined ? current.errorStatus : kind === 'grpc' ? checkGrpcStatus(input.errorStatus) : checkStatus(input.errorStatus),
+    errorStatus: input.errorStatus === undefined ? current.errorStatus : statuses.check(input.errorStatus),
   }
   if (!Number.isFinite(next.errorRate) || next.errorRate < 0 || next.errorRate > 100) {
     throw new AppError('INVALID_INPUT', `error rate ${next.errorRate} must be a percentage from 0 to 100`)
   }
-  const grpcError = kind === 'grpc' && next.errorStatus >= 1 && next.errorStatus <= 16
-  if (next.errorStatus < 400 && !grpcError) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${kind === 'grpc' ? ', or a gRPC code from 1 to 16' : ''}`)
+  if (!statuses.isErrorStatus(next.errorStatus)) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${statuses.errorStatusHint}`)
   if (next.schema !== null) compileSchema(next.schema)
   if (next.body !== null && hasPlaceholders(next.body)) checkTemplate(next.body, makeFaker())
   return next
-}
-
-/** A gRPC code (0–16), or an HTTP status the gRPC server maps to the closest code. */
-function checkGrpcStatus(status: number): number {
-  if (Number.isInteger(status) && status >= 0 && status <= 16) return status
-  if (Number.isInteger(status) && status >= 100 && status <= 599) return status
-  throw new AppError('INVALID_INPUT', `status ${status} must be a gRPC status code from 0 (OK) to 16, or an HTTP status to map to one`)
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
@@ -119,18 +116,16 @@ export function settingsFromJson(input: unknown): SettingsInput {
   }
 }
 
-/** A gRPC method's fixed response must fit its output message, or every call would fail. */
-export async function checkGrpcResponse(context: Context, endpoint: Endpoint, body: string): Promise<void> {
-  if (endpoint.kind !== 'grpc' || endpoint.specId === null) return
-  const [{ methodsOf }, { checkGrpcBody }] = await Promise.all([import('../kinds/grpc/load.ts'), import('../kinds/grpc/generate.ts')])
-  const descriptor = JSON.parse(context.repos.specs.byId(endpoint.specId)!.document) as Record<string, unknown>
-  const method = methodsOf(descriptor).find((m) => m.path === endpoint.path)
-  if (method) checkGrpcBody(descriptor, method.responseType, body)
+/** A fixed response its kind could never answer (a gRPC method's must fit its output message) is refused. */
+export async function checkResponseBody(context: Context, endpoint: Endpoint, body: string): Promise<void> {
+  const { checkBody } = kindOf(endpoint.kind)
+  if (!checkBody || endpoint.specId === null) return
+  await checkBody(context.repos.specs.byId(endpoint.specId)!.document, endpoint, body)
 }
 
 /**
  * `configureEndpoint` with each refused setting named by its field (`"delayMs": …`), as an API
- * caller sent it; a gRPC method's body is checked against its output message.
+ * caller sent it; a body is checked against the spec where the kind can (a gRPC method's output message).
  */
 export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
   const current = currentSettings(endpoint)
@@ -138,7 +133,7 @@ export async function configureEndpointFields(context: Context, endpoint: Endpoi
     if (value === undefined) continue
     try {
       mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
-      if (field === 'body' && typeof value === 'string') await checkGrpcResponse(context, endpoint, value)
+      if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)
       throw error

@@ -1,8 +1,9 @@
 import { AppError } from '../errors.ts'
+import { kindOf } from '../kinds/registry.ts'
 import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
 import type { Context } from './context.ts'
 import { checkEndpointPath } from './path-rules.ts'
-import { splitOperationPath } from './protocol-paths.ts'
+import { splitOperationPath } from './operation-paths.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -70,7 +71,7 @@ function servedClash(endpoints: readonly Endpoint[], method: HttpMethod, path: s
   const taken = endpoints.find((e) => servedRoutes(e).includes(wanted))
   if (!taken) return null
   const mount = splitOperationPath(taken.path)?.mount
-  return mount ? `the ${taken.kind === 'graphql' ? 'GraphQL schema' : 'SOAP service'} at ${mount}` : `${taken.method} ${taken.path} (${taken.kind})`
+  return mount ? `the ${kindOf(taken.kind).mounted?.noun ?? taken.kind} at ${mount}` : `${taken.method} ${taken.path} (${taken.kind})`
 }
 
 export function findEndpoint(context: Context, projectId: number, method: HttpMethod, path: string): Endpoint | undefined {

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml'
 import type { Endpoint, Project } from '../model.ts'
+import { specKindOf } from '../kinds/registry.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
@@ -87,7 +88,7 @@ export function exportProject(context: Context, project: Project): ProjectFile {
       title: s.title,
       version: s.version,
       source: s.source,
-      document: s.format === 'graphql' || s.format === 'soap' ? s.document : (JSON.parse(s.document) as Record<string, unknown>),
+      document: specKindOf(s.format).exportDocument(s.document),
     })),
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import type { SpecFormat } from '../model.ts'
 
 /**
  * The project file's JSON Schema (schema/mockapi.schema.json) is the source of truth for its shape:
@@ -53,7 +54,7 @@ export interface RawWebhook {
 }
 
 export interface RawImport {
-  format?: 'openapi' | 'graphql' | 'grpc' | 'soap' | null
+  format?: SpecFormat | null
   title: string
   version?: string | number | null
   source?: string | null

@@ -3,7 +3,7 @@ import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } fr
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, type EventType, type SpecFormat } from '../model.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
-import { OPERATION_PATH_SHAPES } from './protocol-paths.ts'
+import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
 /** The YAML format of `mockapi export`, `mockapi apply` and `templates/*.yaml`. */
 export interface ProjectFile {
@@ -15,7 +15,7 @@ export interface ProjectFile {
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
-  /** Imported definitions (OpenAPI, GraphQL, gRPC, SOAP) that endpoints answer from. */
+  /** Imported specs (OpenAPI, GraphQL, gRPC, SOAP) that endpoints answer from. */
   imports: ImportSpec[]
 }
 
@@ -127,7 +127,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
   }))
 
   const imports = (file.imports ?? []).map((m): ImportSpec => ({
-    format: m.format ?? 'openapi',
+    format: m.format ?? UNNAMED_FORMAT,
     title: m.title,
     version: String(m.version ?? ''),
     source: m.source ?? '',
@@ -150,13 +150,14 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       const format = e.import === undefined ? undefined : importFormats.get(e.import)
       if (format === undefined) fail([...at, 'import'], 'must be the title of an entry under imports')
       spec.import = e.import!
-      // GraphQL, gRPC and SOAP endpoints name their operation in the path.
-      if (format === 'openapi') {
+      const naming = specKindOf(format!).operations
+      // A route names its operation by pointer; other kinds name it in the path.
+      if (naming.by === 'routes') {
         if (e.operation === undefined) fail([...at, 'operation'], 'must be the operation\'s pointer, e.g. /paths/~1pets/get')
         spec.operation = e.operation
-      } else if (!OPERATION_PATH_SHAPES[format!].pattern.test(spec.path)) {
+      } else if (!naming.pattern.test(spec.path)) {
         // Else the endpoint would be stored under a kind that never serves it (a format edited by hand).
-        fail([...at, 'path'], `must name an operation of the ${format} import "${spec.import}", e.g. ${OPERATION_PATH_SHAPES[format!].example}`)
+        fail([...at, 'path'], `must name an operation of the ${format} import "${spec.import}", e.g. ${naming.example}`)
       }
     } else if (spec.path.includes('#')) {
       // Else it would become a custom endpoint no URL reaches.

@@ -1,5 +1,7 @@
-import type { Endpoint } from '../model.ts'
+import type { Endpoint, SpecDocument } from '../model.ts'
 import { errorBody } from '../errors.ts'
+import type { PolicyDecision, Random } from './policy.ts'
+import type { Preferences } from './prefer.ts'
 
 /**
  * A request and its answer as every answerer sees them, whatever carried them (h3 for HTTP
@@ -43,6 +45,44 @@ export interface OperationsRoute {
   loadSpec(): { document: string }
   /** The endpoints by operation: `Query.film`, `Add`. */
   operations: Map<string, Endpoint>
+}
+
+/** A `mount` kind's answerer (GraphQL, SOAP): every operation of a schema or service, at its one URL. */
+export type MountAnswerer = (input: { request: MockRequest; route: OperationsRoute; random: Random }) => Promise<OperationAnswer>
+
+/** The validate stage's output: the request body as the answer needs it, or an answer already decided (a simulated error). */
+export type Validated = { body: unknown } | { answer: MockAnswer }
+
+/** What the validate and answer stages of an endpoint served at its own route read. */
+export interface RouteStageInput {
+  request: MockRequest
+  endpoint: Endpoint
+  params: Record<string, string>
+  /** The policy stage's output. */
+  prefer: Preferences
+  decision: PolicyDecision
+  /** For an imported endpoint: its spec document, parsed on first use. */
+  spec: (() => SpecDocument) | null
+  /** The endpoint keeps records (a resource's, or an import's with `--stateful`). */
+  stateful: boolean
+  /**
+   * How an endpoint configured by hand (resource, custom) is validated and answered: the default
+   * stages, and what a kind's own stages fall back to. The domain's (records live there), given here.
+   */
+  configured: {
+    validate(): Promise<Validated>
+    answer(status: number, body: unknown): Promise<MockAnswer>
+    /** Refuses a body nested deeper than a record may be (validators recurse on it). */
+    checkDepth(body: unknown): void
+    /** Refuses a body that breaks the JSON Schema set on the endpoint, if any. */
+    checkSchema(body: unknown): Promise<void>
+  }
+}
+
+/** How a kind served at its own routes validates and answers (absent: as an endpoint configured by hand). */
+export interface RouteStages {
+  validate(input: RouteStageInput): Promise<Validated>
+  answer(input: RouteStageInput & { body: unknown }): Promise<MockAnswer>
 }
 
 /** The answer of a simulated error (the policy's, or a preferred code nothing documents): the project's error body. */

@@ -6,7 +6,7 @@ import { servedEndpointView } from '../views.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
-import { servedUrl } from './served-url.ts'
+import { callLine, servedUrl } from './served-url.ts'
 
 /** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
@@ -14,7 +14,10 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
   /** Endpoints with the URL they are served at, on the host this request came to. */
   const viewsFor = (event: H3Event, project: Project) => {
     const at = { origin: event.url.origin, hostname: event.url.hostname, grpcPort: deps.grpcPort() }
-    return (endpoint: Endpoint) => servedEndpointView(endpoint, servedUrl(endpoint, project.slug, at))
+    return (endpoint: Endpoint) => {
+      const url = servedUrl(endpoint, project.slug, at)
+      return servedEndpointView(endpoint, { url, call: callLine(endpoint, url) })
+    }
   }
 
   route(app, '/api/projects/:projectId/endpoints', async (event) => {

@@ -3,10 +3,11 @@ import { FastResponse } from 'srvx'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
 import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, WITH_BODY } from '../domain/pipeline/answer-endpoint.ts'
-import { simulatedErrorAnswer, type MockAnswer, type MockRequest, type OperationAnswer } from '../engine/exchange.ts'
+import { simulatedErrorAnswer, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
 import { decidePolicy, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, type Preferences } from '../engine/prefer.ts'
 import type { MockEvents } from '../events.ts'
+import { kindOf } from '../kinds/registry.ts'
 import type { EndpointKind } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import { holdResponse } from './delay.ts'
@@ -41,9 +42,6 @@ interface Policy {
   decision: PolicyDecision
 }
 
-/** The validate stage's output: the request body as the answer needs it, or an answer already decided (a simulated error). */
-type Validated = { body: unknown } | { answer: MockAnswer }
-
 /** What every stage after the match reads. */
 interface StageInput {
   deps: MockDeps
@@ -52,78 +50,49 @@ interface StageInput {
   policy: Policy
 }
 
-/** How one kind of endpoint is validated and answered over HTTP. */
-interface EndpointKindStages {
-  validate(input: StageInput): Promise<Validated>
-  answer(input: StageInput & { body: unknown }): Promise<MockAnswer>
+/** Resource and custom endpoints (and any kind without stages of its own): a simulated error answers before the body is even read. */
+const CONFIGURED_STAGES: RouteStages = {
+  validate: ({ configured }) => configured.validate(),
+  // validate has answered a simulated error already: the status here is the one to answer.
+  answer: ({ configured, decision, body }) => configured.answer(decision.outcome.status, body),
 }
 
-/** The answer of a resource or custom endpoint: its fixed body, its records, or `{}`. */
-function answerConfigured(input: StageInput & { body: unknown }, status: number): Promise<MockAnswer> {
-  const { deps, request, match, body } = input
-  return answerEndpoint({ context: deps.context, request, route: match.route, params: match.params, status, body })
+/** What a kind's stages read of the request, with the domain's stages for an endpoint configured by hand. */
+function routeStageInput({ deps, request, match, policy }: StageInput): RouteStageInput {
+  const { endpoint, spec, collectionId } = match.route
+  return {
+    request,
+    endpoint,
+    params: match.params,
+    prefer: policy.prefer,
+    decision: policy.decision,
+    spec,
+    stateful: endpoint.action !== null && collectionId !== null,
+    configured: {
+      async validate() {
+        const { outcome } = policy.decision
+        if (outcome.kind === 'simulated-error') return { answer: simulatedErrorAnswer(outcome.status, outcome.reason) }
+        const body = await readEndpointBody(request, endpoint)
+        if (WITH_BODY.has(request.method)) await checkEndpointSchema(endpoint, body)
+        return { body }
+      },
+      answer: (status, body) => answerEndpoint({ context: deps.context, request, route: match.route, params: match.params, status, body }),
+      checkDepth: checkBodyDepth,
+      checkSchema: (body) => checkEndpointSchema(endpoint, body),
+    },
+  }
 }
 
-/** Resource and custom endpoints: a simulated error answers before the body is even read. */
-const configuredStages: EndpointKindStages = {
-  async validate({ request, match, policy }) {
-    const { outcome } = policy.decision
-    if (outcome.kind === 'simulated-error') return { answer: simulatedErrorAnswer(outcome.status, outcome.reason) }
-    const { endpoint } = match.route
-    const body = await readEndpointBody(request, endpoint)
-    if (WITH_BODY.has(request.method)) await checkEndpointSchema(endpoint, body)
-    return { body }
-  },
-  answer(input) {
-    // validate has answered a simulated error already: the status here is the one to answer.
-    return answerConfigured(input, input.policy.decision.outcome.status)
-  },
+/** The kind's own stages (loaded with its first request), else those of an endpoint configured by hand. */
+function stagesOf(kind: EndpointKind): Promise<RouteStages> {
+  return kindOf(kind).routeStages?.() ?? Promise.resolve(CONFIGURED_STAGES)
 }
 
-/** An imported OpenAPI operation: the request is checked against the spec before a simulated error is drawn. */
-const openapiStages: EndpointKindStages = {
-  async validate(input) {
-    const { request, match } = input
-    const { endpoint, spec } = match.route
-    if (!endpoint.operation || !spec) return configuredStages.validate(input)
-    const { readOperationBody, checkOperationRequest, responderFor } = await import('../kinds/openapi/answer.ts')
-    const body = WITH_BODY.has(request.method) || endpoint.operation.requestBody ? await readOperationBody(request) : undefined
-    checkBodyDepth(body)
-    checkOperationRequest(await responderFor(spec), endpoint.operation, request, match.params, body)
-    // A schema configured on the endpoint checks on top of the spec's.
-    await checkEndpointSchema(endpoint, body)
-    return { body }
-  },
-  async answer(input) {
-    const { request, match, policy, body } = input
-    const { endpoint, spec, collectionId } = match.route
-    if (!endpoint.operation || !spec) return configuredStages.answer(input)
-    const { answerOperation, responderFor } = await import('../kinds/openapi/answer.ts')
-    return answerOperation({
-      request,
-      endpoint,
-      operation: endpoint.operation,
-      responder: await responderFor(spec),
-      prefer: policy.prefer,
-      decision: policy.decision,
-      body,
-      stateful: endpoint.action !== null && collectionId !== null,
-      answerConfigured: (status) => answerConfigured(input, status),
-    })
-  },
-}
-
-/** How each kind of endpoint served over plain HTTP goes through the stages (gRPC has its own listener). */
-const HTTP_ENDPOINT_KINDS: Record<Exclude<EndpointKind, 'graphql' | 'soap' | 'grpc'>, EndpointKindStages> = {
-  resource: configuredStages,
-  custom: configuredStages,
-  openapi: openapiStages,
-}
-
-/** GraphQL schemas and SOAP services answer their operations at one URL; their modules (and libraries) load with the first request. */
-const OPERATION_KINDS: Record<OperationsMatch['route']['protocol'], (input: { request: MockRequest; route: OperationsMatch['route']; random: Random }) => Promise<OperationAnswer>> = {
-  graphql: async (input) => (await import('../kinds/graphql/answer.ts')).answerGraphql(input),
-  soap: async (input) => (await import('../kinds/soap/answer.ts')).answerSoap(input),
+/** A GraphQL schema or SOAP service: its kind's answerer, loaded (with its libraries) on the first request. */
+function mountAnswerer(kind: EndpointKind): Promise<MountAnswerer> {
+  const answerer = kindOf(kind).answerAtMount
+  if (!answerer) throw new Error(`the ${kind} kind is routed by mount but has no answerer`)
+  return answerer()
 }
 
 /** policy: the endpoint's settings and the request's `Prefer` decide the delay and a simulated error. */
@@ -146,14 +115,14 @@ function toResponse(answer: MockAnswer): Response {
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Response> {
   const policy = policyStage(request, match, deps.random)
   await holdResponse(event, policy.decision.delayMs)
-  const stages = HTTP_ENDPOINT_KINDS[match.route.endpoint.kind as keyof typeof HTTP_ENDPOINT_KINDS] ?? configuredStages
-  const input: StageInput = { deps, request, match, policy }
+  const stages = await stagesOf(match.route.endpoint.kind)
+  const input = routeStageInput({ deps, request, match, policy })
   const validated = await stages.validate(input)
   return toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
-  const operation = await OPERATION_KINDS[match.route.protocol]({ request, route: match.route, random: deps.random })
+  const operation = await (await mountAnswerer(match.route.protocol))({ request, route: match.route, random: deps.random })
   await holdResponse(event, operation.delayMs)
   return { response: toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed }
 }

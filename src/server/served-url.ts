@@ -1,5 +1,6 @@
 import { servedPath } from '../domain/endpoints.ts'
-import { splitOperationPath } from '../domain/protocol-paths.ts'
+import { splitOperationPath } from '../domain/operation-paths.ts'
+import { kindOf } from '../kinds/registry.ts'
 import type { Endpoint } from '../model.ts'
 
 /** What a served URL is built from: the request that asked (its origin and host name) and the gRPC port. */
@@ -19,7 +20,34 @@ export interface ServedAt {
  * Path parameters stay as written (`:id`): the URL is a template to fill.
  */
 export function servedUrl(endpoint: Pick<Endpoint, 'kind' | 'path'>, projectSlug: string, at: ServedAt): string | null {
-  if (endpoint.kind === 'grpc') return at.grpcPort === null ? null : `${at.hostname}:${at.grpcPort}${endpoint.path}`
+  if (kindOf(endpoint.kind).routing === 'grpc-port') return at.grpcPort === null ? null : `${at.hostname}:${at.grpcPort}${endpoint.path}`
   const path = splitOperationPath(endpoint.path)?.mount ?? endpoint.path
   return `${at.origin}/api/${projectSlug}${servedPath(path)}`
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
+const JSON_CALL = ['-H', "'content-type: application/json'", '-d', "'{}'"]
+
+/** `'…'` for a shell: what the URL holds is passed as is (a `'` closes, escapes and reopens). */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`
+}
+
+/**
+ * A line a shell runs to call the endpoint at its served URL: curl with what its kind sends, or
+ * grpcurl (the gRPC server has reflection on) for a method on the gRPC port; null without a URL.
+ */
+export function callLine(endpoint: Pick<Endpoint, 'kind' | 'method'>, url: string | null): string | null {
+  if (url === null) return null
+  const kind = kindOf(endpoint.kind)
+  if (kind.routing === 'grpc-port') {
+    const slash = url.indexOf('/')
+    return `grpcurl -plaintext -d '{}' ${url.slice(0, slash)} ${url.slice(slash + 1)}`
+  }
+  const words = ['curl']
+  if (endpoint.method !== 'GET') words.push('-X', endpoint.method)
+  words.push(shellQuote(url))
+  if (kind.callArguments) words.push(...kind.callArguments)
+  else if (WITH_BODY.has(endpoint.method)) words.push(...JSON_CALL)
+  return words.join(' ')
 }

@@ -1,4 +1,5 @@
 import type { ApplyResult } from '../domain/apply.ts'
+import type { ImportRequest } from '../domain/import.ts'
 import { mintToken } from '../domain/auth.ts'
 import { createCatalog } from '../domain/catalog.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
@@ -50,6 +51,8 @@ export interface StartOptions {
   retention?: Partial<RetentionLimits>
   /** A project file (or its content) applied before serving. */
   config?: { path: string } | { file: ProjectFile } | undefined
+  /** Specs imported before serving (after `config`), into its project or the default one; in an empty database the first makes the project. */
+  imports?: ImportRequest[] | undefined
   /** The database file was deleted or replaced while serving: nothing more can be kept (writes answer 503). */
   onStoreLost?: (message: string) => void
   /** Apply `config.path` again whenever it changes; results go to `onWatch`. */
@@ -120,6 +123,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const readConfig = (path: string): ProjectFile => setup![1].readProjectFile(path)
     const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
     const createdDemo = needsDemo && setup![2].ensureDemoProject(context, setup![3]) !== null
+    if (options.imports?.length) {
+      const { importSpec, importTarget } = await import('../domain/import.ts')
+      for (const request of options.imports) await importSpec(context, importTarget(context, configured?.slug), request)
+    }
     const own = options.ownPathsProject ? requireProjectBySlug(context, options.ownPathsProject) : (configured ?? defaultProject(context))
     // Without --project (or a config file) the own paths follow the default project, even when
     // `mockapi project default` changes it while serving.

@@ -126,8 +126,8 @@ export function createEndpointRepo(db: Db) {
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),
     /** A re-import: the operation and its wiring change; delay, headers, body, error rate stay as configured. */
-    reimport(id: number, imported: Pick<Endpoint, 'path' | 'status' | 'resourceId' | 'action'> & { kind?: EndpointKind; specId: number; operation: OpenApiOperation | null }): Endpoint {
-      reimport.run({ kind: 'openapi', id, ...imported, operation: imported.operation && JSON.stringify(imported.operation) })
+    reimport(id: number, imported: Pick<Endpoint, 'path' | 'status' | 'resourceId' | 'action'> & { kind: EndpointKind; specId: number; operation: OpenApiOperation | null }): Endpoint {
+      reimport.run({ id, ...imported, operation: imported.operation && JSON.stringify(imported.operation) })
       return toEndpoint(byId.get(id)!)
     },
     /** No longer from a spec: a custom endpoint answering `body` (unless one was configured). */

@@ -58,6 +58,19 @@ describe('the served URL of each endpoint in the management API', () => {
     expect((await send(`${server.url}/api/shop/pets`)).status).toBe(200)
   })
 
+  it('comes with the line that calls it: curl with what its kind takes, grpcurl for a gRPC method', async () => {
+    const response = await send(`${server.url}/api/projects/${projectId}/endpoints`, { headers: { Authorization: `Bearer ${token}` } })
+    const calls = new Map(response.json.map((e: { method: string; path: string; call: string | null }) => [`${e.method} ${e.path}`, e.call]))
+    expect(calls.get('GET /api/pets/:id')).toBe(`curl '${server.url}/api/shop/pets/:id'`)
+    expect(calls.get('POST /api/pets')).toBe(`curl -X POST '${server.url}/api/shop/pets' -H 'content-type: application/json' -d '{}'`)
+    expect(calls.get('POST /graphql#Query.allFilms')).toBe(`curl -X POST '${server.url}/api/shop/graphql' -H 'content-type: application/json' -d '{"query":"{ __typename }"}'`)
+    expect(calls.get('POST /soap/Calculator#Add')).toBe(`curl -X POST '${server.url}/api/shop/soap/Calculator' -H 'content-type: text/xml' --data-binary @envelope.xml`)
+    expect(calls.get('POST /helloworld.Greeter/SayHello')).toBe(`grpcurl -plaintext -d '{}' 127.0.0.1:${server.grpcPort} helloworld.Greeter/SayHello`)
+    // The GraphQL line answers as written.
+    const graphql = await send(`${server.url}/api/shop/graphql`, { method: 'POST', body: { query: '{ __typename }' } })
+    expect(graphql.json).toEqual({ data: { __typename: 'Root' } }) // swapi names its query type Root
+  })
+
   it('follows the host name the client used', async () => {
     const local = server.url.replace('127.0.0.1', 'localhost')
     const urls = await listed(local)

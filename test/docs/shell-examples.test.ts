@@ -46,7 +46,11 @@ function freePort(preferred: number): Promise<number> {
   const listen = (port: number) => new Promise<number | null>((resolve) => {
     const server = createServer()
     server.once('error', () => resolve(null))
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve((server.address() as { port: number } | null)?.port ?? port)))
+    // The port is read before closing: a closed server has no address.
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as { port: number }).port
+      server.close(() => resolve(bound))
+    })
   })
   return listen(preferred).then((port) => port ?? listen(0).then((any) => any!))
 }

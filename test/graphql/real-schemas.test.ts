@@ -2,11 +2,11 @@ import { buildSchema } from 'graphql'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { createGraphqlExecutor, type GraphqlExecutor } from '../../src/kinds/graphql/execute.ts'
-import { loadGraphqlSchema, type GraphqlDefinition } from '../../src/kinds/graphql/load.ts'
+import { loadGraphqlSchema, type GraphqlSpec } from '../../src/kinds/graphql/load.ts'
 import { readFixture } from './_fixtures.ts'
 import { queriesFor, shapeProblems } from './_queries.ts'
 
-interface Setup { definition: GraphqlDefinition; executor: GraphqlExecutor }
+interface Setup { definition: GraphqlSpec; executor: GraphqlExecutor }
 
 // One executor per schema for the whole file: building GitHub's mocked schema is the expensive part.
 const setups = new Map<string, Promise<Setup>>()
@@ -29,7 +29,7 @@ function run(executor: GraphqlExecutor, query: string, variables?: Record<string
 }
 
 describe.each(['swapi', 'github'])('every root field of %s', (name) => {
-  let definition: GraphqlDefinition
+  let definition: GraphqlSpec
   let executor: GraphqlExecutor
   beforeAll(async () => ({ definition, executor } = await setup(name)))
 

@@ -8,7 +8,7 @@ import protoLoader from '@grpc/proto-loader'
 import protobuf from 'protobufjs'
 import { expect } from 'vitest'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { loadProto, type ProtoDefinition } from '../../src/kinds/grpc/load.ts'
+import { loadProto, type ProtoSpec } from '../../src/kinds/grpc/load.ts'
 import { startGrpcServer, type GrpcMethodBinding, type GrpcServerOptions, type GrpcSettings, type GrpcSnapshot, type RunningGrpcServer } from '../../src/server/grpc-listener.ts'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/grpc/', import.meta.url))
@@ -38,7 +38,7 @@ export function cleanup(): void {
   for (const dir of temporary.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
-export async function loadFixture(name: ProtoName): Promise<ProtoDefinition> {
+export async function loadFixture(name: ProtoName): Promise<ProtoSpec> {
   return loadProto(PROTOS[name].file, { protoPaths: PROTOS[name].protoPaths })
 }
 
@@ -50,7 +50,7 @@ export class TestSnapshot {
   private versions = 0
 
   /** Serves every method of `specs` (specId = position + 1). */
-  set(specs: ProtoDefinition[], keep: (path: string) => boolean = () => true): void {
+  set(specs: ProtoSpec[], keep: (path: string) => boolean = () => true): void {
     const descriptors = new Map<number, Record<string, unknown>>()
     const methods = new Map<string, GrpcMethodBinding>()
     specs.forEach((spec, index) => {
@@ -200,6 +200,6 @@ function expectSingle(field: protobuf.Field, value: unknown, where: string, path
   }
 }
 
-export function typeOf(spec: ProtoDefinition, name: string): protobuf.Type {
+export function typeOf(spec: ProtoSpec, name: string): protobuf.Type {
   return protobuf.Root.fromJSON(spec.descriptor).lookupType(name)
 }

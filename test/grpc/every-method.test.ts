@@ -1,12 +1,12 @@
 import type { Client } from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GrpcMethodInfo, ProtoDefinition } from '../../src/kinds/grpc/load.ts'
+import type { GrpcMethodInfo, ProtoSpec } from '../../src/kinds/grpc/load.ts'
 import type { RunningGrpcServer } from '../../src/server/grpc-listener.ts'
 import { bidi, clientFor, clientStream, expectFilled, loadFixture, PROTOS, serverStream, startTestServer, TestSnapshot, typeOf, unary, type ProtoName } from './_helpers.ts'
 
 // Every method of every fixture, called by a real grpc-js client built from the same .proto file.
 const names = Object.keys(PROTOS) as ProtoName[]
-const specs = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await loadFixture(name)] as const))) as Record<ProtoName, ProtoDefinition>
+const specs = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await loadFixture(name)] as const))) as Record<ProtoName, ProtoSpec>
 const cases = names.flatMap((name) => specs[name].methods.map((info) => ({ name, info, label: `${name} ${info.path}` })))
 
 let server: RunningGrpcServer

@@ -4,10 +4,10 @@ import type { Faker } from '@faker-js/faker'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { AppError } from '../../src/errors.ts'
 import { generateMessage, messageFromJson } from '../../src/kinds/grpc/generate.ts'
-import type { ProtoDefinition } from '../../src/kinds/grpc/load.ts'
+import type { ProtoSpec } from '../../src/kinds/grpc/load.ts'
 import { expectFilled, loadFixture, typeOf } from './_helpers.ts'
 
-let catalog: ProtoDefinition
+let catalog: ProtoSpec
 let faker: Faker
 
 beforeAll(async () => {

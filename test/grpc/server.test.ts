@@ -2,7 +2,7 @@ import grpc from '@grpc/grpc-js'
 import type { Client } from '@grpc/grpc-js'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
-import type { ProtoDefinition } from '../../src/kinds/grpc/load.ts'
+import type { ProtoSpec } from '../../src/kinds/grpc/load.ts'
 import { checkGrpcBody } from '../../src/kinds/grpc/generate.ts'
 import type { GrpcCallServed, RunningGrpcServer } from '../../src/server/grpc-listener.ts'
 import { grpcCodeFor } from '../../src/kinds/grpc/status.ts'
@@ -14,9 +14,9 @@ const RECORD_ROUTE = '/routeguide.RouteGuide/RecordRoute'
 const ROUTE_CHAT = '/routeguide.RouteGuide/RouteChat'
 const GET_PRODUCT = '/mockapi.catalog.v1.Catalog/GetProduct'
 
-let helloworld: ProtoDefinition
-let routeGuide: ProtoDefinition
-let catalog: ProtoDefinition
+let helloworld: ProtoSpec
+let routeGuide: ProtoSpec
+let catalog: ProtoSpec
 const opened: Array<RunningGrpcServer | Client> = []
 
 beforeAll(async () => {

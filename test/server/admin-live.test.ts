@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
-import { importDefinition } from '../../src/domain/definition-import.ts'
+import { storeOperations as importDefinition } from '../../src/domain/import-operations.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { eventStream, formatEvent, type Send } from '../../src/server/sse.ts'

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { checkGrpcResponse, configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
+import { checkResponseBody, configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
 import { endpointView } from '../../views.ts'
@@ -79,7 +79,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         }
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')
         const target = requireEndpoint(context, { project: options.project, method, path })
-        if (target.kind === 'grpc' && typeof input.body === 'string' && target.specId !== null) await checkGrpcResponse(context, target, input.body)
+        if (typeof input.body === 'string') await checkResponseBody(context, target, input.body)
         const updated = configureEndpoint(context, target, input, await loadFaker())
         if (options.json) return printJson(ctx.io, endpointView(updated))
         ctx.io.out(success(`updated ${updated.method} ${updated.path}`))

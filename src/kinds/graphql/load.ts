@@ -27,14 +27,14 @@ export interface GraphqlOperation {
   returns: string
 }
 
-export interface GraphqlDefinition {
+export interface GraphqlSpec {
   /** The schema as SDL (printSchema of the built schema): what gets stored; introspection JSON input is converted. */
   sdl: string
   operations: GraphqlOperation[]
 }
 
 /** SDL text or introspection JSON text (`{"data":{"__schema":…}}` or `{"__schema":…}`). `origin` (file name/URL) prefixes error messages. */
-export function loadGraphqlSchema(text: string, origin: string): GraphqlDefinition {
+export function loadGraphqlSchema(text: string, origin: string): GraphqlSpec {
   const source = text.replace(/^\uFEFF/, '')
   // SDL never starts with `{` or `[`, so such text can only be meant as JSON.
   const schema = /^\s*[{[]/.test(source) ? _fromIntrospection(source, origin) : _fromSdl(source, origin)

@@ -17,7 +17,7 @@ export interface GrpcMethodInfo {
   responseStream: boolean
 }
 
-export interface ProtoDefinition {
+export interface ProtoSpec {
   /** protobufjs `Root.toJSON()` of the file and everything it imports (incl. google/protobuf well-known types): self-contained, stored as JSON and served from without the files. */
   descriptor: Record<string, unknown>
   methods: GrpcMethodInfo[]
@@ -30,23 +30,38 @@ export const PROTO_LOADER_OPTIONS = { keepCase: true, longs: String, enums: Stri
 
 /**
  * Parses `file` with imports resolved relative to the file's folder, then `protoPaths` in order.
- * Relative paths start from `cwd` (default: this process's); messages name `file` as given.
+ * Relative paths start from `cwd` (default: this process's); messages name `name` (default `file`).
  */
-export async function loadProto(file: string, options: { protoPaths?: string[]; cwd?: string } = {}): Promise<ProtoDefinition> {
+export async function loadProto(file: string, options: { protoPaths?: string[]; cwd?: string; name?: string } = {}): Promise<ProtoSpec> {
   const cwd = options.cwd ?? process.cwd()
+  const name = options.name ?? file
   const main = resolve(cwd, file)
-  if (!existsSync(main)) throw new AppError('INVALID_INPUT', `${file}: no such file`)
-  const loader: Loader = { root: new protobuf.Root(), protoPaths: (options.protoPaths ?? []).map((p) => resolve(cwd, p)), seen: new Set(), packages: [] }
-  parseFile(loader, main, file)
+  if (!existsSync(main)) throw new AppError('INVALID_INPUT', `${name}: no such file`)
+  const loader: Loader = { root: new protobuf.Root(), protoPaths: (options.protoPaths ?? []).map((p) => resolve(cwd, p)), seen: new Set(), packages: [], text: null }
+  parseFile(loader, main, name)
+  return finish(loader, name)
+}
+
+/**
+ * Parses a .proto given as text. Only the well-known types protobufjs bundles can be imported:
+ * with no file, there is no folder to resolve another import from.
+ */
+export async function loadProtoText(text: string, name: string): Promise<ProtoSpec> {
+  const loader: Loader = { root: new protobuf.Root(), protoPaths: [], seen: new Set(), packages: [], text }
+  parseFile(loader, TEXT_PATH, name)
+  return finish(loader, name)
+}
+
+function finish(loader: Loader, name: string): ProtoSpec {
   try {
     loader.root.resolveAll()
   } catch (error) {
-    throw new AppError('INVALID_SPEC', `${file}: ${messageOf(error)}`)
+    throw new AppError('INVALID_SPEC', `${name}: ${messageOf(error)}`)
   }
   const descriptor = loader.root.toJSON() as Record<string, unknown>
-  checkServable(descriptor, file)
+  checkServable(descriptor, name)
   const methods = methodsOf(descriptor)
-  if (methods.length === 0) throw new AppError('INVALID_SPEC', `${file}: defines no service (mockapi serves gRPC services; messages alone have nothing to call)`)
+  if (methods.length === 0) throw new AppError('INVALID_SPEC', `${name}: defines no service (mockapi serves gRPC services; messages alone have nothing to call)`)
   return { descriptor, methods, packages: [...new Set(loader.packages)] }
 }
 
@@ -74,7 +89,13 @@ interface Loader {
   seen: Set<string>
   /** Of the user's files, the loaded file's first. */
   packages: string[]
+  /** The main file's text when it was given as text (read from no file). */
+  text: string | null
 }
+
+/** Stands for the main file of a .proto given as text (no real path can equal it). */
+const TEXT_PATH = '\0text'
+
 
 /**
  * Reads files one by one rather than through `Root.load`: a parse error then always belongs to a
@@ -85,7 +106,7 @@ function parseFile(loader: Loader, path: string, name: string): void {
   loader.seen.add(path)
   let parsed: protobuf.IParserResult
   try {
-    parsed = protobuf.parse(readFileSync(path, 'utf8'), loader.root, { keepCase: true })
+    parsed = protobuf.parse(path === TEXT_PATH ? loader.text! : readFileSync(path, 'utf8'), loader.root, { keepCase: true })
   } catch (error) {
     throw new AppError('INVALID_SPEC', `${name}: ${withoutFileName(messageOf(error))}`)
   }
@@ -97,6 +118,9 @@ function parseFile(loader: Loader, path: string, name: string): void {
 function importFile(loader: Loader, importer: string, importerName: string, target: string, weak: boolean): void {
   const bundled = bundledName(target)
   if (bundled) return addBundled(loader, bundled)
+  if (loader.text !== null) {
+    throw new AppError('INVALID_INPUT', `${importerName}: imports "${target}": a .proto that imports other files cannot be resolved from text; import it from its file (with --proto-path) instead`)
+  }
   const folders = [dirname(importer), ...loader.protoPaths]
   const found = isAbsolute(target) ? (existsSync(target) ? target : null) : folders.map((folder) => join(folder, target)).find((candidate) => existsSync(candidate))
   if (found) return parseFile(loader, found, target)

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts'
-import { finalStatus, simulatedErrorAnswer, type MockAnswer, type MockRequest } from '../../engine/exchange.ts'
+import { finalStatus, simulatedErrorAnswer, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import type { PolicyDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
@@ -125,4 +125,39 @@ export async function answerOperation(input: OperationAnswerInput): Promise<Mock
   // A code the spec does not document: as for any endpoint.
   if (code! >= 400) return simulatedErrorAnswer(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
   return input.answerConfigured(code!)
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * An imported operation: the request is checked against the spec (then against a schema set on
+ * the endpoint) before a simulated error is drawn; an endpoint without an operation (a route a
+ * newer version dropped, kept as custom) is answered as one configured by hand.
+ */
+export const openapiStages: RouteStages = {
+  async validate(input) {
+    const { request, endpoint, spec, params, configured } = input
+    if (!endpoint.operation || !spec) return configured.validate()
+    const body = WITH_BODY.has(request.method) || endpoint.operation.requestBody ? await readOperationBody(request) : undefined
+    configured.checkDepth(body)
+    checkOperationRequest(await responderFor(spec), endpoint.operation, request, params, body)
+    // A schema set on the endpoint checks on top of the spec's.
+    await configured.checkSchema(body)
+    return { body }
+  },
+  async answer(input) {
+    const { request, endpoint, spec, prefer, decision, body, stateful, configured } = input
+    if (!endpoint.operation || !spec) return configured.answer(decision.outcome.status, body)
+    return answerOperation({
+      request,
+      endpoint,
+      operation: endpoint.operation,
+      responder: await responderFor(spec),
+      prefer,
+      decision,
+      body,
+      stateful,
+      answerConfigured: (status) => configured.answer(status, body),
+    })
+  },
 }

@@ -151,23 +151,62 @@ function refPolicy(source: string, options: LoadOptions): RefPolicy {
  * recursive schemas stay serializable) and normalized for ajv and openapi-sampler.
  */
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<SpecDocument> {
+  return load(source, source, refPolicy(source, options))
+}
+
+/**
+ * `loadSpec` for a document given as text (YAML or JSON), named `name` in messages. With no folder
+ * of its own, it may `$ref` only http(s) URLs.
+ */
+export async function loadSpecText(text: string, name: string, options: LoadOptions = {}): Promise<SpecDocument> {
+  let parsed: unknown
+  try {
+    parsed = parseSpecYaml(text)
+  } catch (error) {
+    throw new AppError('INVALID_SPEC', `${name}: ${(error as Error).message}`)
+  }
+  if (!isObj(parsed)) throw new AppError('INVALID_SPEC', `${name}: an OpenAPI or Swagger document is a YAML or JSON mapping`)
+  return load(parsed, name, textPolicy(name, options))
+}
+
+async function load(input: string | Obj, source: string, policy: RefPolicy): Promise<SpecDocument> {
   let document: Obj
   // bundle() reads the source once and inlines external refs; the copy validated below then needs no base path.
-  const policy = refPolicy(source, options)
   try {
-    document = (await SwaggerParser.bundle(source, policy.parserOptions as never)) as unknown as Obj
+    document = (await SwaggerParser.bundle(input as never, policy.parserOptions as never)) as unknown as Obj
     if (refExpansion(document, MAX_REF_EXPANSION) > MAX_REF_EXPANSION) {
       throw new Error(`its $refs expand too far (over ${MAX_REF_EXPANSION.toLocaleString('en')} values once every $ref is followed): schemas that each $ref the next several times?`)
     }
     await SwaggerParser.validate(_forValidation(document) as never)
   } catch (error) {
-    throw _invalid(source, policy.failure() ?? error, await _refLocation(source, error, options))
+    throw _invalid(source, policy.failure() ?? error, await _refLocation(input, error, policy))
   }
   const version = _versionOf(document)
   if (!version) throw new AppError('INVALID_SPEC', `${_name(source)}: unsupported version (expected swagger "2.0" or openapi 3.0.x / 3.1.x)`)
   normalizeSpec(document, version)
   const info = isObj(document.info) ? document.info : {}
   return { version, title: typeof info.title === 'string' ? info.title : '', document }
+}
+
+/** A document given as text has no folder: its `$ref`s may point only at http(s) URLs. */
+function textPolicy(name: string, options: LoadOptions): RefPolicy {
+  let failure: Error | null = null
+  const refuse = (file: { url: string }): never => {
+    failure = new Error(`${name}: $ref "${file.url}" is refused: a spec given as text may only $ref http(s) URLs`)
+    throw failure
+  }
+  return {
+    parserOptions: {
+      resolve: {
+        http: { safeUrlResolver: !options.allowInternalUrls },
+        file: { canRead: (file: { url: string }) => !isHttp(file.url), read: refuse },
+      },
+      parse: {
+        yaml: { parse: (file: { data: Buffer | string }) => parseSpecYaml(typeof file.data === 'string' ? file.data : file.data.toString('utf8')) },
+      },
+    },
+    failure: () => failure,
+  }
 }
 
 function _versionOf(document: Obj): SpecVersion | null {
@@ -209,7 +248,7 @@ function _invalid(source: string, error: unknown, location: string | null): AppE
 }
 
 /** Where a missing `$ref` is written: the parser names only the target. */
-async function _refLocation(source: string, error: unknown, options: LoadOptions): Promise<string | null> {
+async function _refLocation(input: string | Obj, error: unknown, policy: RefPolicy): Promise<string | null> {
   const target = (error as { targetRef?: unknown })?.targetRef
   if (typeof target !== 'string') return null
   const find = (node: unknown, pointer: string): string | null => {
@@ -221,7 +260,7 @@ async function _refLocation(source: string, error: unknown, options: LoadOptions
     }
     return null
   }
-  const parsed = await (SwaggerParser.parse(source, refPolicy(source, options).parserOptions as never) as unknown as Promise<unknown>).catch(() => null)
+  const parsed = await (SwaggerParser.parse(input as never, policy.parserOptions as never) as unknown as Promise<unknown>).catch(() => null)
   const pointer = find(parsed, '')
   return pointer === null ? null : `#${pointer}`
 }

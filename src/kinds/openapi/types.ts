@@ -4,16 +4,7 @@
  */
 import type { OpenApiOperation } from '../../model.ts'
 
-export type { HeaderSpec, MediaSpec, OpenApiOperation, ParameterSpec, ResponseSpec } from '../../model.ts'
-
-export type SpecVersion = '2.0' | '3.0' | '3.1'
-
-/** A validated, bundled spec: internal `$ref`s kept, dialect quirks normalized for ajv. */
-export interface SpecDocument {
-  version: SpecVersion
-  title: string
-  document: Record<string, unknown>
-}
+export type { HeaderSpec, MediaSpec, OpenApiOperation, ParameterSpec, ResponseSpec, SpecDocument, SpecVersion } from '../../model.ts'
 
 /** One path+method of a spec, with the path already in mockapi's form (`{petId}` → `:petId`). */
 export interface ImportedOperation {

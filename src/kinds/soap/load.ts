@@ -21,7 +21,7 @@ export interface SoapServiceInfo {
   operations: SoapOperationInfo[]
 }
 
-export interface WsdlDefinition {
+export interface WsdlSpec {
   /** definitions/@name, else the first service's name. */
   title: string
   services: SoapServiceInfo[]
@@ -52,7 +52,7 @@ export interface WsdlModel {
   services: ServiceModel[]
   /** soap's own reading, for serializing answers the way its server does. */
   wsdl: WSDL
-  definition: WsdlDefinition
+  definition: WsdlSpec
 }
 
 const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/'
@@ -64,7 +64,7 @@ const BINDING_NS: Record<SoapVersion, string> = {
 const HTTP_TRANSPORTS = new Set(['http://schemas.xmlsoap.org/soap/http', 'http://www.w3.org/2003/05/soap/bindings/HTTP/'])
 
 /** Parses and checks a WSDL 1.1 document (text). `origin` (file name/URL) prefixes error messages. */
-export async function loadWsdl(text: string, origin: string): Promise<WsdlDefinition> {
+export async function loadWsdl(text: string, origin: string): Promise<WsdlSpec> {
   return (await openWsdl(text, origin)).definition
 }
 

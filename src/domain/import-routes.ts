@@ -1,15 +1,15 @@
 import { AppError } from '../errors.ts'
-import type { Endpoint, Project, Resource, ResourceAction } from '../model.ts'
-import type { ImportedOperation, OpenApiOperation, SpecDocument } from '../kinds/openapi/types.ts'
+import type { Endpoint, HttpMethod, OpenApiOperation, Project, Resource, ResourceAction, SpecFormat } from '../model.ts'
+import type { ExampleSource } from '../kinds/kind.ts'
 import type { Context } from './context.ts'
 import { ON_ITEM, resourceActionFor, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
 import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { defaultStatus } from '../kinds/openapi/default-status.ts'
+import { kindOf } from '../kinds/registry.ts'
 
-export interface OpenApiImportOptions {
+export interface RouteImportOptions {
   /** Drop this spec's endpoints that the new version no longer has. */
   replace: boolean
   /** Collection + item paths behave like a resource, seeded with `seedCount` generated items. */
@@ -17,7 +17,7 @@ export interface OpenApiImportOptions {
   seedCount: number
 }
 
-export interface OpenApiImportResult {
+export interface RouteImportResult {
   project: Project
   specId: number
   created: Endpoint[]
@@ -28,10 +28,25 @@ export interface OpenApiImportResult {
   resources: Resource[]
 }
 
-/** What importing needs from the responder: example bodies, to seed stateful collections. */
-export interface ExampleSource {
-  buildResponse(operation: OpenApiOperation, choice: { status: number }): { status: number; body: string | null } | null
+/** One route of the spec: a method and path (`{petId}` already `:petId`) with its operation. */
+export interface RouteOperation {
+  method: HttpMethod
+  path: string
+  operation: OpenApiOperation
 }
+
+/** A spec whose operations are routes (OpenAPI), parsed and ready to store. */
+export interface RouteImportInput {
+  format: SpecFormat
+  title: string
+  version: string
+  source: string
+  /** The document as stored. */
+  document: string
+  operations: RouteOperation[]
+}
+
+export type ExamplesOf = (stored: { title: string; version: string; document: string }) => ExampleSource
 
 /** The parsed value, or undefined when the text is missing or not JSON (an XML or text example). */
 function parseJsonText(text: string | null | undefined): unknown {
@@ -43,7 +58,7 @@ function parseJsonText(text: string | null | undefined): unknown {
   }
 }
 
-function parsedExample(examples: ExampleSource, op: ImportedOperation | undefined): unknown {
+function parsedExample(examples: ExampleSource, op: RouteOperation | undefined): unknown {
   return (op && parseJsonText(examples.buildResponse(op.operation, { status: 200 })?.body)) ?? null
 }
 
@@ -52,7 +67,7 @@ function jsonOrNull(text: string | null): string | null {
 }
 
 /** An item for a stateful collection: the item GET's example, else the first of the list's. */
-function sampleItem(examples: ExampleSource, group: ImportedOperation[]): Record<string, unknown> | null {
+function sampleItem(examples: ExampleSource, group: RouteOperation[]): Record<string, unknown> | null {
   const read = group.find((op) => op.method === 'GET' && op.path.split('/').at(-1)!.startsWith(':'))
   const listed = parsedExample(examples, group.find((op) => op.method === 'GET' && op !== read))
   const item = parsedExample(examples, read) ?? (Array.isArray(listed) ? listed[0] : null)
@@ -67,12 +82,12 @@ const key = (method: string, path: string) => `${method} ${routeShape(path)}`
 interface StatefulGroup {
   path: string
   actions: Map<string, ResourceAction>
-  operations: ImportedOperation[]
+  operations: RouteOperation[]
 }
 
 /** `/pets` (GET/POST) with `/pets/{id}` (GET/PUT/PATCH/DELETE) → one resource at `/pets`. */
-function statefulGroups(operations: ImportedOperation[]): StatefulGroup[] {
-  const byPath = new Map<string, ImportedOperation[]>()
+function statefulGroups(operations: RouteOperation[]): StatefulGroup[] {
+  const byPath = new Map<string, RouteOperation[]>()
   for (const op of operations) {
     const list = byPath.get(op.path)
     if (list) list.push(op)
@@ -104,16 +119,17 @@ function statefulGroups(operations: ImportedOperation[]): StatefulGroup[] {
 }
 
 /**
- * Creates or updates one endpoint per operation of the spec, in one transaction: a spec whose
+ * Creates or updates one endpoint per route of the spec, in one transaction: a spec whose
  * routes clash with endpoints of another kind changes nothing.
  */
-export function importOpenApi(
+export function storeRoutes(
   context: Context,
   project: Project,
-  input: { source: string; spec: SpecDocument; operations: ImportedOperation[] },
-  options: OpenApiImportOptions,
-  tools: { responderFor: (spec: SpecDocument) => ExampleSource; makeFaker: FakerFactory },
-): OpenApiImportResult {
+  input: RouteImportInput,
+  options: RouteImportOptions,
+  tools: { examplesOf: ExamplesOf; makeFaker: FakerFactory },
+): RouteImportResult {
+  const { defaultStatus } = kindOf(input.format)
   const { endpoints, specs, resources, collections } = context.repos
   return writeTransaction(context.db, () => {
     const current = endpoints.listByProject(project.id)
@@ -123,28 +139,28 @@ export function importOpenApi(
     // An imported route may update an imported endpoint at the same path; anything else served at the same URL clashes.
     const clashes = input.operations.flatMap((op) => {
       const taken = mounted.get(servedRoute(op.method, op.path))
-      return taken && (taken.kind !== 'openapi' || key(taken.method, taken.path) !== key(op.method, op.path)) ? [taken] : []
+      return taken && (taken.kind !== input.format || key(taken.method, taken.path) !== key(op.method, op.path)) ? [taken] : []
     })
     if (clashes.length > 0) {
       const listed = clashes.slice(0, 5).map((e) => `${e.method} ${e.path} (${e.kind})`).join(', ')
       throw new AppError('CONFLICT', `the spec's routes clash with endpoints of project "${project.slug}": ${listed}${clashes.length > 5 ? ` and ${clashes.length - 5} more` : ''}; import into another project (--project) or remove them`)
     }
     const now = context.clock.now().toISOString()
-    const previous = specs.listByProject(project.id).find((stored) => stored.title === input.spec.title)
-    if (previous && previous.format !== 'openapi') {
-      throw new AppError('CONFLICT', `project "${project.slug}" already has a ${previous.format} import titled "${input.spec.title}"; import into another project (--project)`)
+    const previous = specs.listByProject(project.id).find((stored) => stored.title === input.title)
+    if (previous && previous.format !== input.format) {
+      throw new AppError('CONFLICT', `project "${project.slug}" already has a ${previous.format} import titled "${input.title}"; import into another project (--project)`)
     }
     const specId = specs.save({
       projectId: project.id,
-      format: 'openapi',
-      title: input.spec.title,
-      version: input.spec.version,
+      format: input.format,
+      title: input.title,
+      version: input.version,
       source: input.source,
-      document: JSON.stringify(input.spec.document),
+      document: input.document,
       importedAt: now,
     })
 
-    const result: OpenApiImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [] }
+    const result: RouteImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [] }
     const bound = new Map<string, { resourceId: number; action: ResourceAction }>()
     const seeded: { resource: Resource; group: StatefulGroup }[] = []
     if (options.stateful) {
@@ -167,10 +183,11 @@ export function importOpenApi(
       const binding = bound.get(routeKey)
       const before = existing.get(routeKey)
       // A status the user configured (not the one the spec implied) survives a re-import.
-      const configured = before?.operation && before.status !== defaultStatus(before.operation) ? before.status : null
+      const configured = before?.operation && before.status !== defaultStatus(before) ? before.status : null
       const wiring = {
+        kind: input.format,
         path: op.path,
-        status: configured ?? defaultStatus(op.operation),
+        status: configured ?? defaultStatus({ action: null, operation: op.operation }),
         resourceId: binding?.resourceId ?? null,
         action: binding?.action ?? null,
         specId,
@@ -179,11 +196,11 @@ export function importOpenApi(
       if (before) {
         result.updated.push(endpoints.reimport(before.id, wiring))
       } else {
-        result.created.push(endpoints.insert({ projectId: project.id, method: op.method, kind: 'openapi', createdAt: now, ...wiring }))
+        result.created.push(endpoints.insert({ projectId: project.id, method: op.method, createdAt: now, ...wiring }))
       }
     }
     // The previous document is replaced: what it alone described keeps answering its last example.
-    const previousExamples = previous ? tools.responderFor({ version: previous.version as SpecDocument['version'], title: previous.title, document: JSON.parse(previous.document) as Record<string, unknown> }) : null
+    const previousExamples = previous ? tools.examplesOf(previous) : null
     for (const endpoint of endpoints.listBySpec(specId)) {
       if (imported.has(key(endpoint.method, endpoint.path))) continue
       if (options.replace) {
@@ -196,7 +213,7 @@ export function importOpenApi(
     }
     specs.removeUnused(project.id)
 
-    const responder = tools.responderFor(input.spec)
+    const responder = tools.examplesOf(input)
     for (const { resource, group } of seeded) {
       const item = sampleItem(responder, group.operations)
       const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...item })) : []

@@ -1,14 +1,17 @@
 import { AppError } from '../errors.ts'
-import type { Endpoint, Project } from '../model.ts'
+import { kindOf, specKindOf } from '../kinds/registry.ts'
+import type { Endpoint, Project, SpecFormat } from '../model.ts'
 import type { Context } from './context.ts'
-import { defaultSettings } from './endpoint-config.ts'
 import { servedPath } from './endpoints.ts'
-import { splitOperationPath } from './protocol-paths.ts'
+import { splitOperationPath } from './operation-paths.ts'
 import { writeTransaction } from './transaction.ts'
 
-/** A GraphQL schema, .proto or WSDL ready to store: its operations already listed by the parser. */
-export interface DefinitionInput {
-  format: 'graphql' | 'grpc' | 'soap'
+/**
+ * A spec whose operations are named in their endpoint paths (a GraphQL schema, .proto or WSDL),
+ * ready to store: its operations already listed by its kind.
+ */
+export interface OperationImportInput {
+  format: SpecFormat
   title: string
   version: string
   source: string
@@ -17,7 +20,7 @@ export interface DefinitionInput {
   operations: string[]
 }
 
-export interface DefinitionImportResult {
+export interface OperationImportResult {
   project: Project
   specId: number
   created: Endpoint[]
@@ -27,14 +30,12 @@ export interface DefinitionImportResult {
   removed: Endpoint[]
 }
 
-const FORMAT_NAMES = { openapi: 'OpenAPI spec', graphql: 'GraphQL schema', grpc: 'proto', soap: 'WSDL' } as const
-
 function refuse(project: Project, message: string): never {
   throw new AppError('CONFLICT', `${message}; import into another project (--project) or remove those endpoints first`)
 }
 
-/** Nothing else may answer where the definition's operations are served. */
-function checkClashes(context: Context, project: Project, input: DefinitionInput, specId: number | undefined): void {
+/** Nothing else may answer where the spec's operations are served. */
+function checkClashes(context: Context, project: Project, input: OperationImportInput, specId: number | undefined): void {
   const current = context.repos.endpoints.listByProject(project.id)
   const wanted = new Set(input.operations)
   const mounts = new Set(input.operations.map((path) => splitOperationPath(path)?.mount).filter((m): m is string => m !== undefined))
@@ -45,27 +46,27 @@ function checkClashes(context: Context, project: Project, input: DefinitionInput
     }
     const theirs = splitOperationPath(endpoint.path)?.mount ?? endpoint.path
     if (!mounts.has(servedPath(theirs))) continue
-    if (endpoint.kind === 'graphql') refuse(project, `project "${project.slug}" already serves another GraphQL schema at ${theirs}`)
-    if (endpoint.kind === 'soap') refuse(project, `project "${project.slug}" already serves a SOAP service at ${theirs}`)
-    if (endpoint.method === 'GET' || endpoint.method === 'POST') refuse(project, `the ${FORMAT_NAMES[input.format]} is served at ${servedPath(theirs)}, where project "${project.slug}" has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
+    const mounted = kindOf(endpoint.kind).mounted
+    if (mounted) refuse(project, `project "${project.slug}" already serves ${mounted.another} at ${theirs}`)
+    if (endpoint.method === 'GET' || endpoint.method === 'POST') refuse(project, `the ${specKindOf(input.format).label} is served at ${servedPath(theirs)}, where project "${project.slug}" has ${endpoint.method} ${endpoint.path} (${endpoint.kind})`)
   }
 }
 
 /**
- * Stores the definition (by title: importing it again replaces the document) and one endpoint per
+ * Stores the spec (by title: importing it again replaces the document) and one endpoint per
  * operation, in one transaction. Operations kept from an earlier import keep their settings.
  */
-export function importDefinition(context: Context, project: Project, input: DefinitionInput): DefinitionImportResult {
+export function storeOperations(context: Context, project: Project, input: OperationImportInput): OperationImportResult {
   const { endpoints, specs } = context.repos
   return writeTransaction(context.db, () => {
     const previous = specs.listByProject(project.id).find((spec) => spec.title === input.title)
     if (previous && previous.format !== input.format) {
-      throw new AppError('CONFLICT', `project "${project.slug}" already has an import titled "${input.title}" (${FORMAT_NAMES[previous.format]}); import into another project (--project)`)
+      throw new AppError('CONFLICT', `project "${project.slug}" already has an import titled "${input.title}" (${specKindOf(previous.format).label}); import into another project (--project)`)
     }
     checkClashes(context, project, input, previous?.id)
     const now = context.clock.now().toISOString()
     const specId = specs.save({ projectId: project.id, format: input.format, title: input.title, version: input.version, source: input.source, document: input.document, importedAt: now })
-    const result: DefinitionImportResult = { project, specId, created: [], kept: [], removed: [] }
+    const result: OperationImportResult = { project, specId, created: [], kept: [], removed: [] }
     const existing = new Map(endpoints.listBySpec(specId).map((e) => [e.path, e]))
     for (const path of input.operations) {
       const before = existing.get(path)
@@ -73,7 +74,7 @@ export function importDefinition(context: Context, project: Project, input: Defi
         result.kept.push(before)
         continue
       }
-      const status = defaultSettings({ kind: input.format, action: null, operation: null }).status
+      const status = kindOf(input.format).defaultStatus({ action: null, operation: null })
       result.created.push(endpoints.insert({ projectId: project.id, resourceId: null, method: 'POST', path, kind: input.format, action: null, status, specId, createdAt: now }))
     }
     const wanted = new Set(input.operations)

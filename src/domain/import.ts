@@ -1,0 +1,319 @@
+/**
+ * The import service: a spec from a file, an http(s) URL or pasted text becomes a stored spec and
+ * endpoints. The CLI's `import`, the management API's `POST /api/projects/{id}/imports` and
+ * `startMockApi({ imports })` all go through `importSpec`; each kind (src/kinds/) detects, loads and
+ * names its own documents, and this module only orders the steps and stores the result.
+ */
+import { basename, dirname, extname, resolve } from 'node:path'
+import type { SpecKind, SpecOperation } from '../kinds/kind.ts'
+import type { FakerFactory } from '../engine/generators.ts'
+import { parseFormat, SPEC_KINDS, specKindOf } from '../kinds/registry.ts'
+import { AppError } from '../errors.ts'
+import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
+import type { Context } from './context.ts'
+import { storeOperations } from './import-operations.ts'
+import { storeRoutes, type ExamplesOf, type RouteOperation } from './import-routes.ts'
+import { createProject, RESERVED_SLUGS, selectProject, slugify } from './projects.ts'
+import { writeTransaction } from './transaction.ts'
+
+/**
+ * A spec as a project file holds it (`imports:`), stored by title as `apply` does: the document is
+ * already normalised (exported), so it is not parsed again. Only a document that changed gets a new
+ * stamp (and is parsed again by `serve`); `changed` when anything of it did.
+ */
+export function storeSpecDocument(context: Context, project: Project, spec: { format: SpecFormat; title: string; version: string; source: string; document: string | Record<string, unknown> }): { specId: number; changed: boolean } {
+  const document = typeof spec.document === 'string' ? spec.document : JSON.stringify(spec.document)
+  const stored = context.repos.specs.listByProject(project.id).find((s) => s.title === spec.title)
+  const changed = stored?.document !== document || stored.version !== spec.version || stored.format !== spec.format
+  const importedAt = stored?.document === document ? stored.importedAt : context.clock.now().toISOString()
+  const specId = context.repos.specs.save({ projectId: project.id, format: spec.format, title: spec.title, version: spec.version, source: spec.source, document, importedAt })
+  return { specId, changed }
+}
+
+/** Where the document is: exactly one of them. */
+export type ImportSource =
+  /** A file (relative to `cwd`) or an http(s) URL, as the CLI takes it. */
+  | { source: string; cwd: string }
+  /** An http(s) URL only: what a caller over the network may name (never a file of this machine). */
+  | { url: string }
+  /** The document itself. */
+  | { text: string }
+
+export interface ImportOptions {
+  /** Absent: detected from the extension, else the content. */
+  format?: string | undefined
+  /** Absent: from the document, else its file or URL. */
+  title?: string | undefined
+  /** OpenAPI: remove the endpoints of an earlier import of this spec that it no longer has. */
+  replace?: boolean | undefined
+  /** OpenAPI: collection and item paths store what is POSTed, like a resource. */
+  stateful?: boolean | undefined
+  /** With `stateful`: generated items each new collection starts with (default 5). */
+  seed?: number | undefined
+  /** gRPC: more folders to resolve a .proto's imports from (relative to `cwd`). */
+  protoPaths?: string[] | undefined
+  /** OpenAPI: a local spec may `$ref` files outside its own folder. */
+  allowRefsOutside?: boolean | undefined
+}
+
+export type ImportRequest = ImportSource & ImportOptions
+
+export interface ImportResult {
+  project: Project
+  spec: {
+    id: number
+    title: string
+    format: SpecFormat
+    version: string
+    /** How the CLI names it: `"Petstore" (OpenAPI 3.0)`, `WSDL "Calculator"`. */
+    description: string
+  }
+  /** How the spec's operations became endpoints (src/kinds/kind.ts, OperationNaming). */
+  naming: 'routes' | 'named'
+  created: Endpoint[]
+  /** Routes imported before, updated in place. */
+  updated: Endpoint[]
+  /** Routes: the ones the new version no longer has, kept as custom endpoints. Named: operations already there, settings kept. */
+  kept: Endpoint[]
+  removed: Endpoint[]
+  /** Stateful collections. */
+  resources: Resource[]
+  warnings: string[]
+}
+
+/** The project to import into, or how to pick it once the spec's title is known. */
+export type ImportTarget = Project | ((title: string) => Project)
+
+const MAX_SEED = 10_000
+
+const isUrl = (source: string) => /^https?:\/\//i.test(source)
+
+/** A URL's text (a local tool: specs served on localhost are the common case). */
+async function fetchText(url: string): Promise<string> {
+  const response = await fetch(url).catch((error: Error) => {
+    throw new AppError('INVALID_INPUT', `cannot fetch ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`)
+  })
+  if (!response.ok) throw new AppError('INVALID_INPUT', `cannot fetch ${url}: HTTP ${response.status}`)
+  return response.text()
+}
+
+async function readFileText(path: string, name: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises')
+  return readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new AppError('INVALID_INPUT', error.code === 'ENOENT' ? `no such file: ${name}` : `cannot read ${name}: ${error.message}`)
+  })
+}
+
+interface Located {
+  /** As messages name it. */
+  name: string
+  file?: string
+  url?: string
+  read(): Promise<string>
+}
+
+function locate(request: ImportSource): Located {
+  let text: Promise<string> | undefined
+  const once = (reader: () => Promise<string>) => () => (text ??= reader())
+  if ('text' in request) {
+    if (typeof request.text !== 'string' || !request.text.trim()) throw new AppError('INVALID_INPUT', 'the document is empty')
+    return { name: 'the pasted document', read: () => Promise.resolve(request.text) }
+  }
+  if ('url' in request) {
+    if (!isUrl(request.url)) throw new AppError('INVALID_INPUT', `url "${request.url}" must be an http(s) URL`)
+    return { name: request.url, url: request.url, read: once(() => fetchText(request.url)) }
+  }
+  if (isUrl(request.source)) return { name: request.source, url: request.source, read: once(() => fetchText(request.source)) }
+  const file = resolve(request.cwd, request.source)
+  return { name: request.source, file, read: once(() => readFileText(file, request.source)) }
+}
+
+const TRIED = SPEC_KINDS.map((kind) => kind.detect.described).join(', ')
+
+/** By extension, else by what the document looks like, in registry order; `formatOption` is how the caller names the way to say the format. */
+async function detect(located: Located, formatOption: string): Promise<SpecKind> {
+  // A URL's query and fragment are not part of its file name; a file path's `#` or `?` are.
+  const extension = extname(located.url !== undefined ? new URL(located.url).pathname : located.file ?? '').toLowerCase()
+  const byExtension = SPEC_KINDS.find((kind) => kind.detect.extensions.includes(extension))
+  if (byExtension) return byExtension
+  const text = await located.read()
+  const found = SPEC_KINDS.find((kind) => kind.detect.looksLike.test(text))
+    // A document that only claims a format gets that format's loader's own, exact complaint.
+    ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
+  if (found) return found
+  const named = located.file ?? located.url ? basename(located.name) : located.name
+  throw new AppError('INVALID_INPUT', `${named} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with ${formatOption}`)
+}
+
+const GENERIC_NAMES = new Set(['schema', 'service', 'services', 'api', 'index', 'main', 'definition'])
+
+/** `route_guide.proto` → `route_guide`; `swapi/schema.graphql` → `swapi` (the folder says more than "schema"). */
+function titleFromLocation(located: Located): string | null {
+  const path = located.url !== undefined ? new URL(located.url).pathname : located.file
+  if (path === undefined) return null
+  const name = basename(path, extname(path))
+  const folder = basename(dirname(path))
+  return GENERIC_NAMES.has(name.toLowerCase()) && folder ? folder : name || 'api'
+}
+
+/** The spec's title as a slug, unless it is reserved or has no latin letters or digits. */
+function firstSlug(title: string): string {
+  const slug = slugify(title)
+  if (!slug) return 'api'
+  return RESERVED_SLUGS.has(slug) ? `${slug}-api` : slug
+}
+
+/**
+ * The CLI's target: the project `slug` (or the only or default one); in an empty database the
+ * import makes the first project, named after the spec, so `import x && serve` serves it.
+ */
+export function importTarget(context: Context, slug: string | undefined): ImportTarget {
+  return (title) => context.repos.projects.list().length === 0
+    ? createProject(context, { name: title, slug: slug ?? firstSlug(title) })
+    : selectProject(context, slug)
+}
+
+function checkSeed(seed: number): number {
+  if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) throw new AppError('INVALID_INPUT', `seed ${seed} must be an integer from 0 to ${MAX_SEED}`)
+  return seed
+}
+
+/** How the source is written in the stored spec (`source:` in a project file). */
+function sourceOf(request: ImportSource): string {
+  return 'source' in request ? request.source : 'url' in request ? request.url : ''
+}
+
+/** A spec fetched, parsed and checked: what `storeImport` writes, with nothing left to wait for. */
+export interface LoadedImport {
+  kind: SpecKind
+  title: string
+  version: string
+  source: string
+  document: string
+  operations: SpecOperation[]
+  description: string
+  options: { replace: boolean; stateful: boolean; seedCount: number }
+  /** What storing routes needs, loaded here: example bodies and faker (for stateful seeds). */
+  routeTools: { examplesOf: ExamplesOf; makeFaker: FakerFactory } | null
+}
+
+/**
+ * The first half of an import, before anything is stored: reads the file or fetches the URL,
+ * detects the format, parses and checks the document, and titles it. Refuses (unknown format, a
+ * document that does not parse, a fetch that fails) with nothing changed.
+ */
+export async function loadImport(request: ImportRequest): Promise<LoadedImport> {
+  const seedCount = checkSeed(request.seed ?? 5)
+  const located = locate(request)
+  // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
+  const kind = request.format === undefined ? await detect(located, 'source' in request ? '--format' : '"format"') : specKindOf(parseFormat(request.format))
+  if (located.url !== undefined && kind.urlRefusal) throw new AppError('INVALID_INPUT', kind.urlRefusal)
+  const cwd = 'cwd' in request ? request.cwd : process.cwd()
+  const loaded = await kind.load({
+    name: located.name,
+    file: located.file,
+    url: located.url,
+    read: located.read,
+    protoPaths: (request.protoPaths ?? []).map((path) => resolve(cwd, path)),
+    allowRefsOutside: request.allowRefsOutside ?? false,
+  })
+  const title = request.title?.trim() || loaded.title || titleFromLocation(located) || kind.name
+  const routeTools = kind.operations.by === 'routes'
+    ? await Promise.all([kind.operations.examples(), import('../engine/generators.ts').then((m) => m.loadFaker())]).then(([examplesOf, makeFaker]) => ({ examplesOf, makeFaker }))
+    : null
+  return {
+    kind,
+    title,
+    version: loaded.version,
+    source: sourceOf(request),
+    document: loaded.document,
+    operations: loaded.operations,
+    description: loaded.describe(title),
+    options: { replace: request.replace ?? false, stateful: request.stateful ?? false, seedCount },
+    routeTools,
+  }
+}
+
+/**
+ * The second half: stores the spec and its endpoints in one transaction (synchronous, so a caller
+ * may retry it while another process holds the write lock). A clash changes nothing.
+ */
+export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport): ImportResult {
+  const { kind, title, version, source, document } = loaded
+  const pickProject = (): Project => (typeof target === 'function' ? target(title) : target)
+  const spec = { title, format: kind.name, version, description: loaded.description }
+  const warnings: string[] = []
+  if (loaded.routeTools) {
+    const operations = loaded.operations.filter((op): op is RouteOperation => op.operation !== null)
+    const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version, source, document, operations }, loaded.options, loaded.routeTools!))
+    if (result.kept.length > 0) {
+      warnings.push(`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec: kept as custom endpoints answering their last example (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`)
+    }
+    if (operations.length === 0) warnings.push(kind.nothingToServe)
+    return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'routes', ...pick(result), resources: result.resources, warnings }
+  }
+  const result = writeTransaction(context.db, () => storeOperations(context, pickProject(), {
+    format: kind.name, title, version, source, document, operations: loaded.operations.map((op) => op.path),
+  }))
+  if (loaded.operations.length === 0) warnings.push(kind.nothingToServe)
+  return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'named', ...pick(result), resources: [], warnings }
+}
+
+/**
+ * Imports a spec into a project: `loadImport`, then `storeImport`. Parsing and fetching happen
+ * first, so a refusal (unknown format, a document that does not parse, a fetch that fails, a
+ * clash) changes nothing.
+ */
+export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest): Promise<ImportResult> {
+  return storeImport(context, target, await loadImport(request))
+}
+
+function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoint[]; removed: Endpoint[] }) {
+  return { created: result.created, updated: result.updated ?? [], kept: result.kept, removed: result.removed }
+}
+
+const REQUEST_FIELDS = ['text', 'url', 'format', 'title', 'stateful', 'seed', 'replace'] as const
+
+function invalidField(field: string, message: string): never {
+  throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
+}
+
+/**
+ * An import as the management API receives it: `{text}` or `{url}` (an http(s) URL; never a file
+ * of this machine), with `format`, `title`, `stateful`, `seed` and `replace` as the CLI's flags.
+ */
+export function importRequestFromJson(input: unknown): ImportRequest {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new AppError('INVALID_BODY', 'request body must be a JSON object with the document as "text", or its "url"')
+  }
+  const fields = input as Record<string, unknown>
+  const unknown = Object.keys(fields).find((key) => !(REQUEST_FIELDS as readonly string[]).includes(key))
+  if (unknown !== undefined) invalidField(unknown, `is not an import field; send any of ${REQUEST_FIELDS.join(', ')}`)
+  const stringOf = (field: string): string | undefined => {
+    const value = fields[field]
+    if (value !== undefined && typeof value !== 'string') invalidField(field, `must be a string, got ${JSON.stringify(value)}`)
+    return value as string | undefined
+  }
+  const booleanOf = (field: string): boolean | undefined => {
+    const value = fields[field]
+    if (value !== undefined && typeof value !== 'boolean') invalidField(field, `must be true or false, got ${JSON.stringify(value)}`)
+    return value as boolean | undefined
+  }
+  const seed = fields.seed
+  if (seed !== undefined && (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)) {
+    invalidField('seed', `must be an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(seed)}`)
+  }
+  const text = stringOf('text')
+  const url = stringOf('url')
+  if ((text === undefined) === (url === undefined)) {
+    throw new AppError('INVALID_INPUT', text === undefined ? 'send the document as "text", or its "url"' : 'send either "text" or "url", not both')
+  }
+  const options: ImportOptions = {
+    format: stringOf('format'),
+    title: stringOf('title'),
+    stateful: booleanOf('stateful'),
+    replace: booleanOf('replace'),
+    seed: seed as number | undefined,
+  }
+  return text !== undefined ? { text, ...options } : { url: url!, ...options }
+}

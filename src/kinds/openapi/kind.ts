@@ -1,0 +1,50 @@
+import type { SpecKind } from '../kind.ts'
+import { defaultStatus } from './default-status.ts'
+import { listOperations } from './operations.ts'
+import type { SpecDocument, SpecVersion } from './types.ts'
+
+const asDocument = (spec: { title: string; version: string; document: Record<string, unknown> }): SpecDocument =>
+  ({ title: spec.title, version: spec.version as SpecVersion, document: spec.document })
+
+/**
+ * An OpenAPI 3.0/3.1 or Swagger 2.0 spec, stored bundled (JSON, internal `$ref`s kept); one endpoint
+ * per path and method, each holding its operation.
+ */
+export const openapiKind: SpecKind<'openapi'> = {
+  name: 'openapi',
+  routing: 'route',
+  routeStages: async () => (await import('./answer.ts')).openapiStages,
+  label: 'OpenAPI spec',
+  defaultStatus: (endpoint) => (endpoint.operation ? defaultStatus(endpoint.operation) : 200),
+  detect: {
+    extensions: [],
+    looksLike: /(?:^|[{,\s])["']?(?:openapi|swagger)["']?\s*:\s*["']?[23]\./m,
+    described: 'OpenAPI 3.x or Swagger 2.0 (YAML or JSON with an "openapi" or "swagger" key)',
+    claims: (extension, text) => /^\.(?:ya?ml|json)$/.test(extension) && /\b(?:openapi|swagger)\b/.test(text),
+  },
+  async load(input) {
+    const { loadSpec, loadSpecText } = await import('./load.ts')
+    // A local tool: specs served by a back end on localhost are the common case.
+    const options = { allowInternalUrls: true, allowRefsOutside: input.allowRefsOutside }
+    // From a file or URL the loader reads the source itself, to resolve its `$ref`s from there.
+    const location = input.file ?? input.url
+    const spec = location !== undefined ? await loadSpec(location, options) : await loadSpecText(await input.read(), input.name, options)
+    return {
+      title: spec.title,
+      version: spec.version,
+      document: JSON.stringify(spec.document),
+      operations: listOperations(spec),
+      describe: (title) => `"${title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`})`,
+    }
+  },
+  nothingToServe: 'the spec describes no paths (only webhooks or components): nothing to serve',
+  operations: {
+    by: 'routes',
+    byPointer: (spec) => new Map(listOperations(asDocument(spec)).map((op) => [op.operation.pointer, op.operation])),
+    async examples() {
+      const { createResponder } = await import('./responder.ts')
+      return (stored) => createResponder(asDocument({ ...stored, document: JSON.parse(stored.document) as Record<string, unknown> }))
+    },
+  },
+  exportDocument: (stored) => JSON.parse(stored) as Record<string, unknown>,
+}
