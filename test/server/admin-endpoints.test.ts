@@ -76,6 +76,7 @@ describe('GET /api/projects/{id}/endpoints', () => {
       id: expect.any(Number), method: 'GET', path: '/api/stats', kind: 'custom', status: 200, action: null, resourceId: null, delayMs: 0,
       headers: {}, body: { visits: 1 }, schema: null, errorRate: 0, errorStatus: 500, specId: null, operationId: null, createdAt: expect.any(String),
       url: `${url}/api/shop/stats`,
+      call: `curl '${url}/api/shop/stats'`,
     })
     expect((await send(`${api}/1/endpoints`, { method: 'POST', headers: auth, body: {} })).headers.get('allow')).toBe('GET')
     expect((await send(`${api}/1/endpoints`)).status).toBe(401)
