@@ -3,6 +3,7 @@
 // it reaches the page only as text nodes and `textContent`, never as HTML.
 
 import { ApiError } from './api.js'
+import { stillCurrent } from './state.js'
 
 /**
  * The element with this id, of this type (the page is ours: anything else is a bug worth a throw).
@@ -195,6 +196,21 @@ export async function guard(action, onError = notifyError) {
     onError(error instanceof Error ? error.message : String(error))
     return undefined
   }
+}
+
+/**
+ * Fetches for the project selected now and hands the answer on only if it still is (a slow answer
+ * for a project left meanwhile is dropped); a refusal shows as `guard` shows it.
+ * @template T
+ * @param {() => Promise<T>} fetch
+ * @param {(value: T) => void} use
+ */
+export async function loadForProject(fetch, use) {
+  const current = stillCurrent()
+  await guard(async () => {
+    const value = await fetch()
+    if (current()) use(value)
+  })
 }
 
 /**

@@ -2,9 +2,9 @@
 // The Endpoints tab: the list with its settings edited in place, and Add resource.
 
 import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint } from './api.js'
-import { $, button, copyText, dangerButton, form, guard, h, input, methodBadge, notify } from './dom.js'
+import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
 import { refreshProjects } from './projects.js'
-import { state, stillCurrent } from './state.js'
+import { state } from './state.js'
 
 /** @typedef {import('./api.js').ServedEndpointView} ServedEndpointView */
 /** @typedef {{ key: 'status' | 'delayMs' | 'errorRate', label: string, testid: string, step: string, min?: string, max?: string }} EditableField */
@@ -20,10 +20,7 @@ const EDITABLE = [
 const tool = (line) => line.slice(0, line.indexOf(' '))
 
 export async function loadEndpoints() {
-  const current = stillCurrent()
-  await guard(async () => {
-    const endpoints = await listEndpoints()
-    if (!current()) return
+  await loadForProject(listEndpoints, (endpoints) => {
     state.endpoints = endpoints
     renderEndpoints()
   })

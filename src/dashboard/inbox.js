@@ -2,18 +2,15 @@
 // The Inbox tab: the project's inbox address and the payloads it received.
 
 import { clearInbox as emptyInbox, listInbox } from './api.js'
-import { $, button, confirming, copyText, dateTime, guard, h, headersTable, notify, shellQuote } from './dom.js'
-import { INBOX_PAGE, currentProject, mergeNewest, state, stillCurrent } from './state.js'
+import { $, button, confirming, copyText, dateTime, guard, h, headersTable, loadForProject, notify, shellQuote } from './dom.js'
+import { INBOX_PAGE, currentProject, mergeNewest, state } from './state.js'
 
 /** @typedef {import('./api.js').InboxItem} InboxItem */
 
 export const inboxUrl = () => `${location.origin}/api/webhooks/inbox/${currentProject().shareToken}`
 
 export async function loadInbox() {
-  const current = stillCurrent()
-  await guard(async () => {
-    const { items, total } = await listInbox(INBOX_PAGE)
-    if (!current()) return
+  await loadForProject(() => listInbox(INBOX_PAGE), ({ items, total }) => {
     state.inbox = mergeNewest(state.inbox, items, (item) => item.receivedAt, INBOX_PAGE)
     state.inboxTotal = total
     renderInbox()

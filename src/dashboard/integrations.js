@@ -2,7 +2,7 @@
 // The Integrations tab: webhook subscriptions and their delivery logs.
 
 import { addSubscription, deleteSubscription as removeSubscription, listDeliveries, listSubscriptions, redeliver as redeliverAttempt, updateSubscription } from './api.js'
-import { $, clock, copyText, dangerButton, form, guard, h, input, ms, notify, statusBadge } from './dom.js'
+import { $, clock, copyText, dangerButton, form, guard, h, input, loadForProject, ms, notify, statusBadge } from './dom.js'
 import { state, stillCurrent } from './state.js'
 
 /** @typedef {import('./api.js').SubscriptionWithDeliveries} SubscriptionWithDeliveries */
@@ -10,10 +10,7 @@ import { state, stillCurrent } from './state.js'
 /** @typedef {import('./api.js').DeliveryEvent} DeliveryEvent */
 
 export async function loadSubscriptions() {
-  const current = stillCurrent()
-  await guard(async () => {
-    const subscriptions = await listSubscriptions()
-    if (!current()) return
+  await loadForProject(listSubscriptions, (subscriptions) => {
     state.subscriptions = subscriptions
     renderSubscriptions()
   })

@@ -2,8 +2,8 @@
 // The Requests tab: mock requests as they arrive, and one's headers and bodies.
 
 import { listRequests } from './api.js'
-import { $, clock, dateTime, guard, h, headersTable, methodBadge, ms, prettyText, statusBadge } from './dom.js'
-import { MAX_REQUESTS, mergeNewest, state, stillCurrent } from './state.js'
+import { $, clock, dateTime, h, headersTable, loadForProject, methodBadge, ms, prettyText, statusBadge } from './dom.js'
+import { MAX_REQUESTS, mergeNewest, state } from './state.js'
 
 /** @typedef {import('./api.js').RequestEntry} RequestEntry */
 
@@ -19,10 +19,7 @@ function queryString(query) {
 const displayPath = (entry) => (entry.path.includes('?') ? entry.path : entry.path + queryString(entry.query))
 
 export async function loadRequests() {
-  const current = stillCurrent()
-  await guard(async () => {
-    const entries = await listRequests()
-    if (!current()) return
+  await loadForProject(listRequests, (entries) => {
     state.requests = mergeNewest(state.requests, entries, (entry) => entry.time, MAX_REQUESTS)
     renderRequests()
   })

@@ -130,18 +130,20 @@ function refPolicy(source: string, options: LoadOptions): RefPolicy {
     }
     return readFile(path).catch((error: Error) => refuse(`Error opening file ${path}: ${error.message}`))
   }
+  return { parserOptions: parserOptions(readLocal, options), failure: () => failure }
+}
+
+/** The parser's options: http(s) `$ref`s as `allowInternalUrls` says, every other one through `readLocal`, YAML with our bounds. */
+function parserOptions(readLocal: (file: { url: string }) => Promise<Buffer>, options: LoadOptions): SwaggerParser.Options {
   return {
-    parserOptions: {
-      resolve: {
-        http: { safeUrlResolver: !options.allowInternalUrls },
-        // Anything that is not http(s) is a file path or file: URL (as the library's own resolver decides).
-        file: { canRead: (file: { url: string }) => !isHttp(file.url), read: readLocal },
-      },
-      parse: {
-        yaml: { parse: (file: { data: Buffer | string }) => parseSpecYaml(typeof file.data === 'string' ? file.data : file.data.toString('utf8')) },
-      },
+    resolve: {
+      http: { safeUrlResolver: !options.allowInternalUrls },
+      // Anything that is not http(s) is a file path or file: URL (as the library's own resolver decides).
+      file: { canRead: (file: { url: string }) => !isHttp(file.url), read: readLocal },
     },
-    failure: () => failure,
+    parse: {
+      yaml: { parse: (file: { data: Buffer | string }) => parseSpecYaml(typeof file.data === 'string' ? file.data : file.data.toString('utf8')) },
+    },
   }
 }
 
@@ -191,22 +193,11 @@ async function load(input: string | Obj, source: string, policy: RefPolicy): Pro
 /** A document given as text has no folder: its `$ref`s may point only at http(s) URLs. */
 function textPolicy(name: string, options: LoadOptions): RefPolicy {
   let failure: Error | null = null
-  const refuse = (file: { url: string }): never => {
+  const refuse = async (file: { url: string }): Promise<never> => {
     failure = new Error(`${name}: $ref "${file.url}" is refused: a spec given as text may only $ref http(s) URLs`)
     throw failure
   }
-  return {
-    parserOptions: {
-      resolve: {
-        http: { safeUrlResolver: !options.allowInternalUrls },
-        file: { canRead: (file: { url: string }) => !isHttp(file.url), read: refuse },
-      },
-      parse: {
-        yaml: { parse: (file: { data: Buffer | string }) => parseSpecYaml(typeof file.data === 'string' ? file.data : file.data.toString('utf8')) },
-      },
-    },
-    failure: () => failure,
-  }
+  return { parserOptions: parserOptions(refuse, options), failure: () => failure }
 }
 
 function _versionOf(document: Obj): SpecVersion | null {
