@@ -5,7 +5,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // CLI tests spawn node processes; two cores do not gain from more workers.
+    // Two cores do not gain from more workers.
     maxWorkers: 2,
+    // Each file re-importing src (h3, graphql, grpc, soap…) cost more CPU than most of its tests:
+    // files share a worker's modules instead. Tests keep no state between files: each one's
+    // afterAll/afterEach runs cleanup(), and the code under test keeps its state per runtime.
+    isolate: false,
   },
 })

@@ -2,10 +2,11 @@ import { expect } from 'vitest'
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stripVTControlCharacters } from 'node:util'
 import { main } from '../src/cli/main.ts'
+import { resolveDbPath } from '../src/config.ts'
 import type { Clock } from '../src/model.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { startServer, type RunningServer } from '../src/server/start.ts'
@@ -37,12 +38,26 @@ export function openStore(dbPath: string): Runtime {
   return runtime
 }
 
-/** Servers this file started that still run: the CLI in-process waits out their cache recheck. */
-const liveServers = new Set<object>()
+/**
+ * Servers this file started that still run, with the database each serves: the CLI in-process
+ * waits out their cache recheck when it changes that database.
+ */
+const liveServers = new Map<object, string>()
+
+/** The database file a mockapi command line uses, as the CLI resolves it (`--db`, MOCKAPI_DB, the default). */
+function databaseOf(args: string[], options: CliOptions): string {
+  const at = args.indexOf('--db')
+  const flag = at >= 0 ? args[at + 1] : args.find((arg) => arg.startsWith('--db='))?.slice('--db='.length)
+  return resolve(resolveDbPath(flag, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env } }))
+}
+
+function servesDatabase(dbPath: string): boolean {
+  return [...liveServers.values()].includes(dbPath)
+}
 
 export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
-  liveServers.add(server)
+  liveServers.set(server, resolve(dbPath))
   const close = server.close.bind(server)
   server.close = () => {
     liveServers.delete(server)
@@ -104,7 +119,7 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   const code = await main(args, io, { cwd: options.cwd ?? ROOT, env: { ...process.env, FORCE_COLOR: '0', ...options.env } })
   // A running server sees another connection's commit within 50 ms; a child's exit always took
   // longer than that, so tests that ask the server right after a CLI change could rely on it.
-  if (liveServers.size > 0) await settle()
+  if (servesDatabase(databaseOf(args, options))) await settle()
   return { code, stdout, stderr }
 }
 
@@ -189,7 +204,7 @@ export async function spawnServe(args: string[], options: CliOptions = {}): Prom
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
-  liveServers.add(child)
+  liveServers.set(child, databaseOf(args, options))
   child.on('exit', () => liveServers.delete(child))
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')

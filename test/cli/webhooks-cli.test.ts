@@ -88,12 +88,11 @@ describe('mockapi webhooks and inbox', () => {
   })
 
   it('shows the inbox as a table and as JSON', async () => {
-    const { cwd, db, run } = await setup()
+    const { db, run } = await setup()
     expect((await run('inbox')).stdout).toContain('nothing received yet')
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
-    await send(`${url}/api/webhooks/inbox/one`, { method: 'POST', body: '{"event":"user.created","n":1e400}', headers: { 'content-type': 'application/json' } })
-    child.kill('SIGTERM')
-    await exited(child)
+    const server = await serve(db)
+    await send(`${server.url}/api/webhooks/inbox/one`, { method: 'POST', body: '{"event":"user.created","n":1e400}', headers: { 'content-type': 'application/json' } })
+    await server.close()
     const json = (await run('inbox', '--json')).stdout
     expect(json).toContain('"body":{"event":"user.created","n":1e400}')
     expect((await run('inbox')).stdout).toMatch(/1\s+\S+Z\s+127\.0\.0\.1\s+34 B\s+\{"event":"user\.created"/)

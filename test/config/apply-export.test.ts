@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, exited, openStore, ROOT, send, spawnServe, tempDir, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, openStore, ROOT, send, serve, tempDir, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -65,7 +65,8 @@ describe('export and apply', () => {
     await ok('export', '-o', 'mockapi.yaml')
     expect(await ok('apply', 'mockapi.yaml')).toContain('already matches')
 
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const server = await serve(db)
+    const { url } = server
     const created = await send(`${url}/api/rich/users`, { method: 'POST', body: { name: 'kept' } })
     const productsBefore = (await send(`${url}/api/rich/products`)).json
     expect(productsBefore).toHaveLength(12)
@@ -88,8 +89,7 @@ describe('export and apply', () => {
     await new Promise((resolve) => setTimeout(resolve, 60))
     expect((await send(`${url}/api/rich/products`)).json).toHaveLength(3)
     expect((await send(`${url}/api/rich/users/${created.json.id}`)).status).toBe(200)
-    child.kill('SIGTERM')
-    await exited(child)
+    await server.close()
     expect((await run('apply', 'mockapi.yaml')).stdout).toContain('already matches')
   })
 

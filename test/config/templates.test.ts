@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { listTemplates } from '../../src/domain/templates.ts'
-import { cleanup, cli, exited, send, spawnServe, tempDir } from '../_helpers.ts'
+import { cleanup, cli, send, serve, tempDir } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -19,7 +19,8 @@ describe('templates', () => {
     expect(init.code, init.stderr).toBe(0)
     const endpoints = JSON.parse((await cli(['--db', db, 'endpoints', '--json'], { cwd })).stdout) as { method: string; path: string }[]
     expect(endpoints.length).toBeGreaterThan(0)
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const server = await serve(db)
+    const { url } = server
     for (const endpoint of endpoints.filter((e) => e.method === 'GET')) {
       let path = endpoint.path.replace(/^\/api/, '').replace(/:(?!id$)[^/]+/g, '1')
       if (path.endsWith('/:id')) {
@@ -31,14 +32,14 @@ describe('templates', () => {
       expect(response.status, `${endpoint.path}: ${response.text}`).toBe(200)
       expect(response.json).toBeDefined()
     }
-    child.kill('SIGTERM')
-    await exited(child)
+    await server.close()
   })
 
   it('ecommerce products and orders have realistic generated data', async () => {
     const cwd = tempDir()
     expect((await cli(['init', '--template', 'ecommerce', '--yes'], { cwd })).code).toBe(0)
-    const { url, child } = await spawnServe(['serve', '--port', '0', '--quiet'], { cwd })
+    const server = await serve(join(cwd, '.mockapi', 'mockapi.db'))
+    const { url } = server
     const products = (await send(`${url}/api/products?limit=5`)).json
     expect(products).toHaveLength(5)
     for (const product of products) {
@@ -48,14 +49,14 @@ describe('templates', () => {
     expect(orders.json.every((o: { customerId: string }) => o.customerId === '3')).toBe(true)
     const invalid = await send(`${url}/api/orders`, { method: 'POST', body: { customerId: '1' } })
     expect(invalid.status).toBe(422)
-    child.kill('SIGTERM')
-    await exited(child)
+    await server.close()
   })
 
   it('webhooks template answers every sample event in its shape, fresh on every call', async () => {
     const cwd = tempDir()
     expect((await cli(['init', '--template', 'webhooks', '--yes', '--slug', 'hooks'], { cwd })).code).toBe(0)
-    const { url, child } = await spawnServe(['serve', '--port', '0', '--quiet'], { cwd })
+    const server = await serve(join(cwd, '.mockapi', 'mockapi.db'))
+    const { url } = server
     const payment = ['payment.succeeded', 'payment.failed', 'payment.refunded', 'subscription.created', 'subscription.canceled']
     for (const event of payment) {
       const a = (await send(`${url}/api/hooks/webhook-events/${event.replace('.', '-')}`)).json
@@ -67,7 +68,6 @@ describe('templates', () => {
       const body = (await send(`${url}/api/hooks/webhook-events/${event.replace('.', '-')}`)).json
       expect(body).toMatchObject({ event, timestamp: expect.any(String), webhook_id: expect.any(String), data: { id: expect.any(String), name: expect.any(String), email: expect.stringMatching(/@/), created_at: expect.any(String) } })
     }
-    child.kill('SIGTERM')
-    await exited(child)
+    await server.close()
   })
 })

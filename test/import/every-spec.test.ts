@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { Ajv } from 'ajv'
+import { Ajv, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { createSpecValidators } from '../../src/kinds/openapi/ajv.ts'
@@ -32,8 +32,11 @@ function responseChecker(spec: SpecDocument) {
   addFormats(ajv)
   for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(format, true)
   ajv.addSchema(spec.document, 'spec')
+  // ajv caches by schema object, and each call would make a new `{ $ref }`: compiled once per pointer.
+  const compiled = new Map<string, ValidateFunction>()
   return (pointer: string, value: unknown) => {
-    const validate = ajv.compile({ $ref: `spec#${pointer.split('/').map((s) => encodeURIComponent(s)).join('/')}` })
+    let validate = compiled.get(pointer)
+    if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: `spec#${pointer.split('/').map((s) => encodeURIComponent(s)).join('/')}` })))
     return validate(value) ? null : ajv.errorsText(validate.errors)
   }
 }

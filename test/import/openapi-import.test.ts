@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
-import { cleanup, cli, cliProcessAsync, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -51,10 +51,10 @@ describe('mockapi import (CLI)', () => {
     const port = (server.address() as { port: number }).port
     try {
       const { db, cwd } = workspace()
-      const imported = await cliProcessAsync(['--db', db, 'import', `http://127.0.0.1:${port}/openapi.yaml`], { cwd })
+      const imported = await cli(['--db', db, 'import', `http://127.0.0.1:${port}/openapi.yaml`], { cwd })
       expect(imported.code, imported.stderr).toBe(0)
       expect(imported.stdout).toMatch(/3 created/)
-      const missing = await cliProcessAsync(['--db', db, 'import', `http://127.0.0.1:${port}/nope.yaml`], { cwd })
+      const missing = await cli(['--db', db, 'import', `http://127.0.0.1:${port}/nope.yaml`], { cwd })
       expect(missing.code).toBe(1)
       expect(missing.stderr).toMatch(/404|nope\.yaml/)
     } finally {

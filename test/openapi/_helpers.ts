@@ -20,5 +20,11 @@ export function plainValidator(spec: SpecDocument): (pointer: string) => Validat
   addFormats(ajv)
   for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(format, true)
   ajv.addSchema(spec.document, 'spec')
-  return (pointer) => ajv.compile({ $ref: 'spec' + refTo(pointer) })
+  // ajv caches by schema object, and each call makes a new `{ $ref }`: compiled once per pointer.
+  const compiled = new Map<string, ValidateFunction>()
+  return (pointer) => {
+    let validate = compiled.get(pointer)
+    if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: 'spec' + refTo(pointer) })))
+    return validate
+  }
 }

@@ -7,7 +7,7 @@ import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliProcessAsync, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -219,8 +219,7 @@ paths:
   it('a remote spec that $refs file:///etc/passwd is refused; nothing is stored or served', async () => {
     const cli = cliWorkspace()
     await cli.ok('init', '--yes', '--slug', 'r')
-    // Not spawnSync: the spec server answers from this process.
-    const importUrl = (file: string) => cliProcessAsync(['--db', cli.db, 'import', `${specUrl}/${file}`], { cwd: cli.cwd })
+    const importUrl = (file: string) => cli.run('import', `${specUrl}/${file}`)
     const refused = await importUrl('passwd.yaml')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`$ref "file:///etc/passwd" is refused: a spec fetched from a URL may only $ref http(s) URLs`)

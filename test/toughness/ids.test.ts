@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createSubscription } from '../../src/domain/subscriptions.ts'
 import { LATEST_VERSION, migrate } from '../../src/store/migrations/index.ts'
-import { cleanup, cli, cliWorkspace, exited, expectAliveAndIntact, openStore, send, spawnServe, startReceiver, tempDb, waitFor, type CliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, cliWorkspace, exited, expectAliveAndIntact, openStore, send, serve, spawnServe, startReceiver, tempDb, waitFor, type CliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -189,13 +189,13 @@ describe('migrating a database made at version 70', () => {
     const reset = await cli(['--db', path, 'reset', '--project', 'a'])
     expect(reset.code, reset.stderr).toBe(0)
     expect(reset.stdout).toMatch(/3 records/)
-    const server = await spawnServe(['--db', path, 'serve', '--port', '0', '--quiet'])
+    const server = await serve(path)
     const list = await send(`${server.url}/api/a/items`)
     expect(list.json).toEqual([{ id: '1', title: 'one' }, { id: '2', title: 'two' }, { id: 'abc', title: 'x' }])
     expect((await send(`${server.url}/api/a/items?title=two`)).json).toEqual([{ id: '2', title: 'two' }])
     const created = await send(`${server.url}/api/a/items`, { method: 'POST', body: { title: 'new' } })
     expect(created.json.id).toBe('3')
     await expectAliveAndIntact(server.url, path)
-    await stop(server)
+    await server.close()
   })
 })

@@ -1,11 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { renameSync, rmSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor, cliProcess, cliProcessAsync } from '../_helpers.ts'
 
-afterEach(cleanup)
+// Each test has a database, a serve and a receiver of its own, and mostly waits on them: they run
+// side by side, and the folders and children go at the end.
+afterAll(cleanup)
 
 
 function writeLease(db: string, holder: Record<string, unknown>): void {
@@ -14,7 +16,7 @@ function writeLease(db: string, holder: Record<string, unknown>): void {
   file.close()
 }
 
-describe('one serve per database', () => {
+describe.concurrent('one serve per database', () => {
   it('refuses a second serve, naming the first one\'s pid and URL; the first keeps its in-flight deliveries and sends each once', async () => {
     const { cwd, db } = await itemsProject()
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200))
@@ -100,7 +102,7 @@ describe('one serve per database', () => {
   })
 })
 
-describe('the database file removed under a running serve', () => {
+describe.concurrent('the database file removed under a running serve', () => {
   for (const [what, remove] of [
     ['deleted', (db: string) => rmSync(db)],
     ['moved away', (db: string) => renameSync(db, `${db}.moved`)],
