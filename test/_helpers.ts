@@ -39,10 +39,11 @@ export function openStore(dbPath: string): Runtime {
 }
 
 /**
- * Servers this file started that still run, with the database each serves: the CLI in-process
- * waits out their cache recheck when it changes that database.
+ * Servers this file spawned that still run, with the database each serves: the CLI in-process
+ * waits out their cache recheck when it changes that database. A server in this process needs no
+ * wait: the store counts every connection's writes in the process, so it sees them at once.
  */
-const liveServers = new Map<object, string>()
+const spawnedServers = new Map<object, string>()
 
 /** The database file a mockapi command line uses, as the CLI resolves it (`--db`, MOCKAPI_DB, the default). */
 function databaseOf(args: string[], options: CliOptions): string {
@@ -52,17 +53,11 @@ function databaseOf(args: string[], options: CliOptions): string {
 }
 
 function servesDatabase(dbPath: string): boolean {
-  return [...liveServers.values()].includes(dbPath)
+  return [...spawnedServers.values()].includes(dbPath)
 }
 
 export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
-  liveServers.set(server, resolve(dbPath))
-  const close = server.close.bind(server)
-  server.close = () => {
-    liveServers.delete(server)
-    return close()
-  }
   cleanups.push(() => server.close())
   return server
 }
@@ -117,8 +112,8 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   const line = (text: string) => stripVTControlCharacters(text.endsWith('\n') ? text : `${text}\n`)
   const io = { out: (text: string) => void (stdout += line(text)), err: (text: string) => void (stderr += line(text)), isInteractive: false }
   const code = await main(args, io, { cwd: options.cwd ?? ROOT, env: { ...process.env, FORCE_COLOR: '0', ...options.env } })
-  // A running server sees another connection's commit within 50 ms; a child's exit always took
-  // longer than that, so tests that ask the server right after a CLI change could rely on it.
+  // A spawned server sees another process's commit within 50 ms; a child's exit always took
+  // longer than that, so tests that ask it right after a CLI change could rely on it.
   if (servesDatabase(databaseOf(args, options))) await settle()
   return { code, stdout, stderr }
 }
@@ -204,8 +199,8 @@ export async function spawnServe(args: string[], options: CliOptions = {}): Prom
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
-  liveServers.set(child, databaseOf(args, options))
-  child.on('exit', () => liveServers.delete(child))
+  spawnedServers.set(child, databaseOf(args, options))
+  child.on('exit', () => spawnedServers.delete(child))
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
@@ -287,7 +282,7 @@ export function testClock(): Clock & { advance(ms: number): void } {
   return { now: () => new Date(Date.now() + ahead), advance: (ms) => void (ahead += ms) }
 }
 
-/** Changes made through another connection reach a running server's caches within 50 ms. */
+/** Changes made by this process reach a spawned server's caches within 50 ms. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 60))
 }

@@ -5,7 +5,7 @@ import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import type { Context } from '../../src/domain/context.ts'
-import { cleanup, openStore, send, serve, settle, tempDb } from '../_helpers.ts'
+import { cleanup, openStore, send, serve, tempDb } from '../_helpers.ts'
 
 let base: string
 let context: Context
@@ -22,7 +22,6 @@ afterAll(cleanup)
 
 async function set(method: string, path: string, input: SettingsInput) {
   configureEndpoint(context, requireEndpoint(context, { method, path }), input, await loadFaker())
-  await settle()
 }
 
 describe('per-endpoint settings', () => {

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
-import { cleanup, openStore, send, serve, settle, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+import { cleanup, openStore, send, serve, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 const RETRY = [60, 60]
 
@@ -26,7 +26,6 @@ async function newProject(): Promise<{ id: number; slug: string }> {
   projectSeq += 1
   const project = createProject(context, { name: `P${projectSeq}`, slug: `p${projectSeq}` })
   createResource(context, { project: project.slug, path: '/api/items' })
-  await settle()
   return project
 }
 
