@@ -33,7 +33,6 @@ interface Placeholder {
   expression: string
 }
 
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r'
 
 /**
  * The placeholder opening at `open` (`{{`), or null. A name has no braces; an argument in

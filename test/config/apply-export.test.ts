@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, openStore, ROOT, send, serve, tempDir, cliWorkspace } from '../_helpers.ts'
+import { cleanup, openStore, ROOT, send, serve, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildSchema } from 'graphql'
-import { cleanup, cli, ROOT, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, ROOT, serve, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
 import { queriesFor, shapeProblems } from '../graphql/_queries.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 

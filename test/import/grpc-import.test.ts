@@ -3,7 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
-import { cleanup, cli, cliProcessAsync, ROOT, serve, spawnServe, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, cliProcessAsync, ROOT, serve, spawnServe, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 
 afterAll(cleanup)

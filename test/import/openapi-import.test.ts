@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
-import { cleanup, cli, openStore, ROOT, send, serve, startReceiver, tempDir, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, openStore, ROOT, send, serve, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 

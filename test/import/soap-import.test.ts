@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as soap from 'soap'
-import { cleanup, cli, ROOT, serve, tempDir, cliWorkspace } from '../_helpers.ts'
+import { cleanup, ROOT, serve, cliWorkspace } from '../_helpers.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 
 afterAll(cleanup)
