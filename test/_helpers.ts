@@ -58,6 +58,12 @@ function servesDatabase(dbPath: string): boolean {
 
 export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
+  inProcess.set(server.url, server.fetch)
+  const close = server.close.bind(server)
+  server.close = () => {
+    inProcess.delete(server.url)
+    return close()
+  }
   cleanups.push(() => server.close())
   return server
 }
@@ -69,8 +75,21 @@ export interface Sent {
   json: any
 }
 
-/** fetch with a JSON body when `body` is not a string, and the answer read whole. */
-export async function send(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Sent> {
+/** Servers started in this process, by URL: `send` hands them its requests without a socket. */
+const inProcess = new Map<string, (request: Request) => Promise<Response>>()
+
+function inProcessFetch(url: string): ((request: Request) => Promise<Response>) | undefined {
+  const origin = URL.canParse(url) ? new URL(url).origin : ''
+  return inProcess.get(origin)
+}
+
+/**
+ * fetch with a JSON body when `body` is not a string, and the answer read whole. A server this
+ * process started answers through its app's fetch, with no socket (as a client would see it:
+ * no body for HEAD); other URLs, and `overSocket` (where the connection is the point: the
+ * sender's address), over the network.
+ */
+export async function send(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; overSocket?: boolean } = {}): Promise<Sent> {
   const headers: Record<string, string> = { ...init.headers }
   let body: string | undefined
   if (typeof init.body === 'string') body = init.body
@@ -78,8 +97,12 @@ export async function send(url: string, init: { method?: string; body?: unknown;
     body = JSON.stringify(init.body)
     headers['content-type'] ??= 'application/json'
   }
-  const response = await fetch(url, { method: init.method ?? 'GET', headers, body })
-  const text = await response.text()
+  // Sent as a client's fetch sends it (a socket's request always has its length).
+  if (body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(body))
+  const request = new Request(url, { method: init.method ?? 'GET', headers, body })
+  const app = init.overSocket ? undefined : inProcessFetch(url)
+  const response = app ? await app(request) : await fetch(request)
+  const text = request.method === 'HEAD' ? '' : await response.text()
   let json: unknown
   try {
     json = text ? JSON.parse(text) : undefined

@@ -84,6 +84,8 @@ export interface RunningServer {
   dashboardToken(): Promise<string>
   /** A project by slug; without one, the configured or default project. */
   project(slug?: string): Project
+  /** Answers a request as the socket would, without one (for test suites: no port, no connection). */
+  fetch(request: Request): Promise<Response>
   close(): Promise<void>
 }
 
@@ -192,6 +194,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     return {
       url: listening.url,
       port: listening.port,
+      fetch: async (request) => app.fetch(request),
       get grpcPort() {
         return grpcHost?.port() ?? null
       },

@@ -91,7 +91,7 @@ describe('mockapi webhooks and inbox', () => {
     const { db, run } = await setup()
     expect((await run('inbox')).stdout).toContain('nothing received yet')
     const server = await serve(db)
-    await send(`${server.url}/api/webhooks/inbox/one`, { method: 'POST', body: '{"event":"user.created","n":1e400}', headers: { 'content-type': 'application/json' } })
+    await send(`${server.url}/api/webhooks/inbox/one`, { method: 'POST', body: '{"event":"user.created","n":1e400}', headers: { 'content-type': 'application/json' }, overSocket: true })
     await server.close()
     const json = (await run('inbox', '--json')).stdout
     expect(json).toContain('"body":{"event":"user.created","n":1e400}')

@@ -25,7 +25,7 @@ describe('POST /api/webhooks/inbox/{token}', () => {
     const values = ['{"event":"payment.succeeded"}', '[1,2,3]', '"text"', '42', 'null', 'true']
     for (const [i, value] of values.entries()) {
       const token = i % 2 === 0 ? project.shareToken : project.slug
-      const response = await send(`${url}/api/webhooks/inbox/${token}`, { method: 'POST', body: value, headers: { 'content-type': 'application/json', 'x-source': `n${i}` } })
+      const response = await send(`${url}/api/webhooks/inbox/${token}`, { method: 'POST', body: value, headers: { 'content-type': 'application/json', 'x-source': `n${i}` }, overSocket: true })
       expect(response.status).toBe(201)
       expect(Object.keys(response.json).sort()).toEqual(['id', 'receivedAt'])
       expect(Date.parse(response.json.receivedAt)).not.toBeNaN()
