@@ -78,7 +78,6 @@ describe('export and apply', () => {
     const edited = await ok('apply', 'mockapi.yaml')
     expect(edited).toContain('1 changes')
     expect(edited).toContain('~ endpoint GET /api/products')
-    await new Promise((resolve) => setTimeout(resolve, 60))
     const after = await send(`${url}/api/rich/products`)
     expect(after.status).toBe(206)
     expect(after.json).toEqual(productsBefore)
@@ -86,7 +85,6 @@ describe('export and apply', () => {
 
     writeFileSync(file, readFileSync(file, 'utf8').replace('count: 12', 'count: 3'))
     expect(await ok('apply', 'mockapi.yaml')).toContain('~ seed /api/products')
-    await new Promise((resolve) => setTimeout(resolve, 60))
     expect((await send(`${url}/api/rich/products`)).json).toHaveLength(3)
     expect((await send(`${url}/api/rich/users/${created.json.id}`)).status).toBe(200)
     await server.close()
