@@ -33,6 +33,7 @@ import { currentProject, state } from './state.js'
  * What `POST …/imports` takes (docs/management-api.md): the document as `text` or a `url`, exactly one.
  * @typedef {object} ImportRequest
  * @property {string} [text]
+ * @property {string} [filename] the name of the file `text` came from
  * @property {string} [url]
  * @property {import('../model.ts').SpecFormat} [format] sniffed from the document when absent (one of `listImportFormats`)
  * @property {string} [title]

@@ -44,6 +44,8 @@ async function requestFromForm() {
   /** @type {ImportRequest} */
   const request = {}
   if (text.trim()) request.text = text
+  // The file's name says its format by extension and titles the import, as `mockapi import <file>` does.
+  if (file && text.trim()) request.filename = file.name
   if (url) request.url = url
   const format = formats.find((name) => name === select('import-format').value)
   if (format) request.format = format

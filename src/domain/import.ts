@@ -36,8 +36,8 @@ export type ImportSource =
   | { source: string; cwd: string }
   /** An http(s) URL only: what a caller over the network may name (never a file of this machine). */
   | { url: string }
-  /** The document itself. */
-  | { text: string }
+  /** The document itself; `filename`, the name of the file it came from (a browser's file picker), says its format by extension and titles it as a file would. */
+  | { text: string; filename?: string | undefined }
 
 export interface ImportOptions {
   /** Absent: detected from the extension, else the content. */
@@ -88,13 +88,43 @@ const MAX_SEED = 10_000
 
 const isUrl = (source: string) => /^https?:\/\//i.test(source)
 
-/** A URL's text (a local tool: specs served on localhost are the common case). */
+/** A spec is a document, not a request, but not an endless one: the Slack spec alone is 1.2 MB. */
+export const MAX_SPEC_BYTES = 16 * 1024 * 1024
+/** A server that never answers (or trickles) must not hold an import, and its caller, forever. */
+const FETCH_TIMEOUT_MS = 30_000
+
+/** An http(s) URL that parses, else a refusal naming it. */
+function checkUrl(url: string): string {
+  if (!isUrl(url) || !URL.canParse(url)) throw new AppError('INVALID_INPUT', `url "${url}" must be an http(s) URL`)
+  return url
+}
+
+/** A URL's text (a local tool: specs served on localhost are the common case), within the time and size a spec may take. */
 async function fetchText(url: string): Promise<string> {
-  const response = await fetch(url).catch((error: Error) => {
-    throw new AppError('INVALID_INPUT', `cannot fetch ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`)
-  })
-  if (!response.ok) throw new AppError('INVALID_INPUT', `cannot fetch ${url}: HTTP ${response.status}`)
-  return response.text()
+  const refuse = (why: string): never => {
+    throw new AppError('INVALID_INPUT', `cannot fetch ${url}: ${why}`)
+  }
+  const reason = (error: Error) => error.name === 'TimeoutError' ? `no answer within ${FETCH_TIMEOUT_MS / 1000} s` : (error.cause as Error | undefined)?.message ?? error.message
+  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS)
+  const response = await fetch(url, { signal }).catch((error: Error) => refuse(reason(error)))
+  if (!response.ok) refuse(`HTTP ${response.status}`)
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_SPEC_BYTES) refuse(`larger than ${MAX_SPEC_BYTES / 1024 / 1024} MiB`)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.byteLength
+      if (size > MAX_SPEC_BYTES) {
+        await response.body?.cancel().catch(() => {})
+        refuse(`larger than ${MAX_SPEC_BYTES / 1024 / 1024} MiB`)
+      }
+      chunks.push(chunk)
+    }
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    refuse(reason(error as Error))
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
 
 async function readFileText(path: string, name: string): Promise<string> {
@@ -109,6 +139,8 @@ interface Located {
   name: string
   file?: string
   url?: string
+  /** A pasted document's file name, given by the caller. */
+  fileName?: string
   read(): Promise<string>
 }
 
@@ -117,13 +149,19 @@ function locate(request: ImportSource): Located {
   const once = (reader: () => Promise<string>) => () => (text ??= reader())
   if ('text' in request) {
     if (typeof request.text !== 'string' || !request.text.trim()) throw new AppError('INVALID_INPUT', 'the document is empty')
-    return { name: 'the pasted document', read: () => Promise.resolve(request.text) }
+    const fileName = request.filename?.trim() ? basename(request.filename.trim()) : undefined
+    return fileName === undefined
+      ? { name: 'the pasted document', read: () => Promise.resolve(request.text) }
+      : { name: fileName, fileName, read: () => Promise.resolve(request.text) }
   }
   if ('url' in request) {
-    if (!isUrl(request.url)) throw new AppError('INVALID_INPUT', `url "${request.url}" must be an http(s) URL`)
-    return { name: request.url, url: request.url, read: once(() => fetchText(request.url)) }
+    const url = checkUrl(request.url)
+    return { name: url, url, read: once(() => fetchText(url)) }
   }
-  if (isUrl(request.source)) return { name: request.source, url: request.source, read: once(() => fetchText(request.source)) }
+  if (isUrl(request.source)) {
+    const url = checkUrl(request.source)
+    return { name: url, url, read: once(() => fetchText(url)) }
+  }
   const file = resolve(request.cwd, request.source)
   return { name: request.source, file, read: once(() => readFileText(file, request.source)) }
 }
@@ -133,7 +171,7 @@ const TRIED = SPEC_KINDS.map((kind) => kind.detect.described).join(', ')
 /** By extension, else by what the document looks like, in registry order; `formatOption` is how the caller names the way to say the format. */
 async function detect(located: Located, formatOption: string): Promise<SpecKind> {
   // A URL's query and fragment are not part of its file name; a file path's `#` or `?` are.
-  const extension = extname(located.url !== undefined ? new URL(located.url).pathname : located.file ?? '').toLowerCase()
+  const extension = extname(located.url !== undefined ? new URL(located.url).pathname : located.file ?? located.fileName ?? '').toLowerCase()
   const byExtension = SPEC_KINDS.find((kind) => kind.detect.extensions.includes(extension))
   if (byExtension) return byExtension
   const text = await located.read()
@@ -141,7 +179,7 @@ async function detect(located: Located, formatOption: string): Promise<SpecKind>
     // A document that only claims a format gets that format's loader's own, exact complaint.
     ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
   if (found) return found
-  const named = located.file ?? located.url ? basename(located.name) : located.name
+  const named = located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name
   throw new AppError('INVALID_INPUT', `${named} is none of the formats mockapi imports; tried ${TRIED}. If it is one of them, say which with ${formatOption}`)
 }
 
@@ -149,7 +187,7 @@ const GENERIC_NAMES = new Set(['schema', 'service', 'services', 'api', 'index', 
 
 /** `route_guide.proto` → `route_guide`; `swapi/schema.graphql` → `swapi` (the folder says more than "schema"). */
 function titleFromLocation(located: Located): string | null {
-  const path = located.url !== undefined ? new URL(located.url).pathname : located.file
+  const path = located.url !== undefined ? new URL(located.url).pathname : located.file ?? located.fileName
   if (path === undefined) return null
   const name = basename(path, extname(path))
   const folder = basename(dirname(path))
@@ -234,13 +272,20 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
   }
 }
 
+function stillThere(context: Context, project: Project): Project {
+  const current = context.repos.projects.byId(project.id)
+  if (!current) throw new AppError('PROJECT_NOT_FOUND', `project "${project.slug}" was deleted`)
+  return current
+}
+
 /**
  * The second half: stores the spec and its endpoints in one transaction (synchronous, so a caller
  * may retry it while another process holds the write lock). A clash changes nothing.
  */
 export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport): ImportResult {
   const { kind, title, version, source, document } = loaded
-  const pickProject = (): Project => (typeof target === 'function' ? target(title) : target)
+  // Read again in the transaction: a project deleted while the spec was fetched and parsed is gone, not a foreign-key failure.
+  const pickProject = (): Project => (typeof target === 'function' ? target(title) : stillThere(context, target))
   const spec = { title, format: kind.name, version, description: loaded.description }
   const warnings: string[] = []
   if (loaded.routeTools) {
@@ -272,7 +317,7 @@ function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoin
   return { created: result.created, updated: result.updated ?? [], kept: result.kept, removed: result.removed }
 }
 
-const REQUEST_FIELDS = ['text', 'url', 'format', 'title', 'stateful', 'seed', 'replace'] as const
+const REQUEST_FIELDS = ['text', 'filename', 'url', 'format', 'title', 'stateful', 'seed', 'replace'] as const
 
 function invalidField(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -315,5 +360,7 @@ export function importRequestFromJson(input: unknown): ImportRequest {
     replace: booleanOf('replace'),
     seed: seed as number | undefined,
   }
-  return text !== undefined ? { text, ...options } : { url: url!, ...options }
+  const filename = stringOf('filename')
+  if (filename !== undefined && text === undefined) invalidField('filename', 'goes with "text": a URL names its own file')
+  return text !== undefined ? { text, filename, ...options } : { url: url!, ...options }
 }

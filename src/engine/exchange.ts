@@ -19,6 +19,9 @@ export interface MockRequest {
   json(): Promise<unknown>
 }
 
+/** The methods whose requests carry a body. */
+export const WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'])
+
 export interface MockAnswer {
   status: number
   headers: Record<string, string>

@@ -25,7 +25,7 @@ export interface PolicyDecision {
   delayMs: number
   outcome:
     /** Answer with this status: the preferred one, else the configured one. */
-    | { kind: 'answer'; status: number; preferred: boolean }
+    | { kind: 'answer'; status: number }
     /** Fail instead: the client preferred an error status, or the error rate's draw hit. */
     | { kind: 'simulated-error'; status: number; cause: 'prefer' | 'error-rate'; reason: string }
 }
@@ -46,12 +46,12 @@ export function decidePolicy(input: PolicyInput, random: Random): PolicyDecision
   if (prefer.code !== undefined) {
     return prefer.code >= 400
       ? { delayMs, outcome: { kind: 'simulated-error', status: prefer.code, cause: 'prefer', reason: 'Prefer: code' } }
-      : { delayMs, outcome: { kind: 'answer', status: prefer.code, preferred: true } }
+      : { delayMs, outcome: { kind: 'answer', status: prefer.code } }
   }
   if (settings.errorRate > 0 && random() * 100 < settings.errorRate) {
     return { delayMs, outcome: { kind: 'simulated-error', status: settings.errorStatus, cause: 'error-rate', reason: `error rate ${settings.errorRate} %` } }
   }
-  return { delayMs, outcome: { kind: 'answer', status: settings.status, preferred: false } }
+  return { delayMs, outcome: { kind: 'answer', status: settings.status } }
 }
 
 /**

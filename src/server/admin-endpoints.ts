@@ -1,24 +1,17 @@
 import type { H3, H3Event } from 'h3'
 import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
-import type { Endpoint, Project } from '../model.ts'
-import { servedEndpointView } from '../views.ts'
+import type { Project } from '../model.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
-import { callLine, servedUrl } from './served-url.ts'
+import { servedAt, servedViews } from './served-url.ts'
 
 /** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { context } = deps
   /** Endpoints with the URL they are served at, on the host this request came to. */
-  const viewsFor = (event: H3Event, project: Project) => {
-    const at = { origin: event.url.origin, hostname: event.url.hostname, grpcPort: deps.grpcPort() }
-    return (endpoint: Endpoint) => {
-      const url = servedUrl(endpoint, project.slug, at)
-      return servedEndpointView(endpoint, { url, call: callLine(endpoint, url) })
-    }
-  }
+  const viewsFor = (event: H3Event, project: Project) => servedViews(project, servedAt(event, deps.grpcPort()))
 
   route(app, '/api/projects/:projectId/endpoints', async (event) => {
     const project = await authorized(event)

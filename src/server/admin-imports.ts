@@ -1,24 +1,23 @@
 import type { H3 } from 'h3'
-import type { ImportResult } from '../domain/import.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { SPEC_KINDS } from '../kinds/registry.ts'
-import { endpointView, type ImportFormatView } from '../views.ts'
+import { importRequestFromJson, loadImport, MAX_SPEC_BYTES, storeImport, type ImportResult } from '../domain/import.ts'
+import type { Endpoint } from '../model.ts'
+import type { ImportFormatView, ServedEndpointView } from '../views.ts'
 import { notAllowed, route, type AdminDeps, type Authorize } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse } from './http-response.ts'
-
-/** A spec is a document, not a request: the Slack spec alone is 1.2 MB. */
-const IMPORT_BODY_LIMIT = 16 * 1024 * 1024
+import { servedAt, servedViews } from './served-url.ts'
 
 /** What `POST …/imports` answers (201). */
-export function importResultView(result: ImportResult) {
+export function importResultView(result: ImportResult, view: (endpoint: Endpoint) => ServedEndpointView) {
   const { spec } = result
   return {
     import: { id: spec.id, title: spec.title, format: spec.format, version: spec.version },
-    created: result.created.map(endpointView),
-    updated: result.updated.map(endpointView),
-    kept: result.kept.map(endpointView),
-    removed: result.removed.map(endpointView),
+    created: result.created.map(view),
+    updated: result.updated.map(view),
+    kept: result.kept.map(view),
+    removed: result.removed.map(view),
     warnings: result.warnings,
   }
 }
@@ -44,12 +43,11 @@ export function mountAdminImports(app: H3, deps: AdminDeps, authorized: Authoriz
   route(app, '/api/projects/:projectId/imports', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    const body = await readJsonBody(event, Math.max(deps.bodyLimit, IMPORT_BODY_LIMIT))
-    // The parsers load with the first import, not with the server.
-    const { importRequestFromJson, loadImport, storeImport } = await import('../domain/import.ts')
-    // Fetched and parsed once; only storing is tried again while another process holds the lock.
+    // A spec is a document, not a request: its JSON may be as large as a spec (and its quoting).
+    const body = await readJsonBody(event, Math.max(deps.bodyLimit, 2 * MAX_SPEC_BYTES))
+    // Read and parsed before the write lock is asked for; only storing is tried again while another process holds it.
     const loaded = await loadImport(importRequestFromJson(body))
     const result = await whenStoreFree(context.db, () => storeImport(context, project, loaded))
-    return jsonResponse(201, importResultView(result))
+    return jsonResponse(201, importResultView(result, servedViews(result.project, servedAt(event, deps.grpcPort()))))
   })
 }

@@ -1,7 +1,10 @@
+import type { H3Event } from 'h3'
 import { servedPath } from '../domain/endpoints.ts'
 import { splitOperationPath } from '../domain/operation-paths.ts'
+import { WITH_BODY } from '../engine/exchange.ts'
 import { kindOf } from '../kinds/registry.ts'
-import type { Endpoint } from '../model.ts'
+import type { Endpoint, Project } from '../model.ts'
+import { servedEndpointView, type ServedEndpointView } from '../views.ts'
 
 /** What a served URL is built from: the request that asked (its origin and host name) and the gRPC port. */
 export interface ServedAt {
@@ -25,7 +28,6 @@ export function servedUrl(endpoint: Pick<Endpoint, 'kind' | 'path'>, projectSlug
   return `${at.origin}/api/${projectSlug}${servedPath(path)}`
 }
 
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 const JSON_CALL = ['-H', "'content-type: application/json'", '-d', "'{}'"]
 
 /** `'…'` for a shell: what the URL holds is passed as is (a `'` closes, escapes and reopens). */
@@ -50,4 +52,17 @@ export function callLine(endpoint: Pick<Endpoint, 'kind' | 'method'>, url: strin
   if (kind.callArguments) words.push(...kind.callArguments)
   else if (WITH_BODY.has(endpoint.method)) words.push(...JSON_CALL)
   return words.join(' ')
+}
+
+/** Endpoint views of `project` with the URL each is served at and the line that calls it, on the host a request came to. */
+export function servedViews(project: Pick<Project, 'slug'>, at: ServedAt): (endpoint: Endpoint) => ServedEndpointView {
+  return (endpoint) => {
+    const url = servedUrl(endpoint, project.slug, at)
+    return servedEndpointView(endpoint, { url, call: callLine(endpoint, url) })
+  }
+}
+
+/** Where the request that asks came in: its origin and host name, and the gRPC port if gRPC listens. */
+export function servedAt(event: H3Event, grpcPort: number | null): ServedAt {
+  return { origin: event.url.origin, hostname: event.url.hostname, grpcPort }
 }

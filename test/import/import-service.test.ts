@@ -3,8 +3,8 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Context } from '../../src/domain/context.ts'
-import { importSpec, importTarget, type ImportRequest } from '../../src/domain/import.ts'
-import { createProject } from '../../src/domain/projects.ts'
+import { importSpec, importTarget, loadImport, storeImport, type ImportRequest } from '../../src/domain/import.ts'
+import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import type { Project } from '../../src/model.ts'
 import { cleanup, openStore, ROOT, tempDb, tempDir } from '../_helpers.ts'
@@ -102,9 +102,9 @@ describe('importSpec from text', () => {
   it.each([
     [PETSTORE, 'openapi', 'Swagger Petstore', 3],
     [SWAPI, 'graphql', 'graphql', 13],
-    [HELLO, 'grpc', 'grpc', 2],
+    [HELLO, 'grpc', 'helloworld', 2],
     [CALCULATOR, 'soap', 'Calculator', 1],
-  ])('%s as text is sniffed as %s and titled "%s" (the document\'s title, else the format)', async (path, format, title, count) => {
+  ])('%s as text is sniffed as %s and titled "%s" (the document\'s title or a proto\'s package, else the format)', async (path, format, title, count) => {
     const { context, project } = freshProject()
     const result = await importSpec(context, project, { text: text(path) })
     expect([result.spec.format, result.spec.title, result.created.length]).toEqual([format, title, count])
@@ -178,6 +178,14 @@ describe('refusals change nothing', () => {
     await importSpec(context, project, { text: 'type Query { a: String }', title: 'one' })
     expect((await refused(context, project, { text: 'type Query { b: String }', title: 'two' })).message).toMatch(/already serves another GraphQL schema at \/graphql/)
     expect((await refused(context, project, { source: SWAPI, cwd: ROOT, title: 'one', format: 'soap' })).code).toBe('INVALID_SPEC')
+  })
+
+  it('a project deleted while its spec was read: 404, not a foreign-key failure', async () => {
+    const { context, project } = freshProject()
+    const loaded = await loadImport({ source: PETSTORE, cwd: ROOT })
+    deleteProject(context, project.slug)
+    expect(() => storeImport(context, project, loaded)).toThrow(expect.objectContaining({ code: 'PROJECT_NOT_FOUND' }))
+    expect(stored(context)).toEqual([])
   })
 })
 

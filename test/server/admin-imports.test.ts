@@ -26,7 +26,13 @@ beforeAll(async () => {
   auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
   const server = createServer((req, res) => {
     if (req.url === '/petstore.yaml') res.writeHead(200).end(PETSTORE)
-    else res.writeHead(404).end()
+    else if (req.url === '/huge.graphql') res.writeHead(200, { 'content-length': String(17 * 1024 * 1024) }).end()
+    else if (req.url === '/cut.graphql') {
+      // Promises a body, sends a little of it, then hangs up.
+      res.writeHead(200, { 'content-length': '1000' })
+      res.write('type Query {')
+      setImmediate(() => res.socket?.destroy())
+    } else res.writeHead(404).end()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   specs = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
@@ -100,6 +106,9 @@ describe('POST /api/projects/{id}/imports', () => {
     ['a document that does not parse', { text: 'type Query { a: }', format: 'graphql' }, 'INVALID_SPEC', /^the pasted document: Syntax Error/],
     ['a .proto that imports other files', { text: text('grpc/grpc-proto/grpc/testing/test.proto') }, 'INVALID_INPUT', /a \.proto that imports other files cannot be resolved from text/],
     ['a file path for url', { url: '/etc/passwd' }, 'INVALID_INPUT', /^url "\/etc\/passwd" must be an http\(s\) URL$/],
+    ['a URL with no host', { url: 'http://' }, 'INVALID_INPUT', /^url "http:\/\/" must be an http\(s\) URL$/],
+    ['a URL that does not parse', { url: 'http://[::1' }, 'INVALID_INPUT', /must be an http\(s\) URL$/],
+    ['a filename without text', { url: 'http://127.0.0.1:1/a.proto', filename: 'a.proto' }, 'INVALID_INPUT', /^"filename" goes with "text"/],
   ])('refuses %s with 400 naming the problem, and changes nothing', async (_what, body, code, message) => {
     const before = await endpoints(1)
     const refused = await post(1, body)
@@ -114,6 +123,29 @@ describe('POST /api/projects/{id}/imports', () => {
     expect([missing.status, missing.json.error.message]).toEqual([400, `cannot fetch ${specs.url}/gone.yaml: HTTP 404`])
     const broken = await send(`${api}/3/imports`, { method: 'POST', body: '{"text": ', headers: { ...auth, 'content-type': 'application/json' } })
     expect([broken.status, broken.json.error.code]).toEqual([400, 'INVALID_JSON'])
+  })
+
+  it('refuses a URL that sends more than 16 MiB, or hangs up mid-body, with 400', async () => {
+    const huge = await post(3, { url: `${specs.url}/huge.graphql` })
+    expect([huge.status, huge.json.error.message]).toEqual([400, `cannot fetch ${specs.url}/huge.graphql: larger than 16 MiB`])
+    const cut = await post(3, { url: `${specs.url}/cut.graphql` })
+    expect([cut.status, cut.json.error.code]).toEqual([400, 'INVALID_INPUT'])
+    expect(cut.json.error.message).toMatch(new RegExp(`^cannot fetch ${specs.url}/cut.graphql: `))
+  })
+
+  it('two .proto files pasted stay two imports (titled by package); a filename says the format and titles it as the CLI would', async () => {
+    const { context } = openStore(dbPath)
+    const project = createProject(context, { name: 'Protos', slug: 'protos' })
+    const hello = await post(project.id, { text: text('grpc/helloworld.proto') })
+    const route = await post(project.id, { text: text('grpc/route_guide.proto') })
+    expect([hello.status, hello.json.import.title, route.status, route.json.import.title]).toEqual([201, 'helloworld', 201, 'routeguide'])
+    expect(route.json.removed).toEqual([])
+    expect((await endpoints(project.id)).map((e) => e.path)).toContain('/helloworld.Greeter/SayHello')
+    const named = await post(project.id, { text: 'type Query { hello: String }', filename: 'greetings.graphql' })
+    expect([named.status, named.json.import.title, named.json.import.format]).toEqual([201, 'greetings', 'graphql'])
+    // The endpoints come back as the endpoint list gives them: with where they are served, and how to call them.
+    expect(named.json.created[0]).toMatchObject({ path: '/graphql#Query.hello', url: `${url}/api/protos/graphql` })
+    expect(named.json.created[0].call).toMatch(/^curl -X POST /)
   })
 
   it('409 when the routes clash with the project\'s endpoints; 404 for an unknown project; POST only; a token needed', async () => {

@@ -19,16 +19,16 @@ const always = (value: number) => () => value
 
 describe('the policy decision (pure)', () => {
   const cases: [string, PolicySettings, { code?: number; delayMs?: number }, number, unknown][] = [
-    ['no preference, the draw misses: the configured status, the configured delay', SETTINGS, {}, 0.5, { delayMs: 40, outcome: { kind: 'answer', status: 200, preferred: false } }],
+    ['no preference, the draw misses: the configured status, the configured delay', SETTINGS, {}, 0.5, { delayMs: 40, outcome: { kind: 'answer', status: 200 } }],
     ['no preference, the draw hits: the error status', SETTINGS, {}, 0.29, { delayMs: 40, outcome: { kind: 'simulated-error', status: 503, cause: 'error-rate', reason: 'error rate 30 %' } }],
-    ['the draw at the rate exactly misses (rate 30 %: [0, 0.3) hits)', SETTINGS, {}, 0.3, { delayMs: 40, outcome: { kind: 'answer', status: 200, preferred: false } }],
-    ['error rate 0 never fails, whatever the draw', { ...SETTINGS, errorRate: 0 }, {}, 0, { delayMs: 40, outcome: { kind: 'answer', status: 200, preferred: false } }],
+    ['the draw at the rate exactly misses (rate 30 %: [0, 0.3) hits)', SETTINGS, {}, 0.3, { delayMs: 40, outcome: { kind: 'answer', status: 200 } }],
+    ['error rate 0 never fails, whatever the draw', { ...SETTINGS, errorRate: 0 }, {}, 0, { delayMs: 40, outcome: { kind: 'answer', status: 200 } }],
     ['error rate 100 always fails', { ...SETTINGS, errorRate: 100 }, {}, 0.9999, { delayMs: 40, outcome: { kind: 'simulated-error', status: 503, cause: 'error-rate', reason: 'error rate 100 %' } }],
     ['Prefer: code=418 fails with it, no draw', SETTINGS, { code: 418 }, 0, { delayMs: 40, outcome: { kind: 'simulated-error', status: 418, cause: 'prefer', reason: 'Prefer: code' } }],
-    ['Prefer: code=202 answers it, no draw', SETTINGS, { code: 202 }, 0, { delayMs: 40, outcome: { kind: 'answer', status: 202, preferred: true } }],
-    ['Prefer: delay=5 replaces the configured delay', SETTINGS, { delayMs: 5 }, 0.5, { delayMs: 5, outcome: { kind: 'answer', status: 200, preferred: false } }],
+    ['Prefer: code=202 answers it, no draw', SETTINGS, { code: 202 }, 0, { delayMs: 40, outcome: { kind: 'answer', status: 202 } }],
+    ['Prefer: delay=5 replaces the configured delay', SETTINGS, { delayMs: 5 }, 0.5, { delayMs: 5, outcome: { kind: 'answer', status: 200 } }],
     ['Prefer: delay=0 means no delay', SETTINGS, { delayMs: 0, code: 500 }, 0.5, { delayMs: 0, outcome: { kind: 'simulated-error', status: 500, cause: 'prefer', reason: 'Prefer: code' } }],
-    ['a configured error status is the status to answer (the transport decides what that means)', { ...SETTINGS, status: 404, errorRate: 0 }, {}, 0, { delayMs: 40, outcome: { kind: 'answer', status: 404, preferred: false } }],
+    ['a configured error status is the status to answer (the transport decides what that means)', { ...SETTINGS, status: 404, errorRate: 0 }, {}, 0, { delayMs: 40, outcome: { kind: 'answer', status: 404 } }],
   ]
   for (const [name, settings, prefer, draw, expected] of cases) {
     it(name, () => {

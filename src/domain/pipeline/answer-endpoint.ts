@@ -1,6 +1,6 @@
 import type { Faker } from '@faker-js/faker'
 import { AppError } from '../../errors.ts'
-import { finalStatus, type MockAnswer, type MockRequest } from '../../engine/exchange.ts'
+import { finalStatus, WITH_BODY, type MockAnswer, type MockRequest } from '../../engine/exchange.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import { hasPlaceholders, renderTemplate, usesFaker } from '../../engine/template.ts'
@@ -17,7 +17,6 @@ import { whenStoreFree } from '../transaction.ts'
  */
 
 const WRITES = new Set(['create', 'replace', 'patch'])
-export const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 
 // One unseeded faker for response templates, made on first use.
 let templateFaker: Promise<Faker> | null = null

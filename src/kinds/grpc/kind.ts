@@ -40,7 +40,8 @@ export const grpcKind: SpecKind<'grpc'> = {
       ? await loadProto(input.file, { protoPaths: input.protoPaths, name: input.name })
       : await loadProtoText(await input.read(), input.name)
     return {
-      title: null,
+      // A file or URL names the import; a pasted .proto its package, so two pasted protos stay two imports.
+      title: input.file === undefined && input.url === undefined ? proto.packages[0] ?? null : null,
       version: 'proto',
       document: JSON.stringify(proto.descriptor),
       operations: proto.methods.map((method) => ({ method: 'POST' as const, path: method.path, operation: null })),

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts'
-import { finalStatus, simulatedErrorAnswer, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
+import { finalStatus, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import type { PolicyDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
@@ -127,7 +127,6 @@ export async function answerOperation(input: OperationAnswerInput): Promise<Mock
   return input.answerConfigured(code!)
 }
 
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 
 /**
  * An imported operation: the request is checked against the spec (then against a schema set on

@@ -13,7 +13,9 @@ const MAX_ISSUES = 5
 export interface LoadOptions {
   /**
    * Fetch from localhost and private addresses too. swagger-parser refuses them by default (SSRF);
-   * the CLI, run by the machine's own user, may allow them, a server taking URLs from requests should not.
+   * mockapi allows them, from the CLI and from the management API alike: it is a local tool, specs
+   * served by a back end on localhost are the common case, and the API needs a token
+   * (docs/management-api.md, "Imports", says so).
    */
   allowInternalUrls?: boolean
   /** A local spec may `$ref` files outside its own folder (by default only files under it). */
