@@ -39,10 +39,13 @@ async function refused(context: Context, project: Project, request: ImportReques
 }
 
 let specServer: { url: string; close(): Promise<void> }
+/** Requests the spec server answered, by path. */
+const fetched = new Map<string, number>()
 
 beforeAll(async () => {
   const documents: Record<string, string> = { '/petstore.yaml': text(PETSTORE), '/swapi/schema.graphql': text(SWAPI), '/calculator': text(CALCULATOR) }
   const server = createServer((req, res) => {
+    fetched.set(req.url ?? '', (fetched.get(req.url ?? '') ?? 0) + 1)
     const body = documents[req.url ?? '']
     if (body === undefined) res.writeHead(404).end('no such spec')
     else res.writeHead(200, { 'content-type': 'text/plain' }).end(body)
@@ -138,6 +141,8 @@ describe('importSpec from a URL', () => {
     const { context, project } = freshProject()
     const pets = await importSpec(context, project, { url: `${specServer.url}/petstore.yaml` })
     expect([pets.spec.format, pets.created.length]).toEqual(['openapi', 3])
+    // Read once: its format told from the text, which is then parsed (the URL stays the base of its $refs).
+    expect(fetched.get('/petstore.yaml')).toBe(1)
     const swapi = await importSpec(context, project, { url: `${specServer.url}/swapi/schema.graphql` })
     expect([swapi.spec.format, swapi.spec.title, swapi.created.length]).toEqual(['graphql', 'swapi', 13])
     const soap = await importSpec(context, project, { source: `${specServer.url}/calculator`, cwd: ROOT })

@@ -26,9 +26,10 @@ export const openapiKind: SpecKind<'openapi'> = {
     const { loadSpec, loadSpecText } = await import('./load.ts')
     // A local tool: specs served by a back end on localhost are the common case.
     const options = { allowInternalUrls: true, allowRefsOutside: input.allowRefsOutside }
-    // From a file or URL the loader reads the source itself, to resolve its `$ref`s from there.
+    // The text read once (a URL within the import's time and size bounds); `$ref`s resolve from the file or URL.
     const location = input.file ?? input.url
-    const spec = location !== undefined ? await loadSpec(location, options) : await loadSpecText(await input.read(), input.name, options)
+    const text = await input.read()
+    const spec = location !== undefined ? await loadSpec(location, options, text) : await loadSpecText(text, input.name, options)
     return {
       title: spec.title,
       version: spec.version,

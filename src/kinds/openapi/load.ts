@@ -154,8 +154,10 @@ function parserOptions(readLocal: (file: { url: string }) => Promise<Buffer>, op
  * refuses invalid ones with INVALID_SPEC and returns it bundled (internal `$ref`s kept, so
  * recursive schemas stay serializable) and normalized for ajv and openapi-sampler.
  */
-export async function loadSpec(source: string, options: LoadOptions = {}): Promise<SpecDocument> {
-  return load(source, source, refPolicy(source, options))
+export async function loadSpec(source: string, options: LoadOptions = {}, text?: string): Promise<SpecDocument> {
+  const policy = refPolicy(source, options)
+  // Its text already read (to tell its format): parsed here, its $refs still resolved from `source`.
+  return text === undefined ? load(source, source, policy) : load(parsedDocument(text, source), source, policy, source)
 }
 
 /**
@@ -163,21 +165,29 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
  * of its own, it may `$ref` only http(s) URLs.
  */
 export async function loadSpecText(text: string, name: string, options: LoadOptions = {}): Promise<SpecDocument> {
+  return load(parsedDocument(text, name), name, textPolicy(name, options))
+}
+
+function parsedDocument(text: string, name: string): Obj {
   let parsed: unknown
   try {
     parsed = parseSpecYaml(text)
   } catch (error) {
-    throw new AppError('INVALID_SPEC', `${name}: ${(error as Error).message}`)
+    throw new AppError('INVALID_SPEC', `${_name(name)}: ${(error as Error).message}`)
   }
-  if (!isObj(parsed)) throw new AppError('INVALID_SPEC', `${name}: an OpenAPI or Swagger document is a YAML or JSON mapping`)
-  return load(parsed, name, textPolicy(name, options))
+  if (!isObj(parsed)) throw new AppError('INVALID_SPEC', `${_name(name)}: an OpenAPI or Swagger document is a YAML or JSON mapping`)
+  return parsed
 }
 
-async function load(input: string | Obj, source: string, policy: RefPolicy): Promise<SpecDocument> {
+/** `base`: where a parsed `input` came from, so its relative `$ref`s resolve from there. */
+async function load(input: string | Obj, source: string, policy: RefPolicy, base?: string): Promise<SpecDocument> {
   let document: Obj
   // bundle() reads the source once and inlines external refs; the copy validated below then needs no base path.
   try {
-    document = (await SwaggerParser.bundle(input as never, policy.parserOptions as never)) as unknown as Obj
+    const bundled = base === undefined
+      ? SwaggerParser.bundle(input as never, policy.parserOptions as never)
+      : SwaggerParser.bundle(base, input as never, policy.parserOptions as never)
+    document = (await bundled) as unknown as Obj
     if (refExpansion(document, MAX_REF_EXPANSION) > MAX_REF_EXPANSION) {
       throw new Error(`its $refs expand too far (over ${MAX_REF_EXPANSION.toLocaleString('en')} values once every $ref is followed): schemas that each $ref the next several times?`)
     }
