@@ -7,7 +7,8 @@ import { applyProjectFile } from '../../src/domain/apply.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { openStore, serve, tempDb } from '../_helpers.ts'
+import { afterAll, beforeAll } from 'vitest'
+import { cleanup, openStore, serve, tempDb } from '../_helpers.ts'
 
 /** Debian's chromium (`.ci/run` installs it), else a browser playwright-core installed itself. */
 function findChromium(): string | null {
@@ -50,6 +51,27 @@ export async function startShop(options: { retryDelaysMs?: number[] } = {}): Pro
   const token = await mintToken(store, { expiresInMs: 60 * 60 * 1000 })
   const server = await serve(dbPath, options)
   return { server, token, dbPath }
+}
+
+export interface ShopInBrowser {
+  server: RunningServer
+  token: string
+  browser: Browser
+}
+
+/** The shop served and a Chromium launched before the file's tests (when there is one), both closed after them. */
+export function shopInBrowser(): ShopInBrowser {
+  const shop = {} as ShopInBrowser
+  beforeAll(async () => {
+    if (noBrowser) return
+    Object.assign(shop, await startShop())
+    shop.browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await shop.browser?.close()
+    await cleanup()
+  })
+  return shop
 }
 
 export interface Opened {

@@ -1,35 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import type { RunningServer } from '../../src/server/start.ts'
-import { ROOT, cleanup, send } from '../_helpers.ts'
-import { launchBrowser, noBrowser, openDashboard, screenshot, startShop } from './_browser.ts'
+import type { Page } from 'playwright-core'
+import { ROOT, send } from '../_helpers.ts'
+import { noBrowser, openDashboard, screenshot, shopInBrowser } from './_browser.ts'
 
-let browser: Browser
-let server: RunningServer
-let token: string
-
-beforeAll(async () => {
-  if (noBrowser) return
-  ;({ server, token } = await startShop())
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await cleanup()
-})
+const shop = shopInBrowser()
 
 const fixture = (path: string) => join(ROOT, 'fixtures', path)
 const endpointRow = (page: Page, method: string, path: string) => page.locator(`[data-testid="endpoint-row"][data-method="${method}"][data-path="${path}"]`)
 
 interface Listed { id: number; method: string; path: string; url: string | null }
 
-async function shop(): Promise<{ id: number; endpoints: Listed[] }> {
-  const auth = { Authorization: `Bearer ${token}` }
-  const projects = await send(`${server.url}/api/projects`, { headers: auth })
+async function shopEndpoints(): Promise<{ id: number; endpoints: Listed[] }> {
+  const auth = { Authorization: `Bearer ${shop.token}` }
+  const projects = await send(`${shop.server.url}/api/projects`, { headers: auth })
   const id = projects.json.find((p: { slug: string }) => p.slug === 'shop').id as number
-  const endpoints = await send(`${server.url}/api/projects/${id}/endpoints`, { headers: auth })
+  const endpoints = await send(`${shop.server.url}/api/projects/${id}/endpoints`, { headers: auth })
   return { id, endpoints: endpoints.json }
 }
 
@@ -54,7 +41,7 @@ async function expectRowsAtServedUrls(page: Page, endpoints: Listed[]): Promise<
 
 describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 90_000 }, () => {
   it('imports a GraphQL schema pasted as text: the summary lists what was created, the rows appear at their served URL', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
     await page.getByTestId('import-open').click()
     await page.getByTestId('import-text').fill(readFileSync(fixture('graphql/swapi/schema.graphql'), 'utf8'))
@@ -66,12 +53,12 @@ describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 
     const row = endpointRow(page, 'POST', '/graphql#Query.allFilms')
     await row.waitFor()
     expect(await row.getByTestId('endpoint-curl').textContent()).toBe(
-      `curl -X POST '${server.url}/api/shop/graphql' -H 'content-type: application/json' -d '{"query":"{ __typename }"}'`)
+      `curl -X POST '${shop.server.url}/api/shop/graphql' -H 'content-type: application/json' -d '{"query":"{ __typename }"}'`)
 
-    const { endpoints } = await shop()
+    const { endpoints } = await shopEndpoints()
     await expectRowsAtServedUrls(page, endpoints)
     // The URL shown answers.
-    const answered = await send(`${server.url}/api/shop/graphql`, { method: 'POST', body: { query: '{ __typename }' } })
+    const answered = await send(`${shop.server.url}/api/shop/graphql`, { method: 'POST', body: { query: '{ __typename }' } })
     expect(answered.status).toBe(200)
     await expect.poll(() => page.getByTestId('project').textContent()).toContain(`${endpoints.length} endpoints`)
     await screenshot(page, 'import-graphql')
@@ -80,7 +67,7 @@ describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 
   })
 
   it('imports an OpenAPI file from the file picker, stateful with seeded items', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
     await page.getByTestId('import-open').click()
     await page.getByTestId('import-file').setInputFiles(fixture('openapi/oai-v3.0/petstore.yaml'))
@@ -95,12 +82,12 @@ describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 
     expect(await summary.textContent()).toBe('Imported Swagger Petstore (openapi): 3 created, 0 updated, 0 kept, 0 removed.')
     const row = endpointRow(page, 'GET', '/pets/:petId')
     await row.waitFor()
-    expect(await row.getByTestId('endpoint-curl').textContent()).toBe(`curl '${server.url}/api/shop/pets/:petId'`)
+    expect(await row.getByTestId('endpoint-curl').textContent()).toBe(`curl '${shop.server.url}/api/shop/pets/:petId'`)
     expect(await endpointRow(page, 'POST', '/pets').getByTestId('endpoint-curl').textContent())
-      .toBe(`curl -X POST '${server.url}/api/shop/pets' -H 'content-type: application/json' -d '{}'`)
-    await expectRowsAtServedUrls(page, (await shop()).endpoints)
+      .toBe(`curl -X POST '${shop.server.url}/api/shop/pets' -H 'content-type: application/json' -d '{}'`)
+    await expectRowsAtServedUrls(page, (await shopEndpoints()).endpoints)
     // Stateful, with three generated items.
-    const pets = await send(`${server.url}/api/shop/pets`)
+    const pets = await send(`${shop.server.url}/api/shop/pets`)
     expect(pets.status).toBe(200)
     expect(pets.json).toHaveLength(3)
     // The form is ready for the next one.
@@ -111,13 +98,13 @@ describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 
   })
 
   it('shows the API\'s message for a broken document, and nothing changes', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
-    const before = await shop()
+    const before = await shopEndpoints()
     const broken = readFileSync(fixture('graphql/broken/syntax-error.graphql'), 'utf8')
     // What the API says about it, asked directly.
-    const refused = await send(`${server.url}/api/projects/${before.id}/imports`, {
-      method: 'POST', body: { text: broken, format: 'graphql' }, headers: { Authorization: `Bearer ${token}` },
+    const refused = await send(`${shop.server.url}/api/projects/${before.id}/imports`, {
+      method: 'POST', body: { text: broken, format: 'graphql' }, headers: { Authorization: `Bearer ${shop.token}` },
     })
     expect(refused.status).toBe(400)
     const message = refused.json.error.message as string
@@ -137,7 +124,7 @@ describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 
     await page.getByTestId('import-submit').click()
     await expect.poll(() => page.getByTestId('import-error').textContent()).toBe('Pick a file, paste a document or give its URL.')
 
-    const after = await shop()
+    const after = await shopEndpoints()
     expect(after.endpoints).toEqual(before.endpoints)
     expect(await page.getByTestId('endpoint-row').count()).toBe(before.endpoints.length)
     await screenshot(page, 'import-error')

@@ -1,30 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { main } from '../../src/cli/main.ts'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
-import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, openStore, send, serve, tempDb, tempDir, waitFor } from '../_helpers.ts'
-import { launchBrowser, openDashboard, openPage, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
+import { openStore, send, serve, tempDb, tempDir, waitFor } from '../_helpers.ts'
+import { noBrowser, openDashboard, openPage, screenshot, screenshotDark, shopInBrowser } from './_browser.ts'
 
-let browser: Browser
-let server: RunningServer
-let token: string
-
-beforeAll(async () => {
-  if (noBrowser) return
-  ;({ server, token } = await startShop())
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await cleanup()
-})
+const shop = shopInBrowser()
 
 describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   it('logs in with the token of the banner URL, then forgets it from the address bar', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     expect(await page.getByTestId('project').allTextContents()).toEqual([expect.stringContaining('Shop')])
     expect(await page.getByTestId('project-title').textContent()).toBe('Shop')
     expect(await page.getByTestId('login').isHidden()).toBe(true)
@@ -51,7 +37,7 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   it('an empty database says how to make a project', async () => {
     const dbPath = tempDb()
     const empty = await serve(dbPath)
-    const { page, problems, context } = await openPage(browser, `${empty.url}/_mockapi/#token=${await mintToken(openStore(dbPath).context, { expiresInMs: 60_000 })}`)
+    const { page, problems, context } = await openPage(shop.browser, `${empty.url}/_mockapi/#token=${await mintToken(openStore(dbPath).context, { expiresInMs: 60_000 })}`)
     await page.getByText('No projects yet').waitFor()
     expect(await page.locator('#project-main').isHidden()).toBe(true)
     expect(problems).toEqual([])
@@ -59,18 +45,18 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   })
 
   it('without a token shows the paste-a-token screen, and the API answers 401', async () => {
-    const { page, problems, context } = await openPage(browser, `${server.url}/_mockapi/`)
+    const { page, problems, context } = await openPage(shop.browser, `${shop.server.url}/_mockapi/`)
     const login = page.getByTestId('login')
     await login.waitFor()
     expect(await login.textContent()).toContain('Paste a token from mockapi token')
     expect(await page.getByTestId('dashboard').isHidden()).toBe(true)
     expect(await page.getByTestId('login-error').textContent()).toBe('')
-    expect((await send(`${server.url}/api/projects`)).status).toBe(401)
+    expect((await send(`${shop.server.url}/api/projects`)).status).toBe(401)
     await screenshot(page, 'login-empty')
     await screenshotDark(page, 'login-empty')
 
     // Pasting the token (or a whole dashboard URL) opens the dashboard.
-    await page.getByLabel('Token').fill(`  ${server.url}/_mockapi/#token=${token}\n`)
+    await page.getByLabel('Token').fill(`  ${shop.server.url}/_mockapi/#token=${shop.token}\n`)
     await page.getByTestId('login-submit').click()
     await page.getByTestId('project').first().waitFor()
     expect(await page.getByTestId('login').isHidden()).toBe(true)
@@ -85,9 +71,9 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   })
 
   it('takes the token of a banner URL given to a tab already open on the login screen (only the #fragment changes)', async () => {
-    const { page, problems, context } = await openPage(browser, `${server.url}/_mockapi/`)
+    const { page, problems, context } = await openPage(shop.browser, `${shop.server.url}/_mockapi/`)
     await page.getByTestId('login').waitFor()
-    await page.goto(`${server.url}/_mockapi/#token=${token}`)
+    await page.goto(`${shop.server.url}/_mockapi/#token=${shop.token}`)
     await page.getByTestId('project').first().waitFor()
     expect(await page.getByTestId('login').isHidden()).toBe(true)
     expect(new URL(page.url()).hash).toBe('')
@@ -96,7 +82,7 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   })
 
   it('a bad token shows the paste screen with the reason', async () => {
-    const { page, context } = await openPage(browser, `${server.url}/_mockapi/#token=not-a-jwt`)
+    const { page, context } = await openPage(shop.browser, `${shop.server.url}/_mockapi/#token=not-a-jwt`)
     const error = page.getByTestId('login-error')
     await error.waitFor()
     expect(await error.textContent()).toMatch(/refused.*malformed/)
@@ -111,7 +97,7 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
     await expect.poll(() => error.textContent(), { timeout: 15_000 }).toMatch(/signature/)
     await screenshot(page, 'login-bad-token')
 
-    await page.getByLabel('Token').fill(token)
+    await page.getByLabel('Token').fill(shop.token)
     await page.getByTestId('login-submit').click()
     await page.getByTestId('project').first().waitFor()
     await context.close()
@@ -130,7 +116,7 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
       const claims = JSON.parse(Buffer.from(jwt!.split('.')[1]!, 'base64url').toString())
       expect(claims.exp - claims.iat).toBe(7 * 24 * 60 * 60)
       expect(claims.projectId).toBeUndefined()
-      const { page, context } = await openPage(browser, `${url}/_mockapi/#token=${jwt}`)
+      const { page, context } = await openPage(shop.browser, `${url}/_mockapi/#token=${jwt}`)
       await page.locator('[data-testid="project"][data-slug="demo"]').waitFor()
       await context.close()
     } finally {

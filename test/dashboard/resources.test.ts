@@ -1,22 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, send } from '../_helpers.ts'
-import { launchBrowser, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
+import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { send } from '../_helpers.ts'
+import { noBrowser, openDashboard, screenshot, screenshotDark, shopInBrowser } from './_browser.ts'
 
-let browser: Browser
-let server: RunningServer
-let token: string
-
-beforeAll(async () => {
-  if (noBrowser) return
-  ;({ server, token } = await startShop())
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await cleanup()
-})
+const shop = shopInBrowser()
 
 const endpointRow = (page: Page, method: string, path: string) => page.locator(`[data-testid="endpoint-row"][data-method="${method}"][data-path="${path}"]`)
 
@@ -26,7 +13,7 @@ async function recordIds(page: Page): Promise<string[]> {
 
 describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 }, () => {
   it('adds a resource, the path checked as you type, and lists its five endpoints with curl lines', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
     const path = page.getByLabel('Path')
     const check = page.getByTestId('resource-check')
@@ -48,12 +35,12 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(5)
     const listed = await rows.evaluateAll((all) => all.map((row) => `${row.getAttribute('data-method')} ${row.getAttribute('data-path')}`))
     expect(listed.sort()).toEqual(['DELETE /api/orders/:id', 'GET /api/orders', 'GET /api/orders/:id', 'POST /api/orders', 'PUT /api/orders/:id'])
-    expect(await endpointRow(page, 'GET', '/api/orders/:id').getByTestId('endpoint-curl').textContent()).toBe(`curl '${server.url}/api/shop/orders/:id'`)
+    expect(await endpointRow(page, 'GET', '/api/orders/:id').getByTestId('endpoint-curl').textContent()).toBe(`curl '${shop.server.url}/api/shop/orders/:id'`)
     expect(await endpointRow(page, 'POST', '/api/orders').getByTestId('endpoint-curl').textContent())
-      .toBe(`curl -X POST '${server.url}/api/shop/orders' -H 'content-type: application/json' -d '{}'`)
+      .toBe(`curl -X POST '${shop.server.url}/api/shop/orders' -H 'content-type: application/json' -d '{}'`)
     expect(await endpointRow(page, 'GET', '/api/orders').getByTestId('endpoint-kind').textContent()).toBe('resource')
     // The resource is served, seeded with the generators given.
-    const orders = await send(`${server.url}/api/shop/orders`)
+    const orders = await send(`${shop.server.url}/api/shop/orders`)
     expect(orders.json).toHaveLength(3)
     expect(['a, b', 'c']).toContain(orders.json[0].note)
     await expect.poll(() => page.getByTestId('project').textContent()).toContain('10 endpoints')
@@ -67,19 +54,19 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
   })
 
   it('edits status, delay and error rate inline, and deletes an endpoint', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     const list = endpointRow(page, 'GET', '/api/products')
     await list.waitFor()
     await list.getByTestId('endpoint-status').fill('203')
     await list.getByTestId('endpoint-status').press('Enter')
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('status of GET /api/products is 203')
-    expect((await send(`${server.url}/api/shop/products`)).status).toBe(203)
+    expect((await send(`${shop.server.url}/api/shop/products`)).status).toBe(203)
 
     await list.getByTestId('endpoint-delay').fill('150')
     await list.getByTestId('endpoint-delay').blur()
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('delay of GET /api/products is 150')
     const started = Date.now()
-    await send(`${server.url}/api/shop/products`)
+    await send(`${shop.server.url}/api/shop/products`)
     expect(Date.now() - started).toBeGreaterThanOrEqual(140)
 
     // A refused value says why and marks the field.
@@ -91,14 +78,14 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await rate.fill('100')
     await rate.press('Enter')
     await expect.poll(() => rate.getAttribute('aria-invalid'), { timeout: 15_000 }).toBe(null)
-    expect((await send(`${server.url}/api/shop/products`)).status).toBe(500)
+    expect((await send(`${shop.server.url}/api/shop/products`)).status).toBe(500)
     await rate.fill('0')
     await rate.press('Enter')
     await list.getByTestId('endpoint-delay').fill('0')
     await list.getByTestId('endpoint-delay').press('Enter')
     await list.getByTestId('endpoint-status').fill('200')
     await list.getByTestId('endpoint-status').press('Enter')
-    await expect.poll(async () => (await send(`${server.url}/api/shop/products`)).status, { timeout: 15_000 }).toBe(200)
+    await expect.poll(async () => (await send(`${shop.server.url}/api/shop/products`)).status, { timeout: 15_000 }).toBe(200)
 
     // Delete asks once more.
     const remove = endpointRow(page, 'DELETE', '/api/orders/:id').getByTestId('endpoint-delete')
@@ -106,13 +93,13 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     expect(await remove.textContent()).toBe('Delete?')
     await remove.click()
     await endpointRow(page, 'DELETE', '/api/orders/:id').waitFor({ state: 'detached' })
-    expect((await send(`${server.url}/api/shop/orders/1`, { method: 'DELETE' })).status).toBe(405)
+    expect((await send(`${shop.server.url}/api/shop/orders/1`, { method: 'DELETE' })).status).toBe(405)
     expect(problems).toEqual([])
     await context.close()
   })
 
   it('browses records with filter, sort and pages, edits one in the JSON editor, deletes one, resets to seed', async () => {
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await page.getByTestId('tab-records').click()
     await page.getByTestId('record-resource').selectOption({ label: '/api/products (12 records)' })
     const info = page.getByTestId('page-info')
@@ -165,21 +152,21 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     const row3 = page.locator('[data-testid="record-row"][data-id="3"]')
     await expect.poll(() => row3.textContent(), { timeout: 15_000 }).toContain('Edited <b>lamp</b>')
     expect(await row3.locator('b').count()).toBe(0)
-    expect((await send(`${server.url}/api/shop/products/3`)).json).toEqual({ id: '3', name: 'Edited <b>lamp</b>', price: 99, tags: ['x'] })
+    expect((await send(`${shop.server.url}/api/shop/products/3`)).json).toEqual({ id: '3', name: 'Edited <b>lamp</b>', price: 99, tags: ['x'] })
 
     // Delete record 4 (asked twice).
     const remove = page.locator('[data-testid="record-row"][data-id="4"]').getByTestId('record-delete')
     await remove.click()
     await remove.click()
     await page.locator('[data-testid="record-row"][data-id="4"]').waitFor({ state: 'detached' })
-    expect((await send(`${server.url}/api/shop/products/4`)).status).toBe(404)
+    expect((await send(`${shop.server.url}/api/shop/products/4`)).status).toBe(404)
 
     // Reset to seed brings both back as they were.
     await page.getByTestId('records-reset').click()
     await page.getByTestId('records-reset').click()
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toMatch(/^Reset \d+ records/)
-    expect((await send(`${server.url}/api/shop/products/3`)).json).toEqual({ id: '3', name: 'Product 3', price: 15, active: true })
-    expect((await send(`${server.url}/api/shop/products/4`)).status).toBe(200)
+    expect((await send(`${shop.server.url}/api/shop/products/3`)).json).toEqual({ id: '3', name: 'Product 3', price: 15, active: true })
+    expect((await send(`${shop.server.url}/api/shop/products/4`)).status).toBe(200)
     expect(problems).toEqual([])
     await context.close()
   })
