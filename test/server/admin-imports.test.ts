@@ -3,7 +3,8 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
-import { createProject } from '../../src/domain/projects.ts'
+import Database from 'better-sqlite3'
+import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { cleanup, expectAliveAndIntact, openStore, ROOT, send, serve, tempDb } from '../_helpers.ts'
 
@@ -15,6 +16,10 @@ let url: string
 let api: string
 let auth: Record<string, string>
 let specs: { url: string; close(): Promise<void> }
+/** `/slow.graphql` answers only once the test calls this (set when a request for it arrives). */
+let answerSlow: (() => void) | null = null
+let slowAsked: Promise<void>
+let slowArrived: () => void = () => {}
 
 beforeAll(async () => {
   dbPath = tempDb()
@@ -27,7 +32,10 @@ beforeAll(async () => {
   const server = createServer((req, res) => {
     if (req.url === '/petstore.yaml') res.writeHead(200).end(PETSTORE)
     else if (req.url === '/huge.graphql') res.writeHead(200, { 'content-length': String(17 * 1024 * 1024) }).end()
-    else if (req.url === '/cut.graphql') {
+    else if (req.url === '/slow.graphql') {
+      answerSlow = () => res.writeHead(200).end('type Query { late: String }')
+      slowArrived()
+    } else if (req.url === '/cut.graphql') {
       // Promises a body, sends a little of it, then hangs up.
       res.writeHead(200, { 'content-length': '1000' })
       res.write('type Query {')
@@ -146,6 +154,53 @@ describe('POST /api/projects/{id}/imports', () => {
     // The endpoints come back as the endpoint list gives them: with where they are served, and how to call them.
     expect(named.json.created[0]).toMatchObject({ path: '/graphql#Query.hello', url: `${url}/api/protos/graphql` })
     expect(named.json.created[0].call).toMatch(/^curl -X POST /)
+  })
+
+  it('a spec larger than the route takes is refused with 413 before it is parsed, and nothing changes', async () => {
+    const before = await endpoints(1)
+    const huge = await post(1, { text: `type Query { a: String }\n# ${'x'.repeat(33 * 1024 * 1024)}` })
+    expect([huge.status, huge.json.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE'])
+    expect(await endpoints(1)).toEqual(before)
+  })
+
+  it('a project deleted while its spec is fetched: 404, and nothing of the import is stored', async () => {
+    const { context } = openStore(dbPath)
+    const doomed = createProject(context, { name: 'Doomed', slug: 'doomed' })
+    slowAsked = new Promise((resolve) => (slowArrived = resolve))
+    const importing = post(doomed.id, { url: `${specs.url}/slow.graphql` })
+    await slowAsked
+    deleteProject(context, 'doomed')
+    answerSlow!()
+    const answered = await importing
+    expect([answered.status, answered.json.error.code]).toEqual([404, 'PROJECT_NOT_FOUND'])
+    expect(context.repos.specs.listByProject(doomed.id)).toEqual([])
+    expect(context.repos.endpoints.listByProject(doomed.id)).toEqual([])
+    await expectAliveAndIntact(url, dbPath)
+  })
+
+  it('another process holding the write lock: the import waits and stores once it is released, or answers 503 STORE_BUSY past 5 s with nothing stored', async () => {
+    const { context } = openStore(dbPath)
+    const waiting = createProject(context, { name: 'Waiting', slug: 'waiting' })
+    const locker = new Database(dbPath)
+    try {
+      locker.exec('BEGIN IMMEDIATE')
+      const importing = post(waiting.id, { text: 'type Query { patient: String }' })
+      // Still waiting while the lock is held (a latch: the answer has not come).
+      const early = await Promise.race([importing.then(() => 'answered'), new Promise((resolve) => setTimeout(resolve, 300, 'waiting'))])
+      expect(early).toBe('waiting')
+      locker.exec('ROLLBACK')
+      expect((await importing).status).toBe(201)
+      expect((await endpoints(waiting.id)).map((e) => e.path)).toEqual(['/graphql#Query.patient'])
+
+      locker.exec('BEGIN IMMEDIATE')
+      const busy = await post(waiting.id, { text: 'type Query { never: String }', title: 'never' })
+      expect([busy.status, busy.json.error.code, busy.headers.get('retry-after')]).toEqual([503, 'STORE_BUSY', '2'])
+    } finally {
+      if (locker.inTransaction) locker.exec('ROLLBACK')
+      locker.close()
+    }
+    expect((await endpoints(waiting.id)).map((e) => e.path)).toEqual(['/graphql#Query.patient'])
+    await expectAliveAndIntact(url, dbPath)
   })
 
   it('409 when the routes clash with the project\'s endpoints; 404 for an unknown project; POST only; a token needed', async () => {
