@@ -11,6 +11,7 @@ import { whenStoreFree } from '../domain/transaction.ts'
 import { attemptView, subscriptionView } from '../views.ts'
 import { createAuthorize, notAllowed, pathParam, type AdminDeps, isRead, route } from './admin-common.ts'
 import { mountAdminEndpoints } from './admin-endpoints.ts'
+import { mountAdminImports } from './admin-imports.ts'
 import { mountAdminLive } from './admin-live.ts'
 import { mountAdminResources } from './admin-resources.ts'
 import { readJsonBody } from './body.ts'
@@ -122,4 +123,5 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   mountAdminEndpoints(app, deps, authorized)
   mountAdminResources(app, deps, authorized)
   mountAdminLive(app, deps, authorized)
+  mountAdminImports(app, deps, authorized)
 }

@@ -5,8 +5,6 @@ import type { MockEvents } from '../events.ts'
 import { DEFAULT_BODY_LIMIT } from './body.ts'
 import { preflightResponse } from './cors.ts'
 import { mountAdmin } from './admin.ts'
-import { createAuthorize } from './admin-common.ts'
-import { mountAdminImports } from './admin-imports.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
@@ -45,16 +43,14 @@ export function createApp(deps: AppDeps): H3 {
   // Node sends no body for HEAD; h3 does not answer it from the GET route by itself.
   app.head('/api/health', health)
   mountInbox(app, { context: deps.context, events: deps.events, bodyLimit })
-  const adminDeps = {
+  mountAdmin(app, {
     context: deps.context,
     events: deps.events,
     bodyLimit,
     requestLog: deps.requestLog ?? createRequestLog(deps.events),
     signal: deps.signal ?? new AbortController().signal,
     grpcPort: deps.grpcPort ?? (() => null),
-  }
-  mountAdmin(app, adminDeps)
-  mountAdminImports(app, adminDeps, createAuthorize(deps.context))
+  })
   mountDashboard(app)
   app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random }))
   return app
