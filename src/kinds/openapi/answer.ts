@@ -13,7 +13,7 @@ import type { OpenApiOperation, SpecDocument } from './types.ts'
 const responders = new WeakMap<SpecDocument, Responder>()
 
 /** ajv and openapi-sampler load with the first imported endpoint that answers. */
-export async function responderFor(spec: () => SpecDocument): Promise<Responder> {
+async function responderFor(spec: () => SpecDocument): Promise<Responder> {
   const document = spec()
   let responder = responders.get(document)
   if (!responder) {
@@ -39,7 +39,7 @@ function formFields(entries: Iterable<[string, string]>): Record<string, string 
 }
 
 /** JSON and form bodies (urlencoded and multipart) are parsed for validation; others (XML, binary) pass as raw bytes, unchecked. */
-export async function readOperationBody(request: MockRequest): Promise<unknown> {
+async function readOperationBody(request: MockRequest): Promise<unknown> {
   const bytes = await request.body()
   if (bytes.byteLength === 0) return undefined
   const contentType = request.headers.get('content-type')
@@ -57,7 +57,7 @@ export async function readOperationBody(request: MockRequest): Promise<unknown> 
 }
 
 /** 422 with each problem when the request breaks the operation's parameters or body schema. */
-export function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown): void {
+function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown): void {
   const problems = responder.validateRequest(operation, {
     params,
     query: request.url.searchParams,
@@ -87,7 +87,7 @@ function documentedAnswer(responder: Responder, operation: OpenApiOperation, sta
   return { status: built.status, headers, body: built.body }
 }
 
-export interface OperationAnswerInput {
+interface OperationAnswerInput {
   request: MockRequest
   endpoint: Endpoint
   operation: OpenApiOperation
@@ -106,7 +106,7 @@ export interface OperationAnswerInput {
  * An imported operation, its request validated: what the spec documents (or the records, for a
  * stateful import; or a body configured on the endpoint).
  */
-export async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer> {
+async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer> {
   const { request, endpoint, operation, responder, prefer, decision, body, stateful } = input
   // A preferred error code picks its documented response below; only the error rate fails outright.
   const { outcome } = decision
