@@ -1,6 +1,7 @@
 import type { Endpoint, EndpointKind, Project, Resource, SpecDocument, SpecVersion } from '../model.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { StoredSpec } from '../store/specs.ts'
+import type { OperationsRoute } from '../engine/exchange.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Context } from './context.ts'
 import { splitOperationPath } from './operation-paths.ts'
@@ -18,18 +19,11 @@ export interface RoutedEndpoint {
   spec: (() => SpecDocument) | null
 }
 
-/** A GraphQL schema or SOAP service: one URL answering each of its operations. */
-export interface ProtocolRoute {
+/** A GraphQL schema or SOAP service: one URL answering each of its operations, as its kind's answerer reads it. */
+export interface ProtocolRoute extends OperationsRoute {
   /** The kind of its endpoints (a `mount` kind: graphql, soap). */
   protocol: EndpointKind
-  /** `/graphql`, `/soap/Calculator`. */
-  mount: string
-  specId: number
-  /** Changes when the spec is re-imported; handlers cache what they build from the spec by it. */
-  importedAt: string
   loadSpec: () => StoredSpec
-  /** The endpoints by operation: `Query.film`, `Add`. */
-  operations: Map<string, Endpoint>
 }
 
 type RouteValue = RoutedEndpoint | ProtocolRoute
