@@ -83,9 +83,21 @@ function routeStageInput({ deps, request, match, policy }: StageInput): RouteSta
   }
 }
 
-/** The kind's own stages (loaded with its first request), else those of an endpoint configured by hand. */
-function stagesOf(kind: EndpointKind): Promise<RouteStages> {
-  return kindOf(kind).routeStages?.() ?? Promise.resolve(CONFIGURED_STAGES)
+const stagesByKind = new Map<EndpointKind, RouteStages | Promise<RouteStages>>()
+
+/**
+ * The kind's own stages (loaded with its first request), else those of an endpoint configured by
+ * hand; looked up once per kind, not per request.
+ */
+function stagesOf(kind: EndpointKind): RouteStages | Promise<RouteStages> {
+  let stages = stagesByKind.get(kind)
+  if (stages === undefined) {
+    const loading = kindOf(kind).routeStages?.()
+    stages = loading ?? CONFIGURED_STAGES
+    stagesByKind.set(kind, stages)
+    void loading?.then((loaded) => stagesByKind.set(kind, loaded), () => stagesByKind.delete(kind))
+  }
+  return stages
 }
 
 /** A GraphQL schema or SOAP service: its kind's answerer, loaded (with its libraries) on the first request. */
@@ -115,7 +127,8 @@ function toResponse(answer: MockAnswer): Response {
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Response> {
   const policy = policyStage(request, match, deps.random)
   await holdResponse(event, policy.decision.delayMs)
-  const stages = await stagesOf(match.route.endpoint.kind)
+  const known = stagesOf(match.route.endpoint.kind)
+  const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy })
   const validated = await stages.validate(input)
   return toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
