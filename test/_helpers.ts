@@ -123,22 +123,80 @@ export interface CliOptions {
   env?: Record<string, string>
 }
 
+/** An io for `main()` as processIo writes (each call one line unless it already ends with one), colours stripped. */
+function capturedIo(out: (text: string) => void, err: (text: string) => void) {
+  const line = (text: string) => stripVTControlCharacters(text.endsWith('\n') ? text : `${text}\n`)
+  return { out: (text: string) => out(line(text)), err: (text: string) => err(line(text)), isInteractive: false }
+}
+
+/** The working directory and variables a child would get. */
+function environmentOf(options: CliOptions) {
+  return { cwd: options.cwd ?? ROOT, env: { ...process.env, FORCE_COLOR: '0', ...options.env } }
+}
+
 /**
  * Runs the CLI in this process: `main()` from src with a captured io, in the folder and with the
  * variables given (as a child would see them), colours stripped. The source runs, so a test never
- * sees a stale build. A `serve` run in-process installs signal handlers: spawn those instead.
+ * sees a stale build. A `serve` run here returns once it refuses to start or is stopped (by
+ * cleanup(), if it started by mistake); `serveCli` runs one to talk to.
  */
 export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
-  // As processIo writes: each call one line unless it already ends with one.
-  const line = (text: string) => stripVTControlCharacters(text.endsWith('\n') ? text : `${text}\n`)
-  const io = { out: (text: string) => void (stdout += line(text)), err: (text: string) => void (stderr += line(text)), isInteractive: false }
-  const code = await main(args, io, { cwd: options.cwd ?? ROOT, env: { ...process.env, FORCE_COLOR: '0', ...options.env } })
+  const io = capturedIo((text) => void (stdout += text), (text) => void (stderr += text))
+  const stop = new AbortController()
+  const abort = () => stop.abort()
+  cleanups.push(abort)
+  let code: number
+  try {
+    code = await main(args, io, environmentOf(options), { signal: stop.signal })
+  } finally {
+    cleanups.splice(cleanups.indexOf(abort), 1)
+  }
   // A spawned server sees another process's commit within 50 ms; a child's exit always took
   // longer than that, so tests that ask it right after a CLI change could rely on it.
   if (servesDatabase(databaseOf(args, options))) await settle()
   return { code, stdout, stderr }
+}
+
+export interface ServeRun {
+  url: string
+  /** What it printed so far, stdout and stderr in the order written. */
+  output(): string
+  /** Stops it as SIGTERM stops the binary (the same graceful path); resolves with the exit code. */
+  stop(): Promise<number>
+}
+
+/**
+ * `mockapi serve` in this process: `main(['serve', …])` with a captured io, stopped by an
+ * AbortSignal instead of the process's signals; waits for its whole banner. cleanup() stops it
+ * (a failing test leaves no server listening nor database open for the next file of the worker).
+ */
+export async function serveCli(args: string[], options: CliOptions = {}): Promise<ServeRun> {
+  let output = ''
+  let bannerShown = () => {}
+  const banner = new Promise<void>((resolve) => (bannerShown = resolve))
+  const write = (text: string) => {
+    output += text
+    // The banner ends with the Ctrl-C hint; wait for all of it.
+    if (text.includes('Ctrl-C to stop')) bannerShown()
+  }
+  const stopper = new AbortController()
+  const exit = main(args, capturedIo(write, write), environmentOf(options), { signal: stopper.signal })
+  const stop = () => {
+    stopper.abort()
+    return exit
+  }
+  cleanups.push(async () => void (await stop()))
+  let timer: NodeJS.Timeout | undefined
+  const started = await Promise.race([
+    banner.then(() => true),
+    exit.then(() => false),
+    new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 15_000))),
+  ]).finally(() => clearTimeout(timer))
+  if (!started) throw new Error(`serve exited early (code ${await exit}):\n${output}`)
+  const url = /listening on (http:\/\/\S+)/.exec(output)![1]!
+  return { url, output: () => output, stop }
 }
 
 /**

@@ -6,6 +6,8 @@ import type { Io } from './output.ts'
 export interface CliContext {
   io: Io
   environment: Environment
+  /** Given when the CLI runs inside another program: stops `serve` in place of the process's signals. */
+  signal?: AbortSignal | undefined
 }
 
 export interface GlobalOptions {
@@ -35,6 +37,6 @@ export async function withRuntime<T>(command: Command, ctx: CliContext, work: (r
   }
 }
 
-export function defaultContext(io: Io, environment: Environment = currentEnvironment()): CliContext {
-  return { io, environment }
+export function defaultContext(io: Io, environment: Environment = currentEnvironment(), signal?: AbortSignal): CliContext {
+  return { io, environment, signal }
 }

@@ -69,13 +69,21 @@ function inherit(command: Command, parent: Command): void {
   for (const sub of command.commands) inherit(sub, command)
 }
 
+export interface MainOptions {
+  /**
+   * Stops a `serve` the way SIGINT or SIGTERM does, which it then leaves to the caller: a process
+   * that runs the CLI inside it (a test suite) keeps its own signals and error handlers.
+   */
+  signal?: AbortSignal
+}
+
 /**
  * Runs the CLI and returns the exit code: 0 success, 1 a user error (one red line) or anything else.
  * `environment` (working directory and variables) defaults to this process's, so tests can run
  * several CLIs in one process, each in its own folder.
  */
-export async function main(argv: string[], io: Io = processIo, environment?: Environment): Promise<number> {
-  const ctx = defaultContext(io, environment)
+export async function main(argv: string[], io: Io = processIo, environment?: Environment, options: MainOptions = {}): Promise<number> {
+  const ctx = defaultContext(io, environment, options.signal)
   try {
     const program = await createProgram(ctx, argv)
     await program.parseAsync(argv, { from: 'user' })

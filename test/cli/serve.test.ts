@@ -2,11 +2,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { cleanup, cli, exited, send, spawnServe, tempDir, cliProcess } from '../_helpers.ts'
+import { cleanup, cli, exited, send, serveCli, spawnServe, tempDir } from '../_helpers.ts'
 
 afterAll(cleanup)
 
-describe('mockapi serve (child process)', () => {
+describe('mockapi serve', () => {
+  // The one serve of this file in a child process: the binary as a user starts it, stopped by a real signal.
   it('creates the default database and demo project on first run and answers from SQLite', async () => {
     const cwd = tempDir()
     const { url, child, output } = await spawnServe(['serve', '--port', '0'], { cwd })
@@ -35,7 +36,7 @@ describe('mockapi serve (child process)', () => {
     const cwd = tempDir()
     const db = join(cwd, 'live.db')
     expect((await cli(['--db', db, 'init', '--yes', '--slug', 'live', '--resource', '/api/posts'], { cwd })).code).toBe(0)
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const { url, stop } = await serveCli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const base = `${url}/api/live`
     await send(`${base}/posts`, { method: 'POST', body: { title: 'a', tags: ['x'] } })
 
@@ -56,8 +57,7 @@ describe('mockapi serve (child process)', () => {
     expect(removed.headers.get('allow')).toBe('GET, PATCH, PUT')
     expect((await send(`${base}/posts/1`)).status).toBe(200)
 
-    child.kill('SIGINT')
-    expect((await exited(child)).code).toBe(0)
+    expect(await stop()).toBe(0)
   })
 
   it('refuses a port that is taken when it was asked for explicitly', async () => {
@@ -66,7 +66,7 @@ describe('mockapi serve (child process)', () => {
     const port = (blocker.address() as { port: number }).port
     try {
       const cwd = tempDir()
-      const result = cliProcess(['serve', '--port', String(port)], { cwd })
+      const result = await cli(['serve', '--port', String(port)], { cwd })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`port ${port} is in use`)
     } finally {
@@ -80,11 +80,29 @@ describe('mockapi serve (child process)', () => {
     await cli(['--db', db, 'init', '--yes', '--slug', 'first', '--resource', '/api/cats'], { cwd })
     await cli(['--db', db, 'project', 'create', 'Second', '--slug', 'second'], { cwd })
     await cli(['--db', db, 'add-resource', '/api/dogs', '--project', 'second'], { cwd })
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--project', 'second'], { cwd })
+    const { url, stop } = await serveCli(['--db', db, 'serve', '--port', '0', '--project', 'second'], { cwd })
     expect((await send(`${url}/api/dogs`)).status).toBe(200)
     expect((await send(`${url}/api/cats`)).status).toBe(404)
     expect((await send(`${url}/api/first/cats`)).status).toBe(200)
-    child.kill('SIGTERM')
-    await exited(child)
+    await stop()
+  })
+
+  it('runs in-process until its AbortSignal stops it, leaving the process\'s signal and error handlers alone', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 'inproc.db')
+    await cli(['--db', db, 'init', '--yes', '--slug', 'p', '--resource', '/api/notes'], { cwd })
+    const handlers = () => ['SIGINT', 'SIGTERM', 'uncaughtException', 'unhandledRejection'].map((event) => process.listenerCount(event))
+    const before = handlers()
+    const { url, output, stop } = await serveCli(['--db', db, 'serve', '--port', '0'], { cwd })
+    expect(handlers()).toEqual(before)
+    expect((await send(`${url}/api/notes`)).status).toBe(200)
+    expect(output()).toMatch(/GET\s+\/api\/notes 200/)
+    expect(await stop()).toBe(0)
+    expect(output()).toContain('stopped: shutting down')
+    // Stopped means closed: nothing listens and the database can be served again at once.
+    await expect(fetch(`${url}/api/health`)).rejects.toThrow()
+    const again = await serveCli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    expect((await send(`${again.url}/api/notes`)).status).toBe(200)
+    expect(await again.stop()).toBe(0)
   })
 })

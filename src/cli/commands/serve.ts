@@ -124,23 +124,39 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ctx.io.err(chalk.red(`✖ unexpected error (still serving): ${(error as Error)?.message ?? String(error)}`))
         if (debug) ctx.io.err(String((error as Error)?.stack ?? error))
       }
-      process.on('uncaughtException', survive)
-      process.on('unhandledRejection', survive)
+      const { signal } = ctx
+      // The process is serve's own only without a signal; a program running the CLI keeps its handlers.
+      const ownsProcess = signal === undefined
+      if (ownsProcess) {
+        process.on('uncaughtException', survive)
+        process.on('unhandledRejection', survive)
+      }
       await new Promise<void>((resolve) => {
         const onSignal = (signal: NodeJS.Signals) => stopServing(signal)
+        const onAbort = () => stopServing('stopped')
         stopServing = (reason) => {
           stopServing = () => {}
-          process.off('SIGINT', onSignal)
-          process.off('SIGTERM', onSignal)
+          if (ownsProcess) {
+            process.off('SIGINT', onSignal)
+            process.off('SIGTERM', onSignal)
+          }
+          signal?.removeEventListener('abort', onAbort)
           ctx.io.out(chalk.dim(`\n${reason}: shutting down`))
           server.close().then(resolve, resolve)
         }
-        process.on('SIGINT', onSignal)
-        process.on('SIGTERM', onSignal)
+        if (ownsProcess) {
+          process.on('SIGINT', onSignal)
+          process.on('SIGTERM', onSignal)
+        } else {
+          signal.addEventListener('abort', onAbort, { once: true })
+        }
         if (storeLost) stopServing('database gone')
+        else if (signal?.aborted) onAbort()
       })
-      process.off('uncaughtException', survive)
-      process.off('unhandledRejection', survive)
+      if (ownsProcess) {
+        process.off('uncaughtException', survive)
+        process.off('unhandledRejection', survive)
+      }
       if (storeLost) throw new AppError('STORE_UNAVAILABLE', storeLost)
     })
 }
