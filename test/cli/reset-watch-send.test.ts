@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cli, cliProcessAsync, exited, send, spawnServe, startReceiver, tempDir, waitFor, cliProcess } from '../_helpers.ts'
+import { cleanup, cli, send, serveCli, startReceiver, tempDir, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -12,13 +12,12 @@ describe('reset', () => {
     const db = join(cwd, 'r.db')
     const run = (...args: string[]) => cli(['--db', db, ...args], { cwd })
     expect((await run('init', '--template', 'todo', '--yes', '--slug', 'todo')).code).toBe(0)
-    const { url, child } = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const { url, stop } = await serveCli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     const seeded = (await send(`${url}/api/todo/todos`)).text
     await send(`${url}/api/todo/todos`, { method: 'POST', body: { title: 'extra' } })
     await send(`${url}/api/todo/todos/1`, { method: 'DELETE' })
     await send(`${url}/api/todo/lists/2`, { method: 'PUT', body: { name: 'Changed' } })
     expect((await run('reset')).stdout).toContain('reset todo: 33 records in 2 collections')
-    await new Promise((resolve) => setTimeout(resolve, 60))
     expect((await send(`${url}/api/todo/todos`)).text).toBe(seeded)
     expect((await send(`${url}/api/todo/lists/2`)).json.name).toBe('Work')
     // Generated ids continue after the seed again.
@@ -31,8 +30,7 @@ describe('reset', () => {
     expect((await send(`${url}/api/todo/todos`)).text).toBe(seeded)
     expect((await send(`${url}/api/projects/1/reset`, { method: 'POST' })).status).toBe(401)
     expect((await send(`${url}/api/projects/1/reset`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(405)
-    child.kill('SIGTERM')
-    await exited(child)
+    await stop()
   })
 })
 
@@ -41,7 +39,7 @@ describe('serve --watch', () => {
     const cwd = tempDir()
     const file = join(cwd, 'mockapi.yaml')
     writeFileSync(file, 'name: Watched\nslug: watched\nresources:\n  - path: /api/notes\n    records:\n      - { id: "1", text: first }\n')
-    const { url, child, output } = await spawnServe(['--db', join(cwd, 'w.db'), 'serve', '--port', '0', '--watch', 'mockapi.yaml'], { cwd })
+    const { url, output, stop } = await serveCli(['--db', join(cwd, 'w.db'), 'serve', '--port', '0', '--watch', 'mockapi.yaml'], { cwd })
     expect(output()).toContain('applied mockapi.yaml to project watched')
     expect((await send(`${url}/api/notes/1`)).json.text).toBe('first')
     expect(output()).not.toContain('demo project')
@@ -55,14 +53,13 @@ describe('serve --watch', () => {
     await waitFor(() => output().includes('not applied, still serving the last good version'), 5000, 'the error line')
     expect((await send(`${url}/api/stats`)).json).toEqual({ notes: 1 })
     expect((await send(`${url}/api/notes/1`)).status).toBe(200)
-    child.kill('SIGTERM')
-    expect((await exited(child)).code).toBe(0)
+    expect(await stop()).toBe(0)
   })
 
-  it('refuses to start on a broken file', () => {
+  it('refuses to start on a broken file', async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, 'bad.yaml'), 'name: [\n')
-    const result = cliProcess(['serve', '--port', '0', '--watch', 'bad.yaml'], { cwd })
+    const result = await cli(['serve', '--port', '0', '--watch', 'bad.yaml'], { cwd })
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/bad\.yaml, line \d+/)
   })
@@ -71,7 +68,7 @@ describe('serve --watch', () => {
 describe('mockapi webhooks send', () => {
   it('posts a sample payload with id, epoch-ms timestamp and a hex HMAC signature', async () => {
     const receiver = await startReceiver()
-    const result = await cliProcessAsync(['webhooks', 'send', receiver.url, '--event', 'payment.succeeded', '--sign', 'topsecret'])
+    const result = await cli(['webhooks', 'send', receiver.url, '--event', 'payment.succeeded', '--sign', 'topsecret'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain('payment.succeeded')
     const [request] = receiver.requests
@@ -82,15 +79,15 @@ describe('mockapi webhooks send', () => {
     expect(request!.headers['x-webhook-signature']).toBe(expected)
     expect(JSON.parse(request!.body)).toMatchObject({ event: 'payment.succeeded', data: { object: { status: 'succeeded' } } })
 
-    expect((await cliProcessAsync(['webhooks', 'send', receiver.url, '--event', 'user.created'])).code).toBe(0)
+    expect((await cli(['webhooks', 'send', receiver.url, '--event', 'user.created'])).code).toBe(0)
     expect(receiver.requests[1]!.headers['x-webhook-signature']).toBeUndefined()
     expect(JSON.parse(receiver.requests[1]!.body)).toMatchObject({ event: 'user.created', data: { email: expect.stringMatching(/@/) } })
   })
 
   it('refuses an unknown event and reports a receiver that fails', async () => {
     const failing = await startReceiver(() => 500)
-    expect((await cliProcessAsync(['webhooks', 'send', failing.url, '--event', 'nope.event'])).stderr).toMatch(/unknown event "nope\.event"; samples: payment\.succeeded/)
-    const failed = await cliProcessAsync(['webhooks', 'send', failing.url, '--event', 'user.created'])
+    expect((await cli(['webhooks', 'send', failing.url, '--event', 'nope.event'])).stderr).toMatch(/unknown event "nope\.event"; samples: payment\.succeeded/)
+    const failed = await cli(['webhooks', 'send', failing.url, '--event', 'user.created'])
     expect(failed.code).toBe(1)
     expect(failed.stderr).toContain(': 500 in')
   })

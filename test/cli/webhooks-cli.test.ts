@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { cleanup, cli, exited, send, serve, spawnServe, startReceiver, tempDir, testClock, waitFor } from '../_helpers.ts'
+import { cleanup, cli, send, serve, serveCli, startReceiver, tempDir, testClock, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -55,7 +55,7 @@ describe('mockapi webhooks and inbox', () => {
     expect((await run('webhooks', 'add', receiver.url, '--events', 'mock.nope')).code).toBe(1)
     expect((await run('webhooks', 'list')).stdout).toMatch(/1\s+local\s+on\s+mock\.request/)
 
-    const { url, child, output } = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd })
+    const { url, output, stop } = await serveCli(['--db', db, 'serve', '--port', '0'], { cwd })
     await send(`${url}/api/one/items`)
     await waitFor(() => receiver.requests.length === 1, 5000, 'a delivery')
     const log = await waitFor(async () => {
@@ -83,8 +83,7 @@ describe('mockapi webhooks and inbox', () => {
     expect((await run('webhooks', 'remove', '1')).code).toBe(0)
     expect(JSON.parse((await run('webhooks', 'list', '--json')).stdout)).toEqual([])
     expect((await run('webhooks', 'remove', '1')).code).toBe(1)
-    child.kill('SIGTERM')
-    await exited(child)
+    await stop()
   })
 
   it('shows the inbox as a table and as JSON', async () => {
