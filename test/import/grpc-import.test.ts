@@ -3,7 +3,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
-import { cleanup, cli, cliProcessAsync, ROOT, serve, spawnServe, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, ROOT, serve, serveCli, spawnServe, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 
 afterAll(cleanup)
@@ -153,6 +153,7 @@ describe('gRPC import: every method of the real protos answers a real @grpc/grpc
 })
 
 describe('gRPC import: serve, events, export/apply, broken protos', () => {
+  // The gRPC test in a child process: the built binary loads and serves grpc-js as a user runs it.
   it('mockapi serve listens on --grpc-port, logs calls and raises mock.request / mock.error', async () => {
     const { ok, db, cwd } = workspace()
     await ok('import', PROTOS[0]!.file)
@@ -177,7 +178,7 @@ describe('gRPC import: serve, events, export/apply, broken protos', () => {
     const { ok, db, cwd } = workspace()
     await ok('init', '--yes', '--slug', 'g')
     const port = await freePort()
-    const { output } = await spawnServe(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port), '--quiet'], { cwd })
+    const { output } = await serveCli(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port), '--quiet'], { cwd })
     expect(output()).not.toContain('gRPC             ')
     await ok('import', PROTOS[0]!.file)
     await waitFor(() => output().includes(`✔ gRPC methods were imported: listening for gRPC on 127.0.0.1:${port}`), 10_000, 'the gRPC line')
@@ -190,7 +191,7 @@ describe('gRPC import: serve, events, export/apply, broken protos', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
     const port = (blocker.address() as { port: number }).port
     try {
-      const result = await cliProcessAsync(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port)], { cwd })
+      const result = await cli(['--db', db, 'serve', '--port', '0', '--grpc-port', String(port)], { cwd })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`gRPC port ${port} is already in use; choose another with --grpc-port`)
     } finally {
