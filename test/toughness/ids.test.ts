@@ -3,17 +3,17 @@ import Database from 'better-sqlite3'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createSubscription } from '../../src/domain/subscriptions.ts'
 import { LATEST_VERSION, migrate } from '../../src/store/migrations/index.ts'
-import { cleanup, cli, cliWorkspace, exited, expectAliveAndIntact, openStore, send, serve, spawnServe, startReceiver, tempDb, waitFor, type CliWorkspace } from '../_helpers.ts'
+import { cleanup, cli, cliWorkspace, expectAliveAndIntact, openStore, send, serve, serveCli, startReceiver, tempDb, waitFor, type CliWorkspace, type ServeRun } from '../_helpers.ts'
 
 afterAll(cleanup)
 
-async function startServe(w: CliWorkspace) {
-  return spawnServe(['--db', w.db, 'serve', '--port', '0', '--quiet'], { cwd: w.cwd })
+/** `mockapi serve` in this process; stopping it closes its database as a stopped process would. */
+function startServe(w: CliWorkspace): Promise<ServeRun> {
+  return serveCli(['--db', w.db, 'serve', '--port', '0', '--quiet'], { cwd: w.cwd })
 }
 
-async function stop(server: Awaited<ReturnType<typeof startServe>>): Promise<void> {
-  server.child.kill('SIGTERM')
-  await exited(server.child)
+async function stop(server: ServeRun): Promise<void> {
+  expect(await server.stop()).toBe(0)
 }
 
 const idOf = (stdout: string): number => Number((JSON.parse(stdout) as { id: number | string }).id)
