@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
-import { cleanup, cli, exited, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, cli, exited, send, serveCli, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
 
-afterAll(cleanup)
+afterEach(cleanup)
 
 interface LoggedAttempt { attempt: number; succeeded: boolean; statusCode: number | null; eventId: string; error: string | null }
 
@@ -29,6 +29,8 @@ function listenOn(port: number, handler: (body: string, id: string) => void, del
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)))
 }
 
+// The serve that crashes (or gets SIGTERM) is the binary in a child process; the one started after
+// it runs in this process: to it the file and the dead process's lease are the same either way.
 describe('deliveries survive kill -9', () => {
   it('continues with attempt 2 after a crash between attempts', async () => {
     const { cwd, db, run, attempts } = await setup()
@@ -48,12 +50,11 @@ describe('deliveries survive kill -9', () => {
     const received: string[] = []
     const receiver = await listenOn(port, (_body, id) => received.push(id))
     try {
-      const second = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd, env })
+      const second = await serveCli(['--db', db, 'serve', '--port', '0'], { cwd, env })
       const done = await waitFor(async () => (await attempts()).find((a) => a.succeeded), 10_000, 'delivery after restart')
       expect(done.attempt).toBe(2)
       expect(received).toEqual([failed[0]!.eventId])
-      second.child.kill('SIGTERM')
-      await exited(second.child)
+      expect(await second.stop()).toBe(0)
     } finally {
       receiver.close()
     }
@@ -75,13 +76,12 @@ describe('deliveries survive kill -9', () => {
 
     const fast = await listenOn(port, (_body, id) => received.push(id))
     try {
-      const second = await spawnServe(['--db', db, 'serve', '--port', '0'], { cwd })
+      const second = await serveCli(['--db', db, 'serve', '--port', '0'], { cwd })
       const done = await waitFor(async () => (await attempts()).find((a) => a.succeeded), 10_000, 'redelivery after restart')
       expect(done.attempt).toBe(1)
       expect(received).toHaveLength(2)
       expect(received[1]).toBe(received[0])
-      second.child.kill('SIGTERM')
-      await exited(second.child)
+      expect(await second.stop()).toBe(0)
     } finally {
       fast.close()
     }
