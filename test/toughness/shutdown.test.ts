@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { createServer, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
-import { cleanup, cli, exited, expectAliveAndIntact, send, spawnServe, tempDir, waitFor } from '../_helpers.ts'
+import { cleanup, cli, exited, expectAliveAndIntact, send, serveCli, spawnServe, tempDir, waitFor } from '../_helpers.ts'
 
-afterAll(cleanup)
+afterEach(cleanup)
 
 /** A real receiver that holds requests until `open()`, then answers 200 at once. */
 async function gatedReceiver() {
@@ -74,9 +74,9 @@ describe('SIGTERM while responses are held (item 10)', () => {
     expect(file.prepare('SELECT count(*) FROM attempts').pluck().get()).toBe(0)
     file.close()
 
-    // After a restart it is sent again (the same event) and logged once.
+    // After a restart (in this process: the file is what it reads) it is sent again (the same event) and logged once.
     receiver.open()
-    const again = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const again = await serveCli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     await waitFor(() => receiver.ids.filter((id) => id === receiver.ids[0]).length === 2, 8000, 'the delivery sent again')
     await waitFor(() => {
       const check = new Database(db, { readonly: true })
@@ -87,8 +87,7 @@ describe('SIGTERM while responses are held (item 10)', () => {
       }
     }, 8000, 'the attempt logged')
     await expectAliveAndIntact(again.url, db)
-    again.child.kill('SIGTERM')
-    await exited(again.child)
+    expect(await again.stop()).toBe(0)
     await receiver.close()
   }, 40_000)
 })
