@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cleanup, cli, send, serveCli, startReceiver, tempDir, waitFor } from '../_helpers.ts'
 
-afterAll(cleanup)
+afterEach(cleanup)
 
 describe('reset', () => {
   it('puts seeded records back, from the CLI and from POST /api/projects/{id}/reset', async () => {

@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { cleanup, cli, send, serve, serveCli, startReceiver, tempDir, testClock, waitFor } from '../_helpers.ts'
 
-afterAll(cleanup)
+afterEach(cleanup)
 
 async function setup() {
   const cwd = tempDir()

@@ -1,11 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createSubscription } from '../../src/domain/subscriptions.ts'
 import { LATEST_VERSION, migrate } from '../../src/store/migrations/index.ts'
 import { cleanup, cli, cliWorkspace, expectAliveAndIntact, openStore, send, serve, serveCli, startReceiver, tempDb, waitFor, type CliWorkspace, type ServeRun } from '../_helpers.ts'
 
-afterAll(cleanup)
+afterEach(cleanup)
 
 /** `mockapi serve` in this process; stopping it closes its database as a stopped process would. */
 function startServe(w: CliWorkspace): Promise<ServeRun> {
