@@ -151,7 +151,8 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   try {
     code = await main(args, io, environmentOf(options), { signal: stop.signal })
   } finally {
-    cleanups.splice(cleanups.indexOf(abort), 1)
+    const at = cleanups.indexOf(abort)
+    if (at >= 0) cleanups.splice(at, 1)
   }
   // A spawned server sees another process's commit within 50 ms; a child's exit always took
   // longer than that, so tests that ask it right after a CLI change could rely on it.

@@ -41,6 +41,26 @@ function statusColor(status: number): (text: string) => string {
   return chalk.green
 }
 
+/**
+ * Calls `stop` on SIGINT or SIGTERM, or, given a signal, when it aborts (at once if it has) instead
+ * of on the process's signals. Returns what stops listening.
+ */
+function listenForStop(signal: AbortSignal | undefined, stop: (reason: string) => void): () => void {
+  if (signal) {
+    const onAbort = () => stop('stopped')
+    signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onAbort()
+    return () => signal.removeEventListener('abort', onAbort)
+  }
+  const onSignal = (name: NodeJS.Signals) => stop(name)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  return () => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
 export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
@@ -124,34 +144,22 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ctx.io.err(chalk.red(`✖ unexpected error (still serving): ${(error as Error)?.message ?? String(error)}`))
         if (debug) ctx.io.err(String((error as Error)?.stack ?? error))
       }
-      const { signal } = ctx
-      // The process is serve's own only without a signal; a program running the CLI keeps its handlers.
-      const ownsProcess = signal === undefined
+      // Without a signal the process is serve's own; a program running the CLI inside it keeps its handlers.
+      const ownsProcess = ctx.signal === undefined
       if (ownsProcess) {
         process.on('uncaughtException', survive)
         process.on('unhandledRejection', survive)
       }
       await new Promise<void>((resolve) => {
-        const onSignal = (signal: NodeJS.Signals) => stopServing(signal)
-        const onAbort = () => stopServing('stopped')
+        let stopListening = () => {}
         stopServing = (reason) => {
           stopServing = () => {}
-          if (ownsProcess) {
-            process.off('SIGINT', onSignal)
-            process.off('SIGTERM', onSignal)
-          }
-          signal?.removeEventListener('abort', onAbort)
+          stopListening()
           ctx.io.out(chalk.dim(`\n${reason}: shutting down`))
           server.close().then(resolve, resolve)
         }
-        if (ownsProcess) {
-          process.on('SIGINT', onSignal)
-          process.on('SIGTERM', onSignal)
-        } else {
-          signal.addEventListener('abort', onAbort, { once: true })
-        }
+        stopListening = listenForStop(ctx.signal, (reason) => stopServing(reason))
         if (storeLost) stopServing('database gone')
-        else if (signal?.aborted) onAbort()
       })
       if (ownsProcess) {
         process.off('uncaughtException', survive)
