@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path'
-import { parseDurationList } from './domain/durations.ts'
+import { parseDuration, parseDurationList } from './domain/durations.ts'
 import { AppError } from './errors.ts'
 
 /** The only reader of process.env: flags beat environment beats defaults. */
@@ -40,4 +40,13 @@ export function resolvePort(flag: number | undefined, variable: string, fallback
 export function resolveRetryDelays(flag: string | undefined, environment: Environment): number[] | undefined {
   const chosen = flag ?? environment.env.MOCKAPI_WEBHOOK_RETRY_DELAYS
   return chosen ? parseDurationList(chosen, 'webhook retry delays') : undefined
+}
+
+/**
+ * `MOCKAPI_LOCK_WAIT`: how long a write waits for another process's write lock (a command's, and a
+ * request's while serving); undefined means each one's default (10 s, 5 s).
+ */
+export function resolveLockWait(environment: Environment): number | undefined {
+  const chosen = environment.env.MOCKAPI_LOCK_WAIT?.trim()
+  return chosen ? parseDuration(chosen, 'MOCKAPI_LOCK_WAIT') : undefined
 }

@@ -32,6 +32,11 @@ export interface MockApiOptions {
   imports?: MockApiImport[]
   /** Delays between webhook delivery attempts, in ms (default 5 s, 30 s, 2 min, 10 min, 30 min). */
   webhookRetryDelaysMs?: number[]
+  /**
+   * The lock wait, in ms: how long a write waits for another process's write lock (a `mockapi`
+   * command beside the server, with `db` a file) before answering 503 STORE_BUSY (default 5 s).
+   */
+  lockWaitMs?: number
   /** Draws simulated errors (error rates) from a generator seeded with this: a test sees the same ones on every run. */
   seed?: number
 }
@@ -73,6 +78,7 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     config,
     imports: options.imports?.map((entry) => (typeof entry === 'string' ? { source: entry, cwd: process.cwd() } : 'source' in entry ? { cwd: process.cwd(), ...entry } : entry)),
     retryDelaysMs: options.webhookRetryDelaysMs,
+    lockWaitMs: options.lockWaitMs,
     grpcPort: options.grpcPort ?? 0,
     seed: options.seed,
   })

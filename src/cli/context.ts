@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { currentEnvironment, resolveDbPath, type Environment } from '../config.ts'
+import { currentEnvironment, resolveDbPath, resolveLockWait, type Environment } from '../config.ts'
 import type { Runtime } from '../runtime.ts'
 import type { Io } from './output.ts'
 
@@ -29,7 +29,7 @@ export function dbPathOf(command: Command, ctx: CliContext): string {
  */
 export async function withRuntime<T>(command: Command, ctx: CliContext, work: (runtime: Runtime) => T | Promise<T>, options: { create?: boolean } = {}): Promise<T> {
   const { openRuntime } = await import('../runtime.ts')
-  const runtime = openRuntime(dbPathOf(command, ctx), { create: options.create ?? false })
+  const runtime = openRuntime(dbPathOf(command, ctx), { create: options.create ?? false, lockWaitMs: resolveLockWait(ctx.environment) })
   try {
     return await work(runtime)
   } finally {

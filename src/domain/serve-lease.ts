@@ -6,7 +6,7 @@ import type { LeaseHolder } from '../store/lease.ts'
 import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
-/** How often a serving process renews its lease. */
+/** How often a serving process renews its lease (tests renew more often rather than wait). */
 export const LEASE_RENEW_MS = 2_000
 /**
  * A lease not renewed for this long belongs to a serve that is gone (killed on another host, or
@@ -54,7 +54,7 @@ function describe(holder: LeaseHolder): string {
  * first's in-flight deliveries back and send them again. The lease is a row in the file itself,
  * so it works for any process that opens the file, and a killed serve's lease lapses by itself.
  */
-export function takeServeLease(context: Context, options: { onLost: (by: LeaseHolder | null) => void }): ServeLease {
+export function takeServeLease(context: Context, options: { onLost: (by: LeaseHolder | null) => void; renewMs?: number | undefined }): ServeLease {
   const now = () => context.clock.now().getTime()
   const holder: LeaseHolder = {
     id: randomUUID(),
@@ -86,7 +86,7 @@ export function takeServeLease(context: Context, options: { onLost: (by: LeaseHo
       // A busy or failing database: the next renewal tries again, well within LEASE_STALE_MS.
     }
   }
-  const timer = setInterval(renew, LEASE_RENEW_MS)
+  const timer = setInterval(renew, options.renewMs ?? LEASE_RENEW_MS)
   timer.unref()
   return {
     holder,

@@ -7,10 +7,16 @@ type Runner = { immediate: <T>(work: () => T) => T }
 // better-sqlite3 builds a wrapper per db.transaction() call; one per connection is enough.
 const runners = new WeakMap<Db, Runner>()
 const guards = new WeakMap<Db, () => void>()
+const lockWaits = new WeakMap<Db, number>()
 
 /** `check` runs at the end of every write transaction on `db`; a throw rolls the write back. */
 export function guardWrites(db: Db, check: () => void): void {
   guards.set(db, check)
+}
+
+/** The lock wait of writes through `whenStoreFree` on `db` (serve's setting); default REQUEST_LOCK_WAIT_MS. */
+export function setLockWait(db: Db, ms: number): void {
+  lockWaits.set(db, ms)
 }
 
 /**
@@ -39,8 +45,8 @@ export function writeTransaction<T>(db: Db, work: () => T): T {
   }
 }
 
-/** How long a request's write waits in all for another process's write lock before answering 503. */
-export const REQUEST_BUSY_WAIT_MS = 5_000
+/** A request's lock wait: how long its write waits in all for another process's write lock before answering 503. */
+export const REQUEST_LOCK_WAIT_MS = 5_000
 const FIRST_PAUSE_MS = 10
 const LONGEST_PAUSE_MS = 200
 
@@ -77,9 +83,10 @@ function waitForLock(db: Db): Promise<void> {
 /**
  * Runs a write that may meet another process's write lock (`work` takes it at once, so failing
  * changed nothing). While the lock is held it waits without blocking the event loop, for up to
- * `waitMs` in all, then lets SQLITE_BUSY through: the caller answers 503 STORE_BUSY.
+ * `waitMs` in all (default: the connection's lock wait), then lets SQLITE_BUSY through: the
+ * caller answers 503 STORE_BUSY.
  */
-export async function whenStoreFree<T>(db: Db, work: () => T | Promise<T>, waitMs = REQUEST_BUSY_WAIT_MS): Promise<T> {
+export async function whenStoreFree<T>(db: Db, work: () => T | Promise<T>, waitMs = lockWaits.get(db) ?? REQUEST_LOCK_WAIT_MS): Promise<T> {
   const deadline = performance.now() + waitMs
   for (;;) {
     // Tried first even while a probe runs: work that turns out to only read never waits.

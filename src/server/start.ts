@@ -9,7 +9,7 @@ import { createFileGuard, type FileGuard } from '../store/file-guard.ts'
 import { resetProject } from '../domain/seeding.ts'
 import { createBackgroundLog } from '../domain/background.ts'
 import { DEFAULT_RETENTION, startRetention, type RetentionLimits } from '../domain/retention.ts'
-import { guardWrites, whenStoreFree } from '../domain/transaction.ts'
+import { guardWrites, REQUEST_LOCK_WAIT_MS, setLockWait, whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Clock, Project } from '../model.ts'
@@ -37,6 +37,10 @@ export interface StartOptions {
   retryDelaysMs?: number[] | undefined
   /** Per-attempt timeout (default 10 s). */
   deliveryTimeoutMs?: number | undefined
+  /** How often the serve lease is renewed (default 2 s); its staleness follows `clock`. */
+  leaseRenewMs?: number | undefined
+  /** The lock wait: how long a write waits for another process's write lock (default 10 s while starting, then 5 s per request before 503 STORE_BUSY). */
+  lockWaitMs?: number | undefined
   /** Where gRPC methods are served (0: any free port); absent: not at all. */
   grpcPort?: number | undefined
   /** gRPC methods imported while serving could not be served (the gRPC port is taken). */
@@ -98,7 +102,7 @@ const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const random = options.random ?? (options.seed === undefined ? Math.random : await seededRandom(options.seed))
-  const runtime = openRuntime(options.dbPath, { clock: options.clock })
+  const runtime = openRuntime(options.dbPath, { clock: options.clock, lockWaitMs: options.lockWaitMs })
   const { context, events } = runtime
   let watcher: { close(): void } | null = null
   let grpc: GrpcHost | null = null
@@ -110,6 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Before anything writes: a second serve must not touch the first one's queue.
     let stopDeliveries = () => {}
     lease = options.dbPath === ':memory:' ? null : takeServeLease(context, {
+      renewMs: options.leaseRenewMs,
       onLost: (by) => {
         stopDeliveries()
         log.note('webhook deliveries', `another serve took this database over (${by ? `pid ${by.pid}, ${by.url}` : 'its lease was removed'}); this one no longer delivers webhooks`)
@@ -136,6 +141,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // From here on a statement waits only a moment for another process's lock: longer waits
     // happen between tries, without freezing the event loop.
     setBusyWait(context.db, SERVE_BUSY_WAIT_MS)
+    setLockWait(context.db, options.lockWaitMs ?? REQUEST_LOCK_WAIT_MS)
     const worker = createWorker({ context, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
     const eventRecorder = createEventRecorder(context, events, { onQueued: () => worker.wake(), log })
     stopDeliveries = () => void worker.stop(0)

@@ -9,14 +9,16 @@ export type Db = Database.Database
 
 /**
  * How long one statement waits for another process's write lock. better-sqlite3 waits inside the
- * call, freezing this process's event loop: a CLI command (nothing else to do) may wait long;
- * `serve` waits only a moment per try and waits longer between tries, asynchronously.
+ * call, freezing this process's event loop: a CLI command (nothing else to do) waits its whole
+ * lock wait there; `serve` waits only a moment per try and waits longer between tries,
+ * asynchronously (`whenStoreFree`).
  */
-export const CLI_BUSY_WAIT_MS = 10_000
+export const CLI_LOCK_WAIT_MS = 10_000
 export const SERVE_BUSY_WAIT_MS = 20
 
 export interface OpenOptions {
-  busyWaitMs?: number
+  /** The lock wait: how long a write waits for another process's write lock before failing busy (default 10 s). */
+  lockWaitMs?: number | undefined
   /** Create the file (and its folders) when missing (the default); false: a missing file is an error that says what to do. */
   create?: boolean
 }
@@ -72,7 +74,7 @@ export function openDb(path: string, options: OpenOptions = {}): Db {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    setBusyWait(db, options.busyWaitMs ?? CLI_BUSY_WAIT_MS)
+    setBusyWait(db, options.lockWaitMs ?? CLI_LOCK_WAIT_MS)
     migrate(db)
     countConfigurationWrites(db)
   } catch (error) {

@@ -11,6 +11,8 @@ import { cleanup, expectAliveAndIntact, openStore, ROOT, send, serve, tempDb } f
 const text = (path: string) => readFileSync(join(ROOT, 'fixtures', path), 'utf8')
 const PETSTORE = text('openapi/oai-v3.0/petstore.yaml')
 
+const LOCK_WAIT_MS = 1000
+
 let dbPath: string
 let url: string
 let api: string
@@ -44,7 +46,8 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   specs = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) }
-  url = (await serve(dbPath)).url
+  // A short lock wait (a request's is 5 s by default): the lock test waits it out.
+  url = (await serve(dbPath, { lockWaitMs: LOCK_WAIT_MS })).url
   api = `${url}/api/projects`
 })
 afterAll(async () => {
@@ -178,7 +181,7 @@ describe('POST /api/projects/{id}/imports', () => {
     await expectAliveAndIntact(url, dbPath)
   })
 
-  it('another process holding the write lock: the import waits and stores once it is released, or answers 503 STORE_BUSY past 5 s with nothing stored', async () => {
+  it('another process holding the write lock: the import waits and stores once it is released, or answers 503 STORE_BUSY past its lock wait with nothing stored', async () => {
     const { context } = openStore(dbPath)
     const waiting = createProject(context, { name: 'Waiting', slug: 'waiting' })
     const locker = new Database(dbPath)
@@ -193,8 +196,12 @@ describe('POST /api/projects/{id}/imports', () => {
       expect((await endpoints(waiting.id)).map((e) => e.path)).toEqual(['/graphql#Query.patient'])
 
       locker.exec('BEGIN IMMEDIATE')
+      const asked = performance.now()
       const busy = await post(waiting.id, { text: 'type Query { never: String }', title: 'never' })
       expect([busy.status, busy.json.error.code, busy.headers.get('retry-after')]).toEqual([503, 'STORE_BUSY', '2'])
+      // It waited the whole lock wait the server was given, and gave up then rather than after the default 5 s.
+      expect(performance.now() - asked).toBeGreaterThanOrEqual(LOCK_WAIT_MS - 5)
+      expect(performance.now() - asked).toBeLessThan(4000)
     } finally {
       if (locker.inTransaction) locker.exec('ROLLBACK')
       locker.close()

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
-import { BIN, cleanup, cli, cliProcessAsync, expectAliveAndIntact, send, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
+import { BIN, cleanup, cli, cliProcessAsync, expectAliveAndIntact, send, serve, spawnServe, startReceiver, tempDir, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -70,13 +70,14 @@ async function stop(child: { kill(signal: NodeJS.Signals): boolean; exitCode: nu
 
 describe('rows deleted under work in flight (items 1, 2)', () => {
   it('a subscription deleted (management API) and a project deleted (CLI) while their attempts are in flight: serve stays up, the outcomes are dropped, other deliveries go on', async () => {
-    const { cwd, db, ok } = await twoProjects()
+    const { db, ok } = await twoProjects()
     const held = await heldReceiver()
     const fast = await startReceiver()
     await ok('webhooks', 'add', held.url, '--project', 't', '--events', 'mock.request') // subscription 1
     await ok('webhooks', 'add', held.url, '--project', 'u', '--events', 'mock.request') // subscription 2
     await ok('webhooks', 'add', fast.url, '--project', 't', '--events', 'mock.request') // subscription 3
-    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const logged: string[] = []
+    const server = await serve(db, { log: (line) => logged.push(line) })
     expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
     expect((await send(`${server.url}/api/u/items`)).status).toBe(200)
     await waitFor(() => held.received() === 2 && fast.requests.length === 1, 8000, 'attempts in flight')
@@ -84,7 +85,8 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
     const token = (await ok('token')).trim()
     const removed = await send(`${server.url}/api/projects/1/webhooks/1`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
     expect(removed.status).toBe(204)
-    const deleted = await cliProcessAsync(['--db', db, 'project', 'delete', 'u'], { cwd })
+    // The CLI's own connection: to SQLite a second process's.
+    const deleted = await cli(['--db', db, 'project', 'delete', 'u'])
     expect(deleted.code, deleted.stderr).toBe(0)
     held.release(200)
     await waitFor(() => held.holding() === 0, 5000, 'the held attempts to end')
@@ -95,22 +97,24 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
     await waitFor(() => readDb(db, (file) => file.prepare('SELECT count(*) FROM attempts WHERE subscription_id = 3').pluck().get() === 2), 5000, 'both attempts of subscription 3 logged')
     const orphans = readDb(db, (file) => file.prepare('SELECT count(*) FROM attempts WHERE subscription_id IN (1, 2)').pluck().get())
     expect(orphans).toBe(0)
-    expect(server.output()).not.toMatch(/SQLITE_CONSTRAINT|unexpected/i)
+    expect(logged.join('\n')).not.toMatch(/SQLITE_CONSTRAINT|unexpected/i)
     await expectAliveAndIntact(server.url, db)
-    await stop(server.child)
+    await server.close()
   })
 
   it('the CLI removes a subscription and deletes a project under traffic: serve stays up and no event of another project is lost', async () => {
-    const { cwd, db, ok } = await twoProjects()
+    const { db, ok } = await twoProjects()
     await ok('project', 'create', 'V', '--slug', 'v')
     await ok('add-resource', '/api/things', '--project', 'v')
     const receiver = await startReceiver()
     await ok('webhooks', 'add', receiver.url, '--project', 't', '--events', 'mock.request') // 1: removed under traffic
     await ok('webhooks', 'add', receiver.url, '--project', 'u', '--events', 'mock.request') // 2: must lose nothing
     await ok('webhooks', 'add', receiver.url, '--project', 'v', '--events', 'mock.request') // 3: its project deleted under traffic
-    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const logged: string[] = []
+    const server = await serve(db, { log: (line) => logged.push(line) })
 
     // Every lane keeps requests of the doomed projects in each event recorder batch, next to project u's.
+    // Over sockets: answered without one, the lanes would never let the event loop turn.
     let running = true
     let answeredU = 0
     const lane = async () => {
@@ -125,9 +129,10 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
     }
     const lanes = Array.from({ length: 8 }, lane)
     await waitFor(() => answeredU >= 50, 10_000, 'traffic')
+    // The CLI's own connections: to SQLite a second process's.
     const [removed, deleted] = await Promise.all([
-      cliProcessAsync(['--db', db, 'webhooks', 'remove', '1'], { cwd }),
-      cliProcessAsync(['--db', db, 'project', 'delete', 'v'], { cwd }),
+      cli(['--db', db, 'webhooks', 'remove', '1']),
+      cli(['--db', db, 'project', 'delete', 'v']),
     ])
     expect(removed.code, removed.stderr).toBe(0)
     expect(deleted.code, deleted.stderr).toBe(0)
@@ -138,18 +143,22 @@ describe('rows deleted under work in flight (items 1, 2)', () => {
 
     const deliveredU = () => receiver.requests.filter((r) => JSON.parse(r.body).data.path === '/api/u/items').length
     await waitFor(() => deliveredU() === answeredU, 15_000, `a delivery for each of the ${answeredU} requests to project u`)
-    expect(server.output()).not.toMatch(/SQLITE_CONSTRAINT|unexpected|not recorded/i)
+    expect(logged.join('\n')).not.toMatch(/SQLITE_CONSTRAINT|unexpected|not recorded/i)
     await expectAliveAndIntact(server.url, db)
-    await stop(server.child)
+    await server.close()
   })
 })
+
+/** Short lock waits, set as a user sets them (MOCKAPI_LOCK_WAIT): serve's requests 2 s, a command 1 s. */
+const SERVE_LOCK_WAIT_MS = 2000
+const CLI_LOCK_WAIT_MS = 1000
 
 describe('another process holds the write lock (item 3)', () => {
   it('GETs answer at once, writes wait for the lock (201) or answer 503 STORE_BUSY with Retry-After, events are written afterwards, the CLI says the database is busy', async () => {
     const { cwd, db, ok } = await twoProjects()
     const receiver = await startReceiver()
     await ok('webhooks', 'add', receiver.url, '--project', 't', '--events', 'mock.request')
-    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet', '--keep-inbox', '5'], { cwd })
+    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet', '--keep-inbox', '5'], { cwd, env: { MOCKAPI_LOCK_WAIT: `${SERVE_LOCK_WAIT_MS}ms` } })
     const other = new Database(db)
     other.pragma('busy_timeout = 5000')
     const hold = () => other.exec('BEGIN IMMEDIATE')
@@ -159,24 +168,27 @@ describe('another process holds the write lock (item 3)', () => {
       const answer = await send(url, init)
       return { ...answer, ms: performance.now() - started }
     }
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-    // A short hold: the write waits for it and is kept; reads never wait.
+    // A short hold (well within the lock wait): the write waits for it and is kept; reads never wait.
     hold()
     const write = timed(`${server.url}/api/t/orders`, { method: 'POST', body: { n: 1 } })
     const reads = []
     for (let i = 0; i < 5; i += 1) {
       reads.push(await timed(`${server.url}/api/t/orders`))
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await pause(100)
     }
     free()
     expect((await write).status).toBe(201)
     expect(reads.every((r) => r.status === 200)).toBe(true)
-    // A frozen event loop held every read for the whole wait (5 s before); generous bound.
+    // A frozen event loop held every read for the whole wait; generous bound.
     expect(Math.max(...reads.map((r) => r.ms))).toBeLessThan(1000)
 
-    // A hold longer than a request waits: 503 STORE_BUSY with Retry-After, and a CLI write gives up with one line.
+    // A hold longer than the lock wait: 503 STORE_BUSY with Retry-After, and a CLI write gives up with one line.
     hold()
-    const cliWrite = cliProcessAsync(['--db', db, 'add-endpoint', 'GET', '/api/extra', '--body', '{"x":1}'], { cwd })
+    const cliStarted = performance.now()
+    const cliWrite = cliProcessAsync(['--db', db, 'add-endpoint', 'GET', '/api/extra', '--body', '{"x":1}'], { cwd, env: { MOCKAPI_LOCK_WAIT: `${CLI_LOCK_WAIT_MS}ms` } })
+      .then((result) => ({ ...result, ms: performance.now() - cliStarted }))
     const busyWrite = timed(`${server.url}/api/t/orders`, { method: 'POST', body: { n: 2 } })
     const inboxWrite = timed(`${server.url}/api/webhooks/inbox/t`, { method: 'POST', body: { hello: 1 } })
     const apiWrite = timed(`${server.url}/api/projects/1/webhooks`, {
@@ -184,15 +196,21 @@ describe('another process holds the write lock (item 3)', () => {
       headers: { authorization: `Bearer ${(await ok('token')).trim()}` },
       body: { name: 'x', targetUrl: receiver.url, events: ['mock.error'] },
     })
+    // Reads all through the waits, until every write has been answered and the CLI has given up.
+    let waiting = true
+    void Promise.allSettled([busyWrite, inboxWrite, apiWrite, cliWrite]).then(() => (waiting = false))
     const heldReads = []
-    for (let i = 0; i < 20; i += 1) {
+    while (waiting || heldReads.length < 3) {
       heldReads.push(await timed(`${server.url}/api/t/orders`))
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await pause(200)
     }
     for (const answer of [await busyWrite, await inboxWrite, await apiWrite]) {
       expect(answer.status).toBe(503)
       expect(answer.json.error.code).toBe('STORE_BUSY')
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
+      // After the lock wait MOCKAPI_LOCK_WAIT set, not the default 5 s (generous bound).
+      expect(answer.ms).toBeGreaterThanOrEqual(SERVE_LOCK_WAIT_MS - 50)
+      expect(answer.ms).toBeLessThan(4500)
     }
     expect(heldReads.every((r) => r.status === 200)).toBe(true)
     expect(Math.max(...heldReads.map((r) => r.ms))).toBeLessThan(1000)
@@ -200,10 +218,14 @@ describe('another process holds the write lock (item 3)', () => {
     expect(cliResult.code).toBe(1)
     expect(cliResult.stderr.trim()).toMatch(/^✖ the database is busy: another process .* try again$/)
     expect(cliResult.stderr.trim().split('\n')).toHaveLength(1)
+    // It gave up after its own lock wait, not the default 10 s (generous bound).
+    expect(cliResult.ms).toBeGreaterThanOrEqual(CLI_LOCK_WAIT_MS)
+    expect(cliResult.ms).toBeLessThan(8000)
     free()
 
-    // The reads of both holds were buffered as events and are delivered now; the lock is free again.
-    await waitFor(() => receiver.requests.length >= 27, 15_000, 'the events of every read')
+    // The reads of both holds and the two POSTs were buffered as events and are delivered now; the lock is free again.
+    const served = reads.length + heldReads.length + 2
+    await waitFor(() => receiver.requests.length >= served, 15_000, `the events of all ${served} mock requests`)
     expect((await send(`${server.url}/api/t/orders`, { method: 'POST', body: { n: 3 } })).status).toBe(201)
     expect(server.output()).toMatch(/database is busy/)
     expect(server.output()).toMatch(/working again/)
@@ -213,6 +235,17 @@ describe('another process holds the write lock (item 3)', () => {
     expect(stored).toBe(2)
     await stop(server.child)
   }, 60_000)
+
+  it('refuses a MOCKAPI_LOCK_WAIT that is not a duration with one line, in a command and in serve', async () => {
+    const { db } = await twoProjects()
+    for (const args of [['projects'], ['serve', '--port', '0', '--quiet']]) {
+      const refused = await cli(['--db', db, ...args], { env: { MOCKAPI_LOCK_WAIT: '10' } })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toBe('✖ MOCKAPI_LOCK_WAIT "10" must be a number with a unit: ms, s, m, h or d (e.g. 30s, 15m, 1h, 7d)\n')
+    }
+    const fine = await cli(['--db', db, 'projects'], { env: { MOCKAPI_LOCK_WAIT: '250ms' } })
+    expect(fine.code, fine.stderr).toBe(0)
+  })
 })
 
 /**
@@ -305,13 +338,16 @@ describe('a full disk (item 4)', () => {
 })
 
 describe('slow receivers (item 9)', () => {
+  const TIMEOUT_MS = 1000
+
   it('a receiver slower than --webhook-timeout is a timeout failure at that timeout, and cannot hold every slot from another project', async () => {
-    const { cwd, db, ok } = await twoProjects()
+    const { db, ok } = await twoProjects()
     const slow = await heldReceiver()
     const fast = await startReceiver()
     await ok('webhooks', 'add', slow.url, '--project', 't', '--events', 'mock.request')
     await ok('webhooks', 'add', fast.url, '--project', 'u', '--events', 'mock.request')
-    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet', '--webhook-timeout', '1500ms', '--webhook-retry-delays', '1h'], { cwd })
+    // As `serve --webhook-timeout 1s --webhook-retry-delays 1h`.
+    const server = await serve(db, { deliveryTimeoutMs: TIMEOUT_MS, retryDelaysMs: [3_600_000] })
     // Twice the subscription's cap of 4 attempts at once: two rounds of timeouts.
     for (let i = 0; i < 8; i += 1) expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
     await waitFor(() => slow.received() >= 1, 8000, 'the slow receiver to be called')
@@ -320,10 +356,10 @@ describe('slow receivers (item 9)', () => {
     expect((await send(`${server.url}/api/u/items`)).status).toBe(200)
     await waitFor(() => fast.requests.length === 1, 8000, 'project u delivered while project t is stuck')
     // Sooner than the slow receiver's timeout: it did not wait for a slot.
-    expect(performance.now() - asked).toBeLessThan(1500)
+    expect(performance.now() - asked).toBeLessThan(TIMEOUT_MS)
     expect(slow.holding()).toBeGreaterThan(0)
 
-    // Answering late does not make it a success: each attempt timed out at 1.5 s. Never more
+    // Answering late does not make it a success: each attempt timed out at 1 s. Never more
     // than 4 attempts to one subscription at once (the queue's own record of what is in flight).
     let mostSending = 0
     await waitFor(() => readDb(db, (file) => {
@@ -332,10 +368,10 @@ describe('slow receivers (item 9)', () => {
     }), 20_000, 'every slow attempt to time out')
     slow.release(200)
     const attempts = readDb(db, (file) => file.prepare('SELECT succeeded, error, duration_ms FROM attempts WHERE subscription_id = 1').all() as { succeeded: number; error: string; duration_ms: number }[])
-    expect(attempts.every((a) => a.succeeded === 0 && a.error === 'timed out after 1500 ms')).toBe(true)
+    expect(attempts.every((a) => a.succeeded === 0 && a.error === `timed out after ${TIMEOUT_MS} ms`)).toBe(true)
     expect(Math.max(...attempts.map((a) => a.duration_ms))).toBeLessThan(5000)
     expect(mostSending).toBe(4)
     await expectAliveAndIntact(server.url, db)
-    await stop(server.child)
+    await server.close()
   }, 60_000)
 })

@@ -3,10 +3,13 @@ import { Webhook } from 'standardwebhooks'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
+import type { RequestServed } from '../../src/events.ts'
+import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, openStore, send, serve, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 const RETRY = [60, 60]
 
+let server: RunningServer
 let url: string
 let headers: Record<string, string>
 let projectSeq = 0
@@ -16,7 +19,8 @@ beforeAll(async () => {
   dbPath = tempDb()
   const { context } = openStore(dbPath)
   headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 600_000 })}` }
-  url = (await serve(dbPath, { retryDelaysMs: RETRY, deliveryTimeoutMs: 300 })).url
+  server = await serve(dbPath, { retryDelaysMs: RETRY, deliveryTimeoutMs: 300 })
+  url = server.url
 })
 afterAll(cleanup)
 
@@ -33,6 +37,28 @@ async function subscribe(projectId: number, targetUrl: string, events = ['mock.r
   const response = await send(`${url}/api/projects/${projectId}/webhooks`, { method: 'POST', body: { name: 't', targetUrl, events }, headers })
   expect(response.status).toBe(201)
   return response.json as { id: number; secret: string }
+}
+
+/** The queue's own record of a subscription's deliveries: their states, oldest first. */
+function deliveryStates(subscriptionId: number): string[] {
+  const { context } = openStore(dbPath)
+  return context.db.prepare('SELECT state FROM deliveries WHERE subscription_id = ? ORDER BY id').pluck().all(subscriptionId) as string[]
+}
+
+/**
+ * Resolves once the server has answered `times` requests matching `which` and the event recorder
+ * has had its turn: it buffers a served request as it is answered and writes the batch on the next turn.
+ */
+function answered(which: (served: RequestServed) => boolean, times = 1): Promise<void> {
+  return new Promise((resolve) => {
+    let left = times
+    const listener = (served: RequestServed) => {
+      if (!which(served) || --left > 0) return
+      server.events.off('request.served', listener)
+      setImmediate(resolve)
+    }
+    server.events.on('request.served', listener)
+  })
 }
 
 async function attempts(projectId: number) {
@@ -85,13 +111,14 @@ describe('webhook deliveries to real local receivers', () => {
   it('gives up on a receiver that always fails after the configured attempts', async () => {
     const project = await newProject()
     const receiver = await startReceiver(() => 503)
-    await subscribe(project.id, receiver.url, ['mock.request'])
+    const subscription = await subscribe(project.id, receiver.url, ['mock.request'])
     await send(`${url}/api/${project.slug}/items`)
     const log = await waitFor(async () => {
       const list = await attempts(project.id)
       return list.length === RETRY.length + 1 ? list : null
     })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Given up in the queue itself (logged with the last attempt): nothing pending or in flight, so no attempt can follow.
+    expect(deliveryStates(subscription.id)).toEqual(['failed'])
     expect(receiver.requests).toHaveLength(RETRY.length + 1)
     expect(log.every((a) => !a.succeeded)).toBe(true)
     const { context } = openStore(dbPath)
@@ -158,13 +185,17 @@ describe('webhook deliveries to real local receivers', () => {
     await waitFor(() => receiver.requests.length >= 1)
     await send(`${url}/api/projects/${project.id}/webhooks/${subscription.id}`, { method: 'PATCH', body: { enabled: false }, headers })
     const seen = receiver.requests.length
+    const second = answered((served) => served.projectId === project.id)
     await send(`${url}/api/${project.slug}/items`)
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await second
+    // An attempt that was in flight when it was turned off has its outcome logged first.
+    const states = await waitFor(() => {
+      const now = deliveryStates(subscription.id)
+      return now.includes('sending') ? null : now
+    }, 5000, 'no attempt in flight')
+    // The first event's retries canceled, and the second request queued nothing: nothing is left to send.
+    expect(states).toEqual(['canceled'])
     expect(receiver.requests.length).toBe(seen)
-    const { context } = openStore(dbPath)
-    const states = context.db.prepare('SELECT state FROM deliveries WHERE subscription_id = ?').pluck().all(subscription.id)
-    expect(states).toContain('canceled')
-    expect(states).not.toContain('pending')
 
     await send(`${url}/api/projects/${project.id}/webhooks/${subscription.id}`, { method: 'PATCH', body: { enabled: true }, headers })
     await send(`${url}/api/${project.slug}/items?again=1`)
@@ -173,14 +204,17 @@ describe('webhook deliveries to real local receivers', () => {
 
   it('does not turn its own deliveries into events when a subscription targets a mock endpoint', async () => {
     const project = await newProject()
-    await subscribe(project.id, `${url}/api/${project.slug}/items`, ['mock.request', 'mock.error'])
+    const subscription = await subscribe(project.id, `${url}/api/${project.slug}/items`, ['mock.request', 'mock.error'])
+    const bothPosted = answered((served) => served.projectId === project.id && served.method === 'POST' && served.fromDelivery, 2)
     await send(`${url}/api/${project.slug}/items/1`)
     // The request (404) raises two events; their deliveries POST to the mock itself (201) and stop there.
+    await bothPosted
     const log = await waitFor(async () => {
       const list = await attempts(project.id)
       return list.length >= 2 ? list : null
     })
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    // Both POSTs answered and the recorder's turn after each passed: they queued no delivery.
+    expect(deliveryStates(subscription.id)).toEqual(['succeeded', 'succeeded'])
     expect(await attempts(project.id)).toHaveLength(2)
     expect(log.every((a) => a.statusCode === 201)).toBe(true)
     const items = await send(`${url}/api/${project.slug}/items`)

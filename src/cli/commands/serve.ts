@@ -1,7 +1,7 @@
 import chalk from 'chalk'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolvePort, resolveRetryDelays } from '../../config.ts'
+import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolveLockWait, resolvePort, resolveRetryDelays } from '../../config.ts'
 import { parseDuration } from '../../domain/durations.ts'
 import { AppError } from '../../errors.ts'
 import type { DeliveryAttempted, RequestServed } from '../../events.ts'
@@ -101,6 +101,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
+        lockWaitMs: resolveLockWait(ctx.environment),
         // Only the default port gives way to a free one: a port asked for (flag or MOCKAPI_PORT) must be that port.
         fallbackPort: !port.asked,
         retention: {
