@@ -166,6 +166,8 @@ export interface ServeRun {
   output(): string
   /** Stops it as SIGTERM stops the binary (the same graceful path); resolves with the exit code. */
   stop(): Promise<number>
+  /** Resolves with the exit code once it stops, by itself or through stop(). */
+  exited: Promise<number>
 }
 
 /**
@@ -197,7 +199,7 @@ export async function serveCli(args: string[], options: CliOptions = {}): Promis
   ]).finally(() => clearTimeout(timer))
   if (!started) throw new Error(`serve exited early (code ${await exit}):\n${output}`)
   const url = /listening on (http:\/\/\S+)/.exec(output)![1]!
-  return { url, output: () => output, stop }
+  return { url, output: () => output, stop, exited: exit }
 }
 
 /**

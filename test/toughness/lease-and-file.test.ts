@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { renameSync, rmSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, serve, spawnServe, startReceiver, tempDir, testClock, waitFor, cliProcess } from '../_helpers.ts'
+import { cleanup, itemsProject, cli, exited, expectAliveAndIntact, send, serve, serveCli, spawnServe, startReceiver, tempDir, testClock, waitFor, cliProcess } from '../_helpers.ts'
 
 // Each test has a database, a serve and a receiver of its own, and mostly waits on them: they run
 // side by side, and the folders and children go at the end.
@@ -154,7 +154,7 @@ describe.concurrent('the database file removed under a running serve', () => {
 
   it('mockapi serve stops by itself (exit 1) with that message', async () => {
     const { cwd, db } = await itemsProject()
-    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const server = await serveCli(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
     expect((await send(`${server.url}/api/t/items`, { method: 'POST', body: { n: 1 } })).status).toBe(201)
     rmSync(db)
     // serve notices within moments and stops: a write either meets the 503 or nobody at all.
@@ -163,8 +163,7 @@ describe.concurrent('the database file removed under a running serve', () => {
       expect(refused.status).toBe(503)
       expect(refused.json.error.code).toBe('STORE_UNAVAILABLE')
     }
-    const end = await exited(server.child)
-    expect(end.code).toBe(1)
+    expect(await server.exited).toBe(1)
     expect(server.output()).toMatch(new RegExp(`✖ ${LOST.source}`))
   })
 })
