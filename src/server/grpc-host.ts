@@ -42,6 +42,9 @@ function createSnapshots(context: Context, catalog: Catalog, methodsOf: (descrip
   }
 }
 
+/** How often serve looks for a first gRPC method imported while it runs. */
+const WATCH_MS = 100
+
 export interface GrpcHost {
   /** The port gRPC listens on; null while there is nothing to serve. */
   port(): number | null
@@ -100,12 +103,13 @@ export async function serveGrpc(options: {
     })
   }
   if (options.catalog.grpc().length > 0) await start()
+  // The catalog answers from its cache until the configuration changes, so looking often costs nothing.
   const watch = setInterval(() => {
     if (server || starting || failed) return
     try {
       if (options.catalog.grpc().length === 0) return
     } catch {
-      // The database cannot be read now (another process, a full disk): looked at again next second.
+      // The database cannot be read now (another process, a full disk): looked at again next time.
       return
     }
     starting = start().then(() => options.onStarted?.((server as RunningGrpcServer | null)?.port ?? options.port)).catch((error: Error) => {
@@ -114,7 +118,7 @@ export async function serveGrpc(options: {
     }).finally(() => {
       starting = null
     })
-  }, 1000)
+  }, WATCH_MS)
   watch.unref()
   return {
     port: () => (server as RunningGrpcServer | null)?.port ?? null,
