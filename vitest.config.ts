@@ -11,5 +11,7 @@ export default defineConfig({
     // files share a worker's modules instead. Tests keep no state between files: each one's
     // afterAll/afterEach runs cleanup(), and the code under test keeps its state per runtime.
     isolate: false,
+    // The dashboard tests' Chromium, started once per worker for the run rather than once per file.
+    globalSetup: ['test/dashboard/_chromium.ts'],
   },
 })

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -7,39 +7,46 @@ import { applyProjectFile } from '../../src/domain/apply.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { cleanup, openStore, serve, tempDb } from '../_helpers.ts'
-
-/** Debian's chromium (`.ci/run` installs it), else a browser playwright-core installed itself. */
-function findChromium(): string | null {
-  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
-  try {
-    candidates.push(chromium.executablePath())
-  } catch {
-    // playwright-core knows no browser of its own here.
-  }
-  return candidates.find((path) => existsSync(path)) ?? null
-}
-
-export const CHROMIUM = findChromium()
+import type { ChromiumServers } from './_chromium.ts'
 
 /**
- * Without a browser the dashboard's browser tests are skipped, with one line saying why, so that
- * `npm test` needs nothing outside npm; in CI (`CI=true`) they run and fail instead.
+ * What this worker's dashboard tests do: connect to its Chromium (started by the global setup,
+ * `_chromium.ts`); without one, skip with the line to print, so that `npm test` needs nothing outside
+ * npm, except in CI (`CI=true`), where they fail instead, as they do when the Chromium found did not start.
  */
-export const noBrowser = CHROMIUM === null && process.env.CI !== 'true'
-if (noBrowser) console.warn('dashboard browser tests skipped: no Chromium found (apt-get install chromium; CI installs it)')
+export type BrowserPlan = { connect: string } | { skip: string } | { fail: string }
+
+export function browserPlan(servers: ChromiumServers | undefined, ci: boolean, poolId: number): BrowserPlan {
+  if (servers === undefined) return { fail: 'no Chromium servers were provided: vitest.config.ts names test/dashboard/_chromium.ts as globalSetup' }
+  switch (servers.state) {
+    case 'running': {
+      const endpoint = servers.endpoints[poolId - 1]
+      return endpoint === undefined ? { fail: `no Chromium for worker ${poolId}: the global setup started ${servers.endpoints.length}` } : { connect: endpoint }
+    }
+    case 'not-found':
+      return ci
+        ? { fail: `no Chromium found at ${servers.looked.join(', ')}: apt-get install chromium (.ci/run does)` }
+        : { skip: 'dashboard browser tests skipped: no Chromium found (apt-get install chromium; CI installs it)' }
+    case 'failed':
+      return { fail: `Chromium (${servers.executable}) did not start: ${servers.error}` }
+  }
+}
+
+const plan = browserPlan(inject('chromiumServers') as ChromiumServers | undefined, process.env.CI === 'true', Number(process.env.VITEST_POOL_ID))
+
+export const noBrowser = 'skip' in plan
+if ('skip' in plan) console.warn(plan.skip)
+
+/** This worker's Chromium, connected to; closing the Browser disconnects and closes the contexts opened through it. */
+export async function connectBrowser(given: BrowserPlan = plan): Promise<Browser> {
+  if ('connect' in given) return chromium.connect(given.connect)
+  throw new Error('skip' in given ? given.skip : given.fail)
+}
 
 /** Screenshots of every run land here, to look at. */
 export const SCREENSHOTS = join(tmpdir(), 'mockapi-dashboard-screenshots')
-
-export function launchBrowser(): Promise<Browser> {
-  if (CHROMIUM === null) throw new Error('no Chromium found at /usr/bin/chromium: apt-get install chromium (.ci/run does)')
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
-}
 
 /** A shop project with a dozen known products, served on a free port; a token for every project. */
 export async function startShop(options: { retryDelaysMs?: number[] } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
@@ -59,13 +66,13 @@ export interface ShopInBrowser {
   browser: Browser
 }
 
-/** The shop served and a Chromium launched before the file's tests (when there is one), both closed after them. */
+/** The shop served and this worker's Chromium connected to before the file's tests (when there is one), both let go after them. */
 export function shopInBrowser(): ShopInBrowser {
   const shop = {} as ShopInBrowser
   beforeAll(async () => {
     if (noBrowser) return
     Object.assign(shop, await startShop())
-    shop.browser = await launchBrowser()
+    shop.browser = await connectBrowser()
   })
   afterAll(async () => {
     await shop.browser?.close()
