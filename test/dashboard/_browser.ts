@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { mintToken } from '../../src/domain/auth.ts'
 import { applyProjectFile } from '../../src/domain/apply.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { afterAll, beforeAll, inject } from 'vitest'
+import { afterAll, beforeAll, expect, inject } from 'vitest'
 import { cleanup, openStore, serve, tempDb } from '../_helpers.ts'
 import type { ChromiumServers } from './_chromium.ts'
 
@@ -120,4 +120,17 @@ export async function screenshotDark(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'dark' })
   await screenshot(page, `${name}-dark`)
   await page.emulateMedia({ colorScheme: 'light' })
+}
+
+/**
+ * Pastes text into a field as a user does, Ctrl+V from the clipboard: one input event for the whole
+ * text, where fill() inserts a multi-line text line by line (seconds for a 36 KB schema).
+ */
+export async function paste(field: Locator, text: string): Promise<void> {
+  const page = field.page()
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin })
+  await field.focus()
+  await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(text)})`)
+  await field.press('ControlOrMeta+V')
+  expect(await field.inputValue(), 'the text pasted').toBe(text)
 }
