@@ -9,40 +9,32 @@ import { loadFaker } from '../../src/engine/generators.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { afterAll, beforeAll, expect, inject } from 'vitest'
 import { cleanup, openStore, serve, tempDb } from '../_helpers.ts'
-import type { ChromiumServers } from './_chromium.ts'
+import type { ChromiumSetup, WorkerChromium } from './_chromium.ts'
+
+const provided = inject('chromium') as ChromiumSetup | undefined
 
 /**
- * What this worker's dashboard tests do: connect to its Chromium (started by the global setup,
- * `_chromium.ts`); without one, skip with the line to print, so that `npm test` needs nothing outside
- * npm, except in CI (`CI=true`), where they fail instead, as they do when the Chromium found did not start.
+ * Without a Chromium the dashboard's browser tests are skipped, with this one line saying why, so
+ * that `npm test` needs nothing outside npm; in CI (`CI=true`) they run and fail instead.
  */
-export type BrowserPlan = { connect: string } | { skip: string } | { fail: string }
-
-export function browserPlan(servers: ChromiumServers | undefined, ci: boolean, poolId: number): BrowserPlan {
-  if (servers === undefined) return { fail: 'no Chromium servers were provided: vitest.config.ts names test/dashboard/_chromium.ts as globalSetup' }
-  switch (servers.state) {
-    case 'running': {
-      const endpoint = servers.endpoints[poolId - 1]
-      return endpoint === undefined ? { fail: `no Chromium for worker ${poolId}: the global setup started ${servers.endpoints.length}` } : { connect: endpoint }
-    }
-    case 'not-found':
-      return ci
-        ? { fail: `no Chromium found at ${servers.looked.join(', ')}: apt-get install chromium (.ci/run does)` }
-        : { skip: 'dashboard browser tests skipped: no Chromium found (apt-get install chromium; CI installs it)' }
-    case 'failed':
-      return { fail: `Chromium (${servers.executable}) did not start: ${servers.error}` }
-  }
+export function skipReason(setup: ChromiumSetup | undefined, ci: boolean): string | null {
+  return setup?.state === 'not-found' && !ci ? 'dashboard browser tests skipped: no Chromium found (apt-get install chromium; CI installs it)' : null
 }
 
-const plan = browserPlan(inject('chromiumServers') as ChromiumServers | undefined, process.env.CI === 'true', Number(process.env.VITEST_POOL_ID))
+const skip = skipReason(provided, process.env.CI === 'true')
+export const noBrowser = skip !== null
+if (skip !== null) console.warn(skip)
 
-export const noBrowser = 'skip' in plan
-if ('skip' in plan) console.warn(plan.skip)
-
-/** This worker's Chromium, connected to; closing the Browser disconnects and closes the contexts opened through it. */
-export async function connectBrowser(given: BrowserPlan = plan): Promise<Browser> {
-  if ('connect' in given) return chromium.connect(given.connect)
-  throw new Error('skip' in given ? given.skip : given.fail)
+/**
+ * This worker's Chromium (the global setup, `_chromium.ts`, launches it on the first ask), connected
+ * to; closing the Browser disconnects and closes the contexts opened through it.
+ */
+export async function connectBrowser(setup: ChromiumSetup | undefined = provided, worker: string = process.env.VITEST_POOL_ID ?? '1'): Promise<Browser> {
+  if (setup === undefined) throw new Error('no Chromium setup was provided: vitest.config.ts names test/dashboard/_chromium.ts as globalSetup')
+  if (setup.state === 'not-found') throw new Error(`no Chromium found at ${setup.looked.join(', ')}: apt-get install chromium (.ci/run does)`)
+  const answer = (await (await fetch(`${setup.broker}?worker=${encodeURIComponent(worker)}`)).json()) as WorkerChromium
+  if (answer.state === 'failed') throw new Error(`Chromium (${setup.executable}) did not start: ${answer.error}`)
+  return chromium.connect(answer.endpoint)
 }
 
 /** Screenshots of every run land here, to look at. */

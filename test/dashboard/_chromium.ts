@@ -1,7 +1,9 @@
-// vitest's global setup (vitest.config.ts): starts the dashboard tests' Chromium once for the run
-// instead of once per test file, and hands its address to the test files (`inject('chromiumServers')`).
+// vitest's global setup (vitest.config.ts): the dashboard tests' Chromium, started once per worker for
+// the whole run instead of once per test file, and only when a test file asks for it, so that a run
+// without browser tests starts none. The test files find it through `inject('chromium')`.
 import { existsSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { chromium, type BrowserServer } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 
@@ -19,46 +21,49 @@ export function chromiumCandidates(): string[] {
 }
 
 /**
- * What the test files are handed. One Chromium per worker, the n-th for `VITEST_POOL_ID` n, not one
- * for the run: a browser's clipboard is shared by all its contexts, and the dashboard tests paste
- * and copy, so two files running at once in one browser could read each other's clipboard.
+ * What the test files are handed: where to ask for their worker's Chromium, or where none was found.
+ * One Chromium per worker, not one for the run: a browser's clipboard is shared by all its contexts,
+ * and the dashboard tests paste and copy, so two files running at once could read each other's.
  */
-export type ChromiumServers =
-  | { state: 'running'; endpoints: string[] }
-  | { state: 'not-found'; looked: string[] }
-  | { state: 'failed'; executable: string; error: string }
+export type ChromiumSetup = { state: 'found'; executable: string; broker: string } | { state: 'not-found'; looked: string[] }
+
+/** The broker's answer for a worker: its Chromium's address, or why it did not start. */
+export type WorkerChromium = { state: 'running'; endpoint: string } | { state: 'failed'; error: string }
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    chromiumServers: ChromiumServers
+    chromium: ChromiumSetup
   }
 }
 
-/** `count` Chromium servers from the first candidate that exists; `close` stops them. */
-export async function startChromiumServers(count: number, candidates: string[] = chromiumCandidates()): Promise<{ servers: ChromiumServers; close: () => Promise<void> }> {
+/**
+ * Finds the first candidate that exists and serves `GET /?worker=N` on loopback: the address of worker
+ * N's Chromium, launched by its first request; `close` stops the broker and every Chromium it launched.
+ */
+export async function startChromiumBroker(candidates: string[] = chromiumCandidates()): Promise<{ setup: ChromiumSetup; close: () => Promise<void> }> {
   const executable = candidates.find((path) => existsSync(path))
-  if (executable === undefined) return { servers: { state: 'not-found', looked: candidates }, close: async () => {} }
-  const launched = await Promise.allSettled(Array.from({ length: count }, () => chromium.launchServer({ executablePath: executable, args: CHROMIUM_ARGS })))
-  const started = launched.flatMap((result): BrowserServer[] => (result.status === 'fulfilled' ? [result.value] : []))
+  if (executable === undefined) return { setup: { state: 'not-found', looked: candidates }, close: async () => {} }
+  const launched = new Map<string, Promise<BrowserServer>>()
+  const broker = createServer((request, response) => {
+    const worker = new URL(request.url ?? '/', 'http://broker').searchParams.get('worker') ?? ''
+    let server = launched.get(worker)
+    if (server === undefined) launched.set(worker, (server = chromium.launchServer({ executablePath: executable, args: CHROMIUM_ARGS })))
+    server.then(
+      (running): WorkerChromium => ({ state: 'running', endpoint: running.wsEndpoint() }),
+      (error: unknown): WorkerChromium => ({ state: 'failed', error: (error instanceof Error ? error.message : String(error)).split('\n')[0]! }),
+    ).then((answer) => response.setHeader('content-type', 'application/json').end(JSON.stringify(answer)))
+  })
+  await new Promise<void>((resolve) => broker.listen(0, '127.0.0.1', resolve))
   const close = async () => {
-    await Promise.all(started.map((server) => server.close()))
+    await new Promise((resolve) => broker.close(resolve))
+    const servers = await Promise.allSettled(launched.values())
+    await Promise.all(servers.map((server) => (server.status === 'fulfilled' ? server.value.close() : undefined)))
   }
-  const refused = launched.find((result) => result.status === 'rejected')
-  if (refused !== undefined) {
-    await close()
-    const error = refused.reason instanceof Error ? refused.reason.message : String(refused.reason)
-    return { servers: { state: 'failed', executable, error: error.split('\n')[0]! }, close: async () => {} }
-  }
-  return { servers: { state: 'running', endpoints: started.map((server) => server.wsEndpoint()) }, close }
-}
-
-/** As many as vitest runs test files at once: `maxWorkers` as vitest.config.ts or the command line sets it. */
-function workerCount(project: TestProject): number {
-  return project.config.maxWorkers || project.vitest.config.maxWorkers || availableParallelism()
+  return { setup: { state: 'found', executable, broker: `http://127.0.0.1:${(broker.address() as AddressInfo).port}/` }, close }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const { servers, close } = await startChromiumServers(workerCount(project))
-  project.provide('chromiumServers', servers)
+  const { setup, close } = await startChromiumBroker()
+  project.provide('chromium', setup)
   return close
 }
