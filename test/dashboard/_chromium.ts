@@ -4,20 +4,27 @@
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chromium, type BrowserServer } from 'playwright-core'
+import type { BrowserServer } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
 
-/** Debian's chromium (`.ci/run` installs it), else a browser playwright-core installed itself. */
-export function chromiumCandidates(): string[] {
-  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
+const DEBIAN_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
+
+/**
+ * Debian's chromium (`.ci/run` installs it), else a browser playwright-core installed itself.
+ * playwright-core is imported only when it is needed (it costs half a second, and this setup runs
+ * before every vitest run, browser tests or not).
+ */
+export async function chromiumCandidates(): Promise<string[]> {
+  if (DEBIAN_CHROMIUM.some((path) => existsSync(path))) return DEBIAN_CHROMIUM
+  const { chromium } = await import('playwright-core')
   try {
-    candidates.push(chromium.executablePath())
+    return [...DEBIAN_CHROMIUM, chromium.executablePath()]
   } catch {
     // playwright-core knows no browser of its own here.
+    return DEBIAN_CHROMIUM
   }
-  return candidates
 }
 
 /**
@@ -40,14 +47,15 @@ declare module 'vitest' {
  * Finds the first candidate that exists and serves `GET /?worker=N` on loopback: the address of worker
  * N's Chromium, launched by its first request; `close` stops the broker and every Chromium it launched.
  */
-export async function startChromiumBroker(candidates: string[] = chromiumCandidates()): Promise<{ setup: ChromiumSetup; close: () => Promise<void> }> {
+export async function startChromiumBroker(candidates?: string[]): Promise<{ setup: ChromiumSetup; close: () => Promise<void> }> {
+  candidates ??= await chromiumCandidates()
   const executable = candidates.find((path) => existsSync(path))
   if (executable === undefined) return { setup: { state: 'not-found', looked: candidates }, close: async () => {} }
   const launched = new Map<string, Promise<BrowserServer>>()
   const broker = createServer((request, response) => {
     const worker = new URL(request.url ?? '/', 'http://broker').searchParams.get('worker') ?? ''
     let server = launched.get(worker)
-    if (server === undefined) launched.set(worker, (server = chromium.launchServer({ executablePath: executable, args: CHROMIUM_ARGS })))
+    if (server === undefined) launched.set(worker, (server = import('playwright-core').then(({ chromium }) => chromium.launchServer({ executablePath: executable, args: CHROMIUM_ARGS }))))
     server.then(
       (running): WorkerChromium => ({ state: 'running', endpoint: running.wsEndpoint() }),
       (error: unknown): WorkerChromium => ({ state: 'failed', error: (error instanceof Error ? error.message : String(error)).split('\n')[0]! }),
