@@ -49,8 +49,7 @@ describe.skipIf(noBrowser)('the Chromium of the dashboard tests', () => {
     expect(other.state).toBe('running')
     expect(other).not.toEqual(first)
     const browser = await connectBrowser(setup, '1')
-    const page = await browser.newPage()
-    expect(await page.evaluate('1 + 1')).toBe(2)
+    expect(browser.isConnected()).toBe(true)
     await browser.close()
     await close()
     // Stopped: nothing listens at either address any more.
