@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import type { BrowserServer } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
 
 const DEBIAN_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
 
