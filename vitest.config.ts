@@ -11,5 +11,7 @@ export default defineConfig({
     // files share a worker's modules instead. Tests keep no state between files: each one's
     // afterAll/afterEach runs cleanup(), and the code under test keeps its state per runtime.
     isolate: false,
+    // The dashboard tests' Chromium: one per worker for the whole run, launched when a test first asks.
+    globalSetup: ['test/dashboard/_chromium.ts'],
   },
 })

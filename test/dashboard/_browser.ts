@@ -1,45 +1,44 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { mintToken } from '../../src/domain/auth.ts'
 import { applyProjectFile } from '../../src/domain/apply.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect, inject } from 'vitest'
 import { cleanup, openStore, serve, tempDb } from '../_helpers.ts'
+import type { ChromiumSetup, WorkerChromium } from './_chromium.ts'
 
-/** Debian's chromium (`.ci/run` installs it), else a browser playwright-core installed itself. */
-function findChromium(): string | null {
-  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
-  try {
-    candidates.push(chromium.executablePath())
-  } catch {
-    // playwright-core knows no browser of its own here.
-  }
-  return candidates.find((path) => existsSync(path)) ?? null
-}
-
-export const CHROMIUM = findChromium()
+const provided = inject('chromium') as ChromiumSetup | undefined
 
 /**
- * Without a browser the dashboard's browser tests are skipped, with one line saying why, so that
- * `npm test` needs nothing outside npm; in CI (`CI=true`) they run and fail instead.
+ * Without a Chromium the dashboard's browser tests are skipped, with this one line saying why, so
+ * that `npm test` needs nothing outside npm; in CI (`CI=true`) they run and fail instead.
  */
-export const noBrowser = CHROMIUM === null && process.env.CI !== 'true'
-if (noBrowser) console.warn('dashboard browser tests skipped: no Chromium found (apt-get install chromium; CI installs it)')
+export function skipReason(setup: ChromiumSetup | undefined, ci: boolean): string | null {
+  return setup?.state === 'not-found' && !ci ? 'dashboard browser tests skipped: no Chromium found (apt-get install chromium; CI installs it)' : null
+}
+
+const skip = skipReason(provided, process.env.CI === 'true')
+export const noBrowser = skip !== null
+if (skip !== null) console.warn(skip)
+
+/**
+ * This worker's Chromium (the global setup, `_chromium.ts`, launches it on the first ask), connected
+ * to; closing the Browser disconnects and closes the contexts opened through it.
+ */
+export async function connectBrowser(setup: ChromiumSetup | undefined = provided, worker: string = process.env.VITEST_POOL_ID ?? '1'): Promise<Browser> {
+  if (setup === undefined) throw new Error('no Chromium setup was provided: vitest.config.ts names test/dashboard/_chromium.ts as globalSetup')
+  if (setup.state === 'not-found') throw new Error(`no Chromium found at ${setup.looked.join(', ')}: apt-get install chromium (.ci/run does)`)
+  const answer = (await (await fetch(`${setup.broker}?worker=${encodeURIComponent(worker)}`)).json()) as WorkerChromium
+  if (answer.state === 'failed') throw new Error(`Chromium (${setup.executable}) did not start: ${answer.error}`)
+  return chromium.connect(answer.endpoint)
+}
 
 /** Screenshots of every run land here, to look at. */
 export const SCREENSHOTS = join(tmpdir(), 'mockapi-dashboard-screenshots')
-
-export function launchBrowser(): Promise<Browser> {
-  if (CHROMIUM === null) throw new Error('no Chromium found at /usr/bin/chromium: apt-get install chromium (.ci/run does)')
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
-}
 
 /** A shop project with a dozen known products, served on a free port; a token for every project. */
 export async function startShop(options: { retryDelaysMs?: number[] } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
@@ -59,13 +58,13 @@ export interface ShopInBrowser {
   browser: Browser
 }
 
-/** The shop served and a Chromium launched before the file's tests (when there is one), both closed after them. */
+/** The shop served and this worker's Chromium connected to before the file's tests (when there is one), both let go after them. */
 export function shopInBrowser(): ShopInBrowser {
   const shop = {} as ShopInBrowser
   beforeAll(async () => {
     if (noBrowser) return
     Object.assign(shop, await startShop())
-    shop.browser = await launchBrowser()
+    shop.browser = await connectBrowser()
   })
   afterAll(async () => {
     await shop.browser?.close()
@@ -113,4 +112,17 @@ export async function screenshotDark(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'dark' })
   await screenshot(page, `${name}-dark`)
   await page.emulateMedia({ colorScheme: 'light' })
+}
+
+/**
+ * Pastes text into a field as a user does, Ctrl+V from the clipboard: one input event for the whole
+ * text, where fill() inserts a multi-line text line by line (seconds for a 36 KB schema).
+ */
+export async function paste(field: Locator, text: string): Promise<void> {
+  const page = field.page()
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin })
+  await field.focus()
+  await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(text)})`)
+  await field.press('ControlOrMeta+V')
+  expect(await field.inputValue(), 'the text pasted').toBe(text)
 }

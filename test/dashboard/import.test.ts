@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { ROOT, send } from '../_helpers.ts'
-import { noBrowser, openDashboard, screenshot, shopInBrowser } from './_browser.ts'
+import { noBrowser, openDashboard, paste, screenshot, shopInBrowser } from './_browser.ts'
 
 const shop = shopInBrowser()
 
@@ -44,7 +44,7 @@ describe.skipIf(noBrowser)('the Import action of the Endpoints tab', { timeout: 
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
     await page.getByTestId('import-open').click()
-    await page.getByTestId('import-text').fill(readFileSync(fixture('graphql/swapi/schema.graphql'), 'utf8'))
+    await paste(page.getByTestId('import-text'), readFileSync(fixture('graphql/swapi/schema.graphql'), 'utf8'))
     await submitImport(page)
 
     const summary = page.getByTestId('import-summary')

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, send, startReceiver } from '../_helpers.ts'
-import { launchBrowser, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
+import { connectBrowser, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
 
 let browser: Browser
 let server: RunningServer
@@ -13,7 +13,7 @@ beforeAll(async () => {
   if (noBrowser) return
   ;({ server, token } = await startShop({ retryDelaysMs: [60_000] }))
   auth = { Authorization: `Bearer ${token}` }
-  browser = await launchBrowser()
+  browser = await connectBrowser()
 })
 afterAll(async () => {
   await browser?.close()

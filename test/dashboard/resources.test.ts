@@ -43,7 +43,10 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     const orders = await send(`${shop.server.url}/api/shop/orders`)
     expect(orders.json).toHaveLength(3)
     expect(['a, b', 'c']).toContain(orders.json[0].note)
-    await expect.poll(() => page.getByTestId('project').textContent()).toContain('10 endpoints')
+    // The project card counts them too (the shop's five products endpoints, these five, and whatever another test added).
+    const endpoints = await send(`${shop.server.url}/api/projects/1/endpoints`, { headers: { Authorization: `Bearer ${shop.token}` } })
+    expect(endpoints.json.filter((e: { path: string }) => e.path.startsWith('/api/orders'))).toHaveLength(5)
+    await expect.poll(() => page.getByTestId('project').textContent()).toContain(`${endpoints.json.length} endpoints`)
 
     await screenshot(page, 'endpoints')
     await screenshotDark(page, 'endpoints')
@@ -54,6 +57,9 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
   })
 
   it('edits status, delay and error rate inline, and deletes an endpoint', async () => {
+    // A resource of its own to delete an endpoint of, so that the test needs no other to run first.
+    const carts = await send(`${shop.server.url}/api/projects/1/resources`, { method: 'POST', body: { path: '/api/carts' }, headers: { Authorization: `Bearer ${shop.token}` } })
+    expect(carts.status, JSON.stringify(carts.json)).toBe(201)
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     const list = endpointRow(page, 'GET', '/api/products')
     await list.waitFor()
@@ -88,12 +94,12 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await expect.poll(async () => (await send(`${shop.server.url}/api/shop/products`)).status, { timeout: 15_000 }).toBe(200)
 
     // Delete asks once more.
-    const remove = endpointRow(page, 'DELETE', '/api/orders/:id').getByTestId('endpoint-delete')
+    const remove = endpointRow(page, 'DELETE', '/api/carts/:id').getByTestId('endpoint-delete')
     await remove.click()
     expect(await remove.textContent()).toBe('Delete?')
     await remove.click()
-    await endpointRow(page, 'DELETE', '/api/orders/:id').waitFor({ state: 'detached' })
-    expect((await send(`${shop.server.url}/api/shop/orders/1`, { method: 'DELETE' })).status).toBe(405)
+    await endpointRow(page, 'DELETE', '/api/carts/:id').waitFor({ state: 'detached' })
+    expect((await send(`${shop.server.url}/api/shop/carts/1`, { method: 'DELETE' })).status).toBe(405)
     expect(problems).toEqual([])
     await context.close()
   })

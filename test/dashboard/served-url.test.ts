@@ -4,7 +4,7 @@ import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, cli, openStore, send, serve, tempDb } from '../_helpers.ts'
-import { launchBrowser, noBrowser, openDashboard } from './_browser.ts'
+import { connectBrowser, noBrowser, openDashboard } from './_browser.ts'
 
 let server: RunningServer
 let token: string
@@ -98,7 +98,7 @@ describe('the served URL of each endpoint in the management API', () => {
 
 describe.skipIf(noBrowser)('the dashboard calls each endpoint at the URL the API gives', { timeout: 60_000 }, () => {
   it('curl for HTTP, GraphQL and SOAP, grpcurl for gRPC', async () => {
-    browser ??= await launchBrowser()
+    browser ??= await connectBrowser()
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('endpoint-row').first().waitFor()
     expect(await callLine(page, 'GET', '/api/pets/:id')).toBe(`curl '${server.url}/api/shop/pets/:id'`)
@@ -126,7 +126,7 @@ describe('the served URL without gRPC listening', () => {
     expect(urls.length).toBeGreaterThan(0)
     expect(urls.every((url: string | null) => url === null)).toBe(true)
     if (noBrowser) return
-    browser ??= await launchBrowser()
+    browser ??= await connectBrowser()
     const opened = await openDashboard(browser, plain, rpcToken)
     const row = opened.page.locator('[data-testid="endpoint-row"][data-path="/helloworld.Greeter/SayHello"]')
     expect(await row.getByTestId('endpoint-not-served').textContent()).toBe('gRPC is not listening: serve with a gRPC port to call it')
