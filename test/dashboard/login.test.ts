@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { main } from '../../src/cli/main.ts'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
-import { openStore, send, serve, tempDb, tempDir, waitFor } from '../_helpers.ts'
+import { openStore, send, serve, serveCli, tempDb, tempDir } from '../_helpers.ts'
 import { noBrowser, openDashboard, openPage, screenshot, screenshotDark, shopInBrowser } from './_browser.ts'
 
 const shop = shopInBrowser()
@@ -104,25 +103,17 @@ describe.skipIf(noBrowser)('dashboard login', { timeout: 60_000 }, () => {
   })
 
   it('mockapi serve prints the dashboard URL with a 7-day token that opens it', async () => {
-    let output = ''
-    const io = { out: (text: string) => void (output += `${text}\n`), err: (text: string) => void (output += `${text}\n`), isInteractive: false }
-    const before = new Set(process.listeners('SIGTERM'))
-    const exited = main(['--db', join(tempDir(), 'm.db'), 'serve', '--port', '0', '--grpc-port', '0', '--quiet'], io)
-    try {
-      await waitFor(() => output.includes('Ctrl-C to stop'), 20_000, 'the serve banner')
-      const match = /^ {2}dashboard {8}(http:\/\/127\.0\.0\.1:\d+)\/_mockapi\/#token=(\S+)$/m.exec(output)
-      expect(match, output).not.toBeNull()
-      const [, url, jwt] = match!
-      const claims = JSON.parse(Buffer.from(jwt!.split('.')[1]!, 'base64url').toString())
-      expect(claims.exp - claims.iat).toBe(7 * 24 * 60 * 60)
-      expect(claims.projectId).toBeUndefined()
-      const { page, context } = await openPage(shop.browser, `${url}/_mockapi/#token=${jwt}`)
-      await page.locator('[data-testid="project"][data-slug="demo"]').waitFor()
-      await context.close()
-    } finally {
-      // Stop it as Ctrl-C would, through its own signal handler only.
-      for (const listener of process.listeners('SIGTERM')) if (!before.has(listener)) listener('SIGTERM')
-      expect(await exited).toBe(0)
-    }
+    const server = await serveCli(['--db', join(tempDir(), 'm.db'), 'serve', '--port', '0', '--grpc-port', '0', '--quiet'])
+    const output = server.output()
+    const match = /^ {2}dashboard {8}(http:\/\/127\.0\.0\.1:\d+)\/_mockapi\/#token=(\S+)$/m.exec(output)
+    expect(match, output).not.toBeNull()
+    const [, url, jwt] = match!
+    const claims = JSON.parse(Buffer.from(jwt!.split('.')[1]!, 'base64url').toString())
+    expect(claims.exp - claims.iat).toBe(7 * 24 * 60 * 60)
+    expect(claims.projectId).toBeUndefined()
+    const { page, context } = await openPage(shop.browser, `${url}/_mockapi/#token=${jwt}`)
+    await page.locator('[data-testid="project"][data-slug="demo"]').waitFor()
+    await context.close()
+    expect(await server.stop()).toBe(0)
   })
 })
