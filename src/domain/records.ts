@@ -106,6 +106,40 @@ export function insertRecord(context: Context, collectionId: number, body: JsonO
   return json
 }
 
+/**
+ * Inserts many records as `insertRecord` inserts each (given ids kept, the others numbered next,
+ * a repeated id a CONFLICT), a few hundred to a statement; runs inside the caller's transaction.
+ */
+export function insertRecords(context: Context, collectionId: number, bodies: Iterable<JsonObject>): void {
+  const { records, collections } = context.repos
+  let next = collections.peekNextId(collectionId)
+  const pending: [string, string][] = []
+  const taken = new Set<string>()
+  const flush = () => {
+    records.insertMany(collectionId, pending)
+    pending.length = 0
+    taken.clear()
+  }
+  const exists = (id: string) => taken.has(id) || records.exists(collectionId, id)
+  for (const body of bodies) {
+    let id: string
+    if (body.id === undefined) {
+      while (exists(String(next))) next += 1
+      id = String(next)
+      next += 1
+    } else {
+      id = normalizeId(body.id)
+      if (exists(id)) throw new AppError('CONFLICT', `a record with id "${id}" already exists`)
+      if (INTEGER_ID.test(id)) next = Math.max(next, Number(id) + 1)
+    }
+    taken.add(id)
+    pending.push([id, toRecordJson(id, body, [])])
+    if (pending.length >= 1000) flush()
+  }
+  flush()
+  collections.setNextId(collectionId, next)
+}
+
 export function runRecordAction(context: Context, request: RecordRequest): RecordResponse {
   const { records } = context.repos
   const json = { 'Content-Type': 'application/json; charset=utf-8' }

@@ -1,9 +1,9 @@
 import { AppError } from '../errors.ts'
 import type { Resource } from '../model.ts'
 import type { ResourceSeed } from '../store/resources.ts'
-import { checkFields, generateRecord, type FakerFactory } from '../engine/generators.ts'
+import { checkFields, recordGenerator, type FakerFactory } from '../engine/generators.ts'
 import type { Context } from './context.ts'
-import { insertRecord } from './records.ts'
+import { insertRecords } from './records.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const MAX_SEED_COUNT = 100_000
@@ -22,6 +22,11 @@ export function checkSeed(seed: ResourceSeed, makeFaker: FakerFactory): Resource
   return seed
 }
 
+function* generatedRecords(fields: Record<string, string>, faker: ReturnType<FakerFactory>, count: number): Generator<Record<string, unknown>> {
+  const draw = recordGenerator(fields, faker)
+  for (let i = 0; i < count; i += 1) yield draw()
+}
+
 /**
  * Empties a collection and seeds it again from its resources: their literal records, then their
  * generated ones (reproducible when a seed value is set). The result becomes the reset snapshot.
@@ -32,10 +37,10 @@ export function reseedCollection(context: Context, collectionId: number, makeFak
     records.removeAll(collectionId)
     collections.setNextId(collectionId, 1)
     for (const resource of context.repos.resources.listByCollection(collectionId)) {
-      for (const record of resource.seedRecords) insertRecord(context, collectionId, record)
+      insertRecords(context, collectionId, resource.seedRecords)
       if (resource.seedCount > 0) {
         const faker = makeFaker(resource.seedValue ?? projects.byId(resource.projectId)?.seedValue ?? null)
-        for (let i = 0; i < resource.seedCount; i += 1) insertRecord(context, collectionId, generateRecord(resource.fields, faker))
+        insertRecords(context, collectionId, generatedRecords(resource.fields, faker, resource.seedCount))
       }
     }
     records.saveSnapshot(collectionId)

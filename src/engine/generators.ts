@@ -176,8 +176,12 @@ export function checkFields(fields: Record<string, string>, faker: Faker): void 
   }
 }
 
-export function generateRecord(fields: Record<string, string>, faker: Faker): Record<string, unknown> {
-  const record: Record<string, unknown> = {}
-  for (const [field, generator] of Object.entries(fields)) record[field] = resolveGenerator(generator, faker)()
-  return record
+/** A function drawing one record from the fields' generators, each resolved once (a seed draws thousands). */
+export function recordGenerator(fields: Record<string, string>, faker: Faker): () => Record<string, unknown> {
+  const draws = Object.entries(fields).map(([field, generator]) => [field, resolveGenerator(generator, faker)] as const)
+  return () => {
+    const record: Record<string, unknown> = {}
+    for (const [field, draw] of draws) record[field] = draw()
+    return record
+  }
 }

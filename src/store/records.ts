@@ -46,6 +46,14 @@ const FILTER_SQL = ' AND (data -> ?) IN (SELECT value FROM json_each(?))'
 // The same test through the field index: a primary-key lookup per row.
 const INDEXED_FILTER_SQL = ' AND EXISTS (SELECT 1 FROM field_values f WHERE f.collection_id = ? AND f.field = ? AND f.seq = r.seq AND f.json IN (SELECT value FROM json_each(?)))'
 
+/**
+ * Rows per statement when seeding. Inside a savepoint (a nested transaction, as `apply` and
+ * seeding open), every statement copies the pages it touches to the savepoint's journal, a
+ * temporary file that grows for the whole transaction: one statement per record wrote about 16 KB
+ * there per record, over a second of a 100,000-record seed.
+ */
+const INSERT_BATCH = 250
+
 /** Collections this large get their filtered and sorted fields indexed on first use. */
 export const INDEX_THRESHOLD = 5000
 const MAX_INDEXED_FIELDS = 8
@@ -127,12 +135,28 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const backfill = db.prepare<[number, string, string, string, number]>(
     'INSERT OR IGNORE INTO field_values (collection_id, field, seq, value, json) SELECT ?, ?, seq, data ->> ?, data -> ? FROM records WHERE collection_id = ?',
   )
-  const indexFields = db.transaction((collectionId: number, fields: string[]) => {
+  const addFields = (collectionId: number, fields: string[]): void => {
     for (const field of fields) {
       const path = toJsonPath(field)
       if (addIndexedField.run(collectionId, field, path).changes > 0) backfill.run(collectionId, field, path, path, collectionId)
     }
-  })
+  }
+  const indexFields = db.transaction(addFields)
+  const dropIndexedFields = db.prepare<[number]>('DELETE FROM indexed_fields WHERE collection_id = ?')
+
+  /**
+   * Rewrites many records with the collection's field index lifted, then builds it again with one
+   * INSERT … SELECT per field: the triggers keep it row by row, which costs a temporary table per
+   * record deleted. Runs inside the caller's transaction, so nobody sees the index missing.
+   */
+  const withIndexLifted = <T>(collectionId: number, rewrite: () => T): T => {
+    const fields = indexedFields.all(collectionId) as string[]
+    if (fields.length === 0) return rewrite()
+    dropIndexedFields.run(collectionId)
+    const result = rewrite()
+    addFields(collectionId, fields)
+    return result
+  }
 
   /** The fields this query needs, indexed when the collection is large enough; null: scan instead. */
   const usableIndex = (collectionId: number, query: RecordQuery, size: number): Set<string> | null => {
@@ -155,6 +179,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
 
   const exists = db.prepare<[number, string], number>('SELECT 1 FROM records WHERE collection_id = ? AND id = ?').pluck()
   const insert = db.prepare<[number, string, string]>('INSERT INTO records (collection_id, id, data) VALUES (?, ?, ?)')
+  const insertBatch = db.prepare<[(number | string)[]]>(`INSERT INTO records (collection_id, id, data) VALUES ${Array(INSERT_BATCH).fill('(?, ?, ?)').join(', ')}`)
   const replace = db.prepare<[string, number, string]>('UPDATE records SET data = ? WHERE collection_id = ? AND id = ?')
   const remove = db.prepare<[number, string]>('DELETE FROM records WHERE collection_id = ? AND id = ?')
   const removeAll = db.prepare<[number]>('DELETE FROM records WHERE collection_id = ?')
@@ -205,6 +230,16 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       localWrites += 1
       insert.run(collectionId, id, json)
     },
+    /** Inserts records in order, many to a statement; `rows` are [id, json] pairs. */
+    insertMany(collectionId: number, rows: readonly (readonly [string, string])[]): void {
+      if (rows.length === 0) return
+      localWrites += 1
+      let at = 0
+      for (; at + INSERT_BATCH <= rows.length; at += INSERT_BATCH) {
+        insertBatch.run(rows.slice(at, at + INSERT_BATCH).flatMap(([id, json]) => [collectionId, id, json]))
+      }
+      for (; at < rows.length; at += 1) insert.run(collectionId, rows[at]![0], rows[at]![1])
+    },
     replace(collectionId: number, id: string, json: string): void {
       localWrites += 1
       replace.run(json, collectionId, id)
@@ -213,9 +248,10 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       localWrites += 1
       remove.run(collectionId, id)
     },
+    /** Empties the collection; callers run it inside a transaction (see withIndexLifted). */
     removeAll(collectionId: number): void {
       localWrites += 1
-      removeAll.run(collectionId)
+      withIndexLifted(collectionId, () => removeAll.run(collectionId))
     },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
     /** The highest id that is a plain integer (as generated ids are), 0 if none. */
@@ -231,8 +267,10 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     /** Returns how many records were restored. */
     restoreSnapshot(collectionId: number): number {
       localWrites += 1
-      removeAll.run(collectionId)
-      return restoreSnapshot.run(collectionId).changes
+      return withIndexLifted(collectionId, () => {
+        removeAll.run(collectionId)
+        return restoreSnapshot.run(collectionId).changes
+      })
     },
     /** How many records the collection holds (a counter kept by triggers, no scan). */
     count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,

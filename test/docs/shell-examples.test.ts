@@ -75,8 +75,17 @@ curl() {
   local streaming=0 status=0
   for arg in "$@"; do [ "$arg" = -N ] && streaming=1; done
   if [ $streaming = 1 ]; then
-    command curl -sS --max-time 2 -w "\n[docs-test curl %{http_code} $*]\n" "$@" || status=$?
-    [ $status = 28 ] && status=0
+    # A stream does not end by itself: once its headers are in, it has answered, and it is stopped
+    # as Ctrl-C would stop it. One that sends no headers within 10 s fails.
+    local headers="$STATE/stream.headers" code=""
+    : > "$headers"
+    command curl -sS -D "$headers" "$@" &
+    local pid=$!
+    for _ in $(seq 1 400); do grep -q $'^\r$' "$headers" && break; kill -0 $pid 2>/dev/null || break; sleep 0.025; done
+    if kill -0 $pid 2>/dev/null; then kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; else wait $pid || status=$?; fi
+    code=$(head -n 1 "$headers" | cut -d ' ' -f 2)
+    [ -n "$code" ] || { echo "(docs test: the stream sent no headers)"; code=000; status=1; }
+    printf '\n[docs-test curl %s %s]\n' "$code" "$*"
     return $status
   fi
   command curl -sS --max-time 20 -w "\n[docs-test curl %{http_code} $*]\n" "$@"

@@ -40,7 +40,30 @@ export interface RootFieldQuery {
  * so any layer (engine, HTTP) can run the same documents.
  */
 export function queriesFor(sdl: string): RootFieldQuery[] {
-  const schema = buildSchema(sdl, { assumeValidSDL: true })
+  const entry = lastBuilt(sdl)
+  // Shared between callers, who only read them.
+  entry.queries ??= rootFieldQueries(entry.schema)
+  return entry.queries
+}
+
+/**
+ * The schema of `sdl`, built and validated; the same object for the same text. Tests over GitHub's
+ * schema ask for it several times (its queries, the shapes of the answers), and each build of its
+ * 1.2 MB took a few hundred milliseconds. Only the last text is kept, so a run holds one schema.
+ */
+export function schemaOf(sdl: string): GraphQLSchema {
+  return lastBuilt(sdl).schema
+}
+
+interface Built { sdl: string; schema: GraphQLSchema; queries?: RootFieldQuery[] }
+let last: Built | null = null
+
+function lastBuilt(sdl: string): Built {
+  if (last?.sdl !== sdl) last = { sdl, schema: buildSchema(sdl) }
+  return last
+}
+
+function rootFieldQueries(schema: GraphQLSchema): RootFieldQuery[] {
   const roots: [RootFieldQuery['type'], GraphQLObjectType | null | undefined][] = [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]]
   return roots.flatMap(([type, root]) => Object.values(root?.getFields() ?? {}).map((field) => queryFor(schema, type, field)))
 }

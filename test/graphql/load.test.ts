@@ -1,5 +1,5 @@
 import { buildSchema, introspectionFromSchema } from 'graphql'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
 import { loadGraphqlSchema } from '../../src/kinds/graphql/load.ts'
 import { readFixture } from './_fixtures.ts'
@@ -14,6 +14,14 @@ function loadError(text: string, origin: string): AppError {
   throw new Error(`${origin} loaded without error`)
 }
 
+/** GitHub's schema (1.2 MB), loaded once for the tests that read it: each load takes about a second. */
+let github: ReturnType<typeof loadGraphqlSchema> | undefined
+const loadGithub = () => (github ??= loadGraphqlSchema(readFixture('github/schema.graphql'), 'github.graphql'))
+// Files share a worker: nothing of this one stays behind it.
+afterAll(() => {
+  github = undefined
+})
+
 describe('loadGraphqlSchema: real schemas', () => {
   it('loads swapi: its Root query type, connection and interface returns', () => {
     const { sdl, operations } = loadGraphqlSchema(readFixture('swapi/schema.graphql'), 'schema.graphql')
@@ -27,7 +35,7 @@ describe('loadGraphqlSchema: real schemas', () => {
   })
 
   it('loads GitHub (1.2 MB): queries and mutations, identical repeated fields tolerated', () => {
-    const { sdl, operations } = loadGraphqlSchema(readFixture('github/schema.graphql'), 'github.graphql')
+    const { sdl, operations } = loadGithub()
     const queries = operations.filter((operation) => operation.type === 'query')
     const mutations = operations.filter((operation) => operation.type === 'mutation')
     expect(queries.length).toBeGreaterThan(25)
@@ -58,7 +66,7 @@ describe('loadGraphqlSchema: real schemas', () => {
   })
 
   it('reads the GitHub schema as introspection JSON', () => {
-    const { sdl } = loadGraphqlSchema(readFixture('github/schema.graphql'), 'github.graphql')
+    const { sdl } = loadGithub()
     const fromJson = loadGraphqlSchema(JSON.stringify({ data: introspectionFromSchema(buildSchema(sdl)) }), 'github.json')
     expect(fromJson.sdl).toBe(sdl)
   })

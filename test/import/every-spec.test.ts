@@ -9,7 +9,7 @@ import { resolvePointer } from '../../src/kinds/openapi/pointer.ts'
 import { createSampler } from '../../src/kinds/openapi/sample.ts'
 import type { SpecDocument } from '../../src/kinds/openapi/types.ts'
 import type { Endpoint } from '../../src/model.ts'
-import { cleanup, cli, openStore, ROOT, serve, tempDir } from '../_helpers.ts'
+import { cleanup, cli, openStore, ROOT, send, serve, tempDir } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -119,8 +119,8 @@ describe.each(cases.map((c) => [relative(FIXTURES, c.file), c] as const))('%s', 
       }
       const search = query.size ? `?${query}` : ''
       const mounted = path.startsWith('/api/') ? path.slice(4) : path
-      const response = await fetch(`${url}/api/${slug}${mounted === '/' ? '/' : mounted}${search}`, { method: endpoint.method, headers, body })
-      const text = await response.text()
+      const response = await send(`${url}/api/${slug}${mounted === '/' ? '/' : mounted}${search}`, { method: endpoint.method, headers, body })
+      const text = response.text
       const where = `${endpoint.method} ${endpoint.path}`
       if (response.status >= 400) {
         failures.push(`${where}: ${response.status} ${text.slice(0, 300)}`)

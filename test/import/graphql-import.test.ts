@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildSchema } from 'graphql'
-import { cleanup, ROOT, serve, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
-import { queriesFor, shapeProblems } from '../graphql/_queries.ts'
+import { cleanup, ROOT, send, serve, startReceiver, waitFor, cliWorkspace } from '../_helpers.ts'
+import { queriesFor, schemaOf, shapeProblems } from '../graphql/_queries.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 
 afterAll(cleanup)
@@ -20,9 +20,10 @@ interface GraphqlReply {
   body: { data?: Record<string, unknown> | null; errors?: { message: string; path?: string[]; locations?: unknown[] }[] }
 }
 
+/** A POST to the server of this file, handed to its app without a socket (`send`). */
 async function graphql(url: string, body: unknown, headers: Record<string, string> = {}): Promise<GraphqlReply> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
-  return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as GraphqlReply['body'] }
+  const reply = await send(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  return { status: reply.status, type: reply.headers.get('content-type'), body: JSON.parse(reply.text) as GraphqlReply['body'] }
 }
 
 describe('GraphQL import: the real schemas answer every root field over HTTP', () => {
@@ -48,8 +49,8 @@ describe('GraphQL import: the real schemas answer every root field over HTTP', (
   for (const [name, slug] of [['swapi', 'swapi'], ['GitHub', 'github']] as const) {
     it(`${name}: a real query per root field, with its variables, answers data shaped as selected`, async () => {
       // The stored SDL: GitHub's file repeats two fields, which the import folds.
-      const sdl = await (await fetch(`${server.url}/api/${slug}/graphql?sdl`)).text()
-      const schema = buildSchema(sdl)
+      const sdl = (await send(`${server.url}/api/${slug}/graphql?sdl`)).text
+      const schema = schemaOf(sdl)
       const failures: string[] = []
       for (const { field, query, variables } of queriesFor(sdl)) {
         const reply = await graphql(`${server.url}/api/${slug}/graphql`, { query, variables })

@@ -6,6 +6,7 @@ import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
+import { loadSpecText } from '../../src/kinds/openapi/load.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
 
@@ -277,6 +278,15 @@ paths:
     expect(result.stderr).toContain('ref-laughs.json: its $refs expand too far')
     // Nothing was created, not even the first project an import makes in an empty database.
     expect((await cli.run('endpoints')).stderr).toContain('no project yet')
+  })
+
+  it('a JSON spec naming a key twice in one object is refused, as YAML is, however the key is written', async () => {
+    const spec = (info: string) => `{"openapi": "3.0.3", "info": {${info}}, "paths": {"/a": {"get": {"responses": {"200": {"description": "ok"}}}}}}`
+    for (const info of ['"title": "A", "version": "1", "title": "B"', '"title": "A", "version": "1", "\\u0074itle"\n  : "B"']) {
+      await expect(loadSpecText(spec(info), 'twice.json')).rejects.toThrow(/^twice\.json: Map keys must be unique/)
+    }
+    // The same key in different objects is no repetition.
+    expect((await loadSpecText(spec('"title": "A", "version": "1", "x-more": {"title": "B"}'), 'once.json')).title).toBe('A')
   })
 
   it('a billion-laughs YAML spec is refused at once instead of hanging import', async () => {

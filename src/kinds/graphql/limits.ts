@@ -7,7 +7,9 @@ import {
   isListType,
   isObjectType,
   Kind,
+  print,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
@@ -95,6 +97,17 @@ export function costProblem(schema: GraphQLSchema, document: DocumentNode, opera
   const fragments = _fragments(document)
   const memo = new Map<SelectionSetNode, Map<GraphQLNamedType, number>>()
   let introspection = 0
+  // By the field as written (alias aside): 400 aliases of one `__schema { … }` walk the schema once.
+  const introspectionCosts = new Map<string, number>()
+  const introspectionCost = (selection: FieldNode): number => {
+    const key = print({ ...selection, alias: undefined })
+    let known = introspectionCosts.get(key)
+    if (known === undefined) {
+      const sources = selection.name.value === '__schema' ? [schema] : _typesNamed(schema, selection)
+      introspectionCosts.set(key, (known = _introspectionCost(schema, selection.selectionSet!, sources, fragments)))
+    }
+    return known
+  }
 
   const cost = (set: SelectionSetNode, parent: GraphQLNamedType): number => {
     const known = memo.get(set)?.get(parent)
@@ -105,7 +118,7 @@ export function costProblem(schema: GraphQLSchema, document: DocumentNode, opera
         const name = selection.name.value
         if (name === '__typename') total += 1
         else if (name === '__schema' || name === '__type') {
-          introspection += _introspectionCost(schema, selection.selectionSet!, name === '__schema' ? [schema] : _typesNamed(schema, selection), fragments)
+          introspection += introspectionCost(selection)
           total += 1
         } else {
           const field = _field(parent, name)

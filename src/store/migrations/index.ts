@@ -9,6 +9,7 @@ import { up as apiSpecs } from './0060-api-specs.ts'
 import { up as specFormats } from './0070-spec-formats.ts'
 import { up as seedSnapshots } from './0080-seed-snapshots.ts'
 import { up as uniqueIds } from './0090-unique-ids.ts'
+import { up as fieldIndexTriggers } from './0100-field-index-triggers.ts'
 
 export interface Migration {
   version: number
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 70, up: specFormats },
   { version: 80, up: seedSnapshots },
   { version: 90, up: uniqueIds },
+  { version: 100, up: fieldIndexTriggers },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
