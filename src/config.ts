@@ -48,5 +48,11 @@ export function resolveRetryDelays(flag: string | undefined, environment: Enviro
  */
 export function resolveLockWait(environment: Environment): number | undefined {
   const chosen = environment.env.MOCKAPI_LOCK_WAIT?.trim()
-  return chosen ? parseDuration(chosen, 'MOCKAPI_LOCK_WAIT') : undefined
+  if (!chosen) return undefined
+  const ms = parseDuration(chosen, 'MOCKAPI_LOCK_WAIT')
+  if (ms > LONGEST_LOCK_WAIT_MS) throw new AppError('INVALID_INPUT', `MOCKAPI_LOCK_WAIT "${chosen}" is longer than a lock wait can be (1d)`)
+  return ms
 }
+
+/** A day: longer is a mistake, and SQLite's own wait cannot count past about 24 days. */
+const LONGEST_LOCK_WAIT_MS = 86_400_000

@@ -88,8 +88,11 @@ export function openDb(path: string, options: OpenOptions = {}): Db {
   return db
 }
 
+/** SQLite keeps its busy timeout in an int: a larger value would silently become no wait at all. */
+const LONGEST_BUSY_WAIT_MS = 2_147_483_647
+
 export function setBusyWait(db: Db, ms: number): void {
-  db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(ms))}`)
+  db.pragma(`busy_timeout = ${Math.min(LONGEST_BUSY_WAIT_MS, Math.max(0, Math.trunc(ms) || 0))}`)
 }
 
 /**

@@ -236,13 +236,17 @@ describe('another process holds the write lock (item 3)', () => {
     await stop(server.child)
   }, 60_000)
 
-  it('refuses a MOCKAPI_LOCK_WAIT that is not a duration with one line, in a command and in serve', async () => {
+  it('refuses a MOCKAPI_LOCK_WAIT that is not a duration, or is over a day, with one line, in a command and in serve', async () => {
     const { db } = await twoProjects()
     for (const args of [['projects'], ['serve', '--port', '0', '--quiet']]) {
       const refused = await cli(['--db', db, ...args], { env: { MOCKAPI_LOCK_WAIT: '10' } })
       expect(refused.code).toBe(1)
       expect(refused.stderr).toBe('✖ MOCKAPI_LOCK_WAIT "10" must be a number with a unit: ms, s, m, h or d (e.g. 30s, 15m, 1h, 7d)\n')
     }
+    // Past a day is a mistake; SQLite would silently have taken a value past its int as no wait at all.
+    const long = await cli(['--db', db, 'projects'], { env: { MOCKAPI_LOCK_WAIT: '99999d' } })
+    expect(long.code).toBe(1)
+    expect(long.stderr).toBe('✖ MOCKAPI_LOCK_WAIT "99999d" is longer than a lock wait can be (1d)\n')
     const fine = await cli(['--db', db, 'projects'], { env: { MOCKAPI_LOCK_WAIT: '250ms' } })
     expect(fine.code, fine.stderr).toBe(0)
   })
