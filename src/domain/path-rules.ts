@@ -89,7 +89,7 @@ function checkShape(path: string, mode: PathRules, report: Report): { segments: 
     if (segment !== '**' && segment.includes('**')) refuse('wildcards', `segment "${segment}": "**" must be a segment of its own (e.g. /files/**)`)
     if (segment === '**' && i !== segments.length - 1) refuse('wildcards', `path "${path}": "**" (the rest of the path) must be its last segment`)
     if (segment.startsWith(':') && !PARAM_START.test(segment)) refuse('param-names', `parameter "${segment}" must be ":" followed by a name of letters, digits or _`)
-    const parts = parseSegment(segment, () => '')
+    const parts = segment === '**' ? [] : parseSegment(segment, () => '')
     if (parts.some((part, j) => part.kind === 'param' && parts[j + 1]?.kind === 'param')) {
       refuse('param-names', `segment "${segment}" has two parameters side by side; put text between them (e.g. ":from-:to")`)
     }

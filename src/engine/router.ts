@@ -8,6 +8,10 @@ import { matchMixed, paramNames, parseRoutePath, segmentKey, type SegmentPart, t
  * lacks the method, later matches are tried before answering 405, so `/api/users/me` (GET) and
  * `/api/users/:id` (DELETE) both work. HEAD is answered by a path's GET unless the path has its own
  * HEAD (as HTTP requires of GET resources).
+ *
+ * The walk backtracks, but every node of the tree sits at one depth and is reached by one path,
+ * so a match visits each node at most once: its cost is bounded by the routes' tree (a mixed
+ * segment's test being linear in the segment), whatever the routes or the request.
  */
 export interface Route<T> {
   method: string
@@ -98,9 +102,6 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
     match(method, segments) {
       const captured: string[] = []
       let firstPathMatch: Map<string, Entry<T>> | null = null
-      // A (node, index) pair that found nothing finds nothing the next time either: remembering it
-      // keeps the walk within nodes × segments, whatever the routes.
-      const failedAt: Set<Node<T>>[] = []
       const tryRest = (node: Node<T>, index: number): { entry: Entry<T>; values: string[] } | null => {
         if (!node.rest) return null
         firstPathMatch ??= node.rest
@@ -108,17 +109,13 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
         return entry ? { entry, values: [...captured, segments.slice(index).join('/')] } : null
       }
       const walk = (node: Node<T>, index: number): { entry: Entry<T>; values: string[] } | null => {
-        const seen = (failedAt[index] ??= new Set())
-        if (seen.has(node)) return null
         if (index === segments.length) {
           if (node.methods.size > 0) {
             firstPathMatch ??= node.methods
             const entry = entryIn(node.methods, method)
             if (entry) return { entry, values: [...captured] }
           }
-          const rest = tryRest(node, index)
-          if (!rest) seen.add(node)
-          return rest
+          return tryRest(node, index)
         }
         const segment = segments[index]!
         const literal = node.literals.get(segment)
@@ -140,9 +137,7 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
           captured.pop()
           if (found) return found
         }
-        const rest = tryRest(node, index)
-        if (!rest) seen.add(node)
-        return rest
+        return tryRest(node, index)
       }
       const found = walk(root, 0)
       if (found) {
