@@ -93,6 +93,28 @@ describe('free paths (pathRules: off)', () => {
     expect((await send(`${again.url}/media/x.json`)).json).toEqual({ name: 'x' })
   })
 
+  it('finds, shows and removes a pattern endpoint by the path as written', async () => {
+    expect(await ws.ok('endpoint', 'show', 'GET', '/media/:name.json')).toMatch(/GET \/media\/:name\.json/)
+    expect(await ws.ok('endpoint', 'show', 'GET', '/static/**')).toMatch(/GET \/static\/\*\*/)
+    await ws.ok('add-endpoint', 'DELETE', '/tmp/*', '--status', '204')
+    await ws.ok('remove-endpoint', 'DELETE', '/tmp/:any')
+    expect((await send(`${url}/tmp/x`, { method: 'DELETE' })).status).toBe(404)
+  })
+
+  it('a catch-all of the served project loses to the built-in routes and to other projects', async () => {
+    const other = cliWorkspace()
+    await other.ok('init', '--name', 'Catch', '--slug', 'catch', '--path-rules', 'off', '--yes')
+    await other.ok('add-endpoint', 'GET', '/**', '--body', '{"caught":"{{params.0}}"}')
+    await other.ok('project', 'create', 'Shop', '--slug', 'shop')
+    await other.ok('add-resource', '/api/products', '--project', 'shop')
+    const server = await serve(other.db)
+    expect((await send(`${server.url}/anything/at/all`)).json).toEqual({ caught: 'anything/at/all' })
+    expect((await send(`${server.url}/api/health`)).json).not.toHaveProperty('caught')
+    expect((await send(`${server.url}/api/projects`)).status).toBe(401)
+    expect((await send(`${server.url}/_mockapi/`)).text).toMatch(/<html/i)
+    expect((await send(`${server.url}/api/shop/products`)).json).toEqual([])
+  })
+
   it('stays alive and intact', async () => {
     await expectAliveAndIntact(url, ws.db)
   })
