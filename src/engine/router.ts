@@ -141,8 +141,12 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
       }
       const found = walk(root, 0)
       if (found) {
-        // Own properties even for a name such as `__proto__`.
-        const params = Object.fromEntries(found.entry.paramNames.map((name, i) => [name, found.values[i]!])) as Record<string, string>
+        const params: Record<string, string> = {}
+        found.entry.paramNames.forEach((name, i) => {
+          // An own property even for a parameter named `__proto__`.
+          if (name === '__proto__') Object.defineProperty(params, name, { value: found.values[i]!, enumerable: true, writable: true, configurable: true })
+          else params[name] = found.values[i]!
+        })
         return { kind: 'found', value: found.entry.value, params }
       }
       if (firstPathMatch) return { kind: 'method-not-allowed', allow: [...(firstPathMatch as Map<string, Entry<T>>).keys()].sort() }
