@@ -50,8 +50,8 @@ function reporter(mode: PathRules, warnings: string[]): Report {
   }
 }
 
-export const MAX_PATH_LENGTH = 2048
-export const MAX_SEGMENT_LENGTH = 256
+const MAX_PATH_LENGTH = 2048
+const MAX_SEGMENT_LENGTH = 256
 
 /** Splits `getPosts`, `get-posts`, `get_posts` into lowercase words. */
 function wordsOf(segment: string): string[] {
@@ -77,7 +77,6 @@ function checkShape(path: string, mode: PathRules, report: Report): { segments: 
     refuse('starts-with-slash', `path "${path}" must start with /`)
   }
   if (/[?#\s]/.test(path)) refuse('plain-path', `path "${path}" must not contain a query, a fragment or spaces`)
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(path)) refuse('plain-path', `path ${JSON.stringify(path)} must not contain control characters`)
   if (path.length > MAX_PATH_LENGTH) refuse('path-length', `path is ${path.length} characters long; at most ${MAX_PATH_LENGTH}`)
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
