@@ -19,6 +19,10 @@ export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
 export const RESOURCE_ACTIONS = ['list', 'create', 'read', 'replace', 'delete', 'patch'] as const
 export type ResourceAction = (typeof RESOURCE_ACTIONS)[number]
 
+/** How a project judges the paths of new resources and endpoints (docs/mocking.md, "Path rules"). */
+export const PATH_RULES = ['strict', 'warn', 'off'] as const
+export type PathRules = (typeof PATH_RULES)[number]
+
 export interface Project {
   id: number
   name: string
@@ -28,6 +32,8 @@ export interface Project {
   description: string
   /** Default seed for generated data; null: fresh values every time. */
   seedValue: number | null
+  /** strict: naming rules refuse; warn: they warn; off: only the structural checks. */
+  pathRules: PathRules
   createdAt: string
 }
 

@@ -8,6 +8,7 @@ export function projectView(project: Project) {
     slug: project.slug,
     shareToken: project.shareToken,
     isDefault: project.isDefault,
+    pathRules: project.pathRules,
     createdAt: project.createdAt,
   }
 }

@@ -131,6 +131,12 @@ export const listProjects = async () => (await call('')).data
  */
 export const getProject = async (projectId) => (await call(`/${projectId}`)).data
 
+/**
+ * @param {{ pathRules?: 'strict' | 'warn' | 'off' }} change
+ * @returns {Promise<ProjectSummaryView>}
+ */
+export const updateProject = async (change) => (await call(`/${currentProject().id}`, { method: 'PATCH', body: change })).data
+
 /** @returns {Promise<ServedEndpointView[]>} */
 export const listEndpoints = async () => (await inProject('/endpoints')).data
 

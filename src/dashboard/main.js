@@ -9,7 +9,7 @@ import { wireImport } from './import.js'
 import { inboxUrl, loadInbox, renderInbox, wireInbox } from './inbox.js'
 import { loadSubscriptions, renderSubscriptions, wireIntegrations } from './integrations.js'
 import { closeEvents, connectEvents } from './live.js'
-import { onProjectChosen, renderProjects } from './projects.js'
+import { onProjectChosen, renderProjectSettings, renderProjects, wireProjectSettings } from './projects.js'
 import { loadResources, wireRecords } from './records.js'
 import { loadRequests, renderRequests } from './requests.js'
 import { PROJECT_KEY, TABS, TAB_KEY, TOKEN_KEY, forgetProjectData, state } from './state.js'
@@ -97,6 +97,7 @@ function selectProject(project) {
   renderProjects()
   $('project-title').textContent = project.name
   $('project-base').textContent = `${location.origin}/api/${project.slug}/`
+  renderProjectSettings(project)
   $('inbox-url').textContent = inboxUrl()
   renderRequests()
   renderInbox()
@@ -159,6 +160,7 @@ function wire() {
   for (const tab of TABS) $(`tab-${tab}`).addEventListener('click', () => activateTab(tab))
   $('tabs').addEventListener('keydown', onTabKey)
   wireEndpoints()
+  wireProjectSettings()
   wireImport()
   wireRecords()
   wireInbox()

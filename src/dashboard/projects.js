@@ -1,8 +1,8 @@
 // @ts-check
 // The project list on the left.
 
-import { listProjects } from './api.js'
-import { $, guard, h } from './dom.js'
+import { listProjects, updateProject } from './api.js'
+import { $, guard, h, notify, select } from './dom.js'
 import { state } from './state.js'
 
 /** @typedef {import('./api.js').ProjectSummaryView} ProjectSummaryView */
@@ -31,5 +31,31 @@ export async function refreshProjects() {
   await guard(async () => {
     state.projects = await listProjects()
     renderProjects()
+  })
+}
+
+/**
+ * The selected project's settings in its heading (path rules).
+ * @param {ProjectSummaryView} project
+ */
+export function renderProjectSettings(project) {
+  select('project-path-rules').value = project.pathRules
+}
+
+/** A changed setting is saved at once; a refusal puts the stored value back. */
+export function wireProjectSettings() {
+  const rules = select('project-path-rules')
+  rules.addEventListener('change', async () => {
+    const project = state.project
+    if (!project) return
+    const chosen = /** @type {'strict' | 'warn' | 'off'} */ (rules.value)
+    const updated = await guard(() => updateProject({ pathRules: chosen }))
+    if (!updated || state.project?.id !== project.id) {
+      rules.value = project.pathRules
+      return
+    }
+    state.project = { ...project, ...updated }
+    state.projects = state.projects.map((p) => (p.id === updated.id ? { ...p, ...updated } : p))
+    notify(`Path rules of ${updated.slug}: ${updated.pathRules} (new paths only)`)
   })
 }

@@ -69,6 +69,7 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
   if (!existing) {
     const created = createProject(context, { name: file.name, slug })
     context.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
+    if (file.pathRules) context.repos.projects.setPathRules(created.id, file.pathRules)
     changes.push(`+ project ${slug}`)
     return { project: context.repos.projects.byId(created.id)!, seedChanged: false }
   }
@@ -76,6 +77,12 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
   if (options.prune && (existing.name !== file.name || existing.description !== file.description || existing.seedValue !== file.seed)) {
     context.repos.projects.updateInfo(existing.id, { name: file.name, description: file.description, seedValue: file.seed })
     changes.push(`~ project ${slug}`)
+  }
+  // Before resources and endpoints, whose paths it judges; a template (no prune) leaves it unless it names one.
+  const pathRules = file.pathRules ?? (options.prune ? 'strict' : existing.pathRules)
+  if (pathRules !== existing.pathRules) {
+    context.repos.projects.setPathRules(existing.id, pathRules)
+    changes.push(`~ project ${slug} pathRules: ${pathRules}`)
   }
   return { project: context.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }
@@ -119,7 +126,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     }
     // Paths a spec defines are not judged by the path rules (`/pets` has no /api).
     const specPaths = new Set(file.endpoints.filter((e) => e.import).map((e) => routeShape(e.path)))
-    const resourcePath = (path: string) => (specPaths.has(routeShape(path)) ? path : checkResourcePath(path).path)
+    const resourcePath = (path: string) => (specPaths.has(routeShape(path)) ? path : checkResourcePath(path, project.pathRules).path)
 
     // Resources.
     const wanted = new Map(file.resources.map((spec) => [resourcePath(spec.path), spec]))

@@ -2,6 +2,7 @@ import type { Endpoint, EndpointKind, Project, Resource, SpecDocument, SpecVersi
 import { kindOf } from '../kinds/registry.ts'
 import type { StoredSpec } from '../store/specs.ts'
 import type { OperationsRoute } from '../engine/exchange.ts'
+import { parseRoutePath } from '../engine/path-pattern.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import type { Context } from './context.ts'
 import { splitOperationPath } from './operation-paths.ts'
@@ -131,12 +132,12 @@ function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: 
   const byProject = new Map<number, RoutedEndpoint[]>()
   for (const endpoint of endpoints.listAll()) {
     const resource = endpoint.resourceId === null ? undefined : resourcesById.get(endpoint.resourceId)
-    const lastSegment = endpoint.path.split('/').at(-1) ?? ''
+    const last = parseRoutePath(endpoint.path).at(-1)
     const routed: RoutedEndpoint = {
       endpoint,
       collectionId: resource?.collectionId ?? null,
       parentFields: resource ? parentFields(resource.path) : [],
-      idParam: lastSegment.startsWith(':') ? lastSegment.slice(1) : 'id',
+      idParam: last?.kind === 'param' ? last.name : 'id',
       spec: endpoint.specId === null ? null : specOf(endpoint.specId),
     }
     const list = byProject.get(endpoint.projectId)

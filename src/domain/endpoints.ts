@@ -1,3 +1,4 @@
+import { routeShape } from '../engine/path-pattern.ts'
 import { AppError } from '../errors.ts'
 import { kindOf } from '../kinds/registry.ts'
 import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
@@ -9,10 +10,8 @@ import { writeTransaction } from './transaction.ts'
 
 export const MAX_DELAY_MS = 120_000
 
-/** Two paths that differ only in parameter names are the same route. */
-export function routeShape(path: string): string {
-  return path.replace(/:[^/]+/g, ':')
-}
+/** Two paths that differ only in parameter names (or `:name` against `*`) are the same route. */
+export { routeShape }
 
 export function parseMethod(method: string): HttpMethod {
   const upper = method.toUpperCase()
@@ -106,7 +105,7 @@ export interface AddEndpointInput {
   body?: string | undefined
   delayMs?: number | undefined
   headers?: Record<string, string> | undefined
-  /** false for a project built from an imported spec, whose paths (`/pets`) the path rules do not judge. */
+  /** false for a project built from an imported spec, whose paths (`/pets`) the path rules do not judge; else the project's `pathRules` say how. */
   rules?: boolean
 }
 
@@ -117,12 +116,12 @@ export interface AddEndpointInput {
  */
 export function addEndpoint(context: Context, input: AddEndpointInput): { endpoint: Endpoint; warnings: string[] } {
   const method = parseMethod(input.method)
-  const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkEndpointPath(input.path)
   const status = input.status === undefined ? undefined : checkStatus(input.status)
   const delayMs = checkDelay(input.delayMs ?? 0)
   const body = input.body === undefined ? null : checkJsonBody(input.body)
   return writeTransaction(context.db, () => {
     const project = selectProject(context, input.project)
+    const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkEndpointPath(input.path, project.pathRules)
     const existing = findEndpoint(context, project.id, method, path)
     if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
     const clash = servedClash(context.repos.endpoints.listByProject(project.id), method, path)

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { SpecFormat } from '../model.ts'
+import type { PathRules, SpecFormat } from '../model.ts'
 
 /**
  * The project file's JSON Schema (schema/mockapi.schema.json) is the source of truth for its shape:
@@ -17,6 +17,7 @@ export interface RawProjectFile {
   slug?: string
   description?: string
   seed?: number | null
+  pathRules?: PathRules
   resources?: RawResource[] | null
   endpoints?: RawEndpoint[] | null
   webhooks?: RawWebhook[] | null

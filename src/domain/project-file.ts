@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
-import { EVENT_TYPES, type EventType, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type EventType, type PathRules, type SpecFormat } from '../model.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -12,6 +12,8 @@ export interface ProjectFile {
   description: string
   /** Default seed value for generated data. */
   seed: number | null
+  /** How new paths are judged; absent: strict. Applied before the resources and endpoints. */
+  pathRules?: PathRules
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
@@ -178,6 +180,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     slug: file.slug ?? null,
     description: file.description ?? '',
     seed: file.seed ?? null,
+    ...(file.pathRules !== undefined ? { pathRules: file.pathRules } : {}),
     resources,
     endpoints,
     webhooks,

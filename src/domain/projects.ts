@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
-import type { Project } from '../model.ts'
+import { PATH_RULES, type PathRules, type Project } from '../model.ts'
 import type { Context } from './context.ts'
 import { projectView } from '../views.ts'
 import { writeTransaction } from './transaction.ts'
@@ -106,4 +106,39 @@ export function projectSummary(context: Context, project: Project) {
     resourceCount: context.repos.resources.countByProject(project.id),
     endpointCount: context.repos.endpoints.countByProject(project.id),
   }
+}
+
+/** A `pathRules` value as typed or sent; anything else is refused naming the three. */
+export function checkPathRules(value: unknown): PathRules {
+  if (typeof value !== 'string' || !(PATH_RULES as readonly string[]).includes(value)) {
+    const given = typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value)
+    throw new AppError('INVALID_INPUT', `path rules ${given} must be one of ${PATH_RULES.join(', ')}`, { details: [{ field: 'pathRules', message: `must be one of ${PATH_RULES.join(', ')}` }] })
+  }
+  return value as PathRules
+}
+
+const PROJECT_SETTINGS = ['pathRules']
+
+/**
+ * The settings `mockapi project set` and `PATCH /api/projects/{id}` change. Existing paths are not
+ * judged again: the rules apply when something is created.
+ */
+export function updateProjectSettings(context: Context, project: Project, input: unknown): Project {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new AppError('INVALID_BODY', `request body must be a JSON object with any of ${PROJECT_SETTINGS.join(', ')}`)
+  }
+  const fields = input as Record<string, unknown>
+  const unknown = Object.keys(fields).find((key) => !PROJECT_SETTINGS.includes(key))
+  if (unknown !== undefined) {
+    const message = `is not a project setting; send any of ${PROJECT_SETTINGS.join(', ')}`
+    throw new AppError('INVALID_INPUT', `"${unknown}" ${message}`, { details: [{ field: unknown, message }] })
+  }
+  if (Object.keys(fields).length === 0) throw new AppError('INVALID_INPUT', `nothing to change: send any of ${PROJECT_SETTINGS.join(', ')}`)
+  const pathRules = fields.pathRules === undefined ? undefined : checkPathRules(fields.pathRules)
+  return writeTransaction(context.db, () => {
+    const current = context.repos.projects.byId(project.id)
+    if (!current) throw new AppError('PROJECT_NOT_FOUND', `project ${project.id} no longer exists`)
+    if (pathRules !== undefined) context.repos.projects.setPathRules(project.id, pathRules)
+    return context.repos.projects.byId(project.id)!
+  })
 }

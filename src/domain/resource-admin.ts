@@ -33,11 +33,11 @@ export function listResources(context: Context, projectId: number) {
     .map((resource) => describeResource(context, resource, (endpointIds.get(resource.id) ?? []).sort((a, b) => a - b)))
 }
 
-/** The path rules of `add-resource`; a refusal is INVALID_INPUT naming the path and its rule. */
-function checkPath(path: unknown): PathCheck {
+/** The path rules of `add-resource`, as the project's `pathRules` say; a refusal is INVALID_INPUT naming the path and its rule. */
+function checkPath(path: unknown, project: Project): PathCheck {
   if (typeof path !== 'string' || path === '') invalidField('path', 'must be a path such as /api/posts')
   try {
-    return checkResourcePath(path)
+    return checkResourcePath(path, project.pathRules)
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'INVALID_PATH') throw error
     const rule = (error.details as { rule?: string }[] | undefined)?.[0]?.rule
@@ -49,7 +49,7 @@ function checkPath(path: unknown): PathCheck {
 export function checkNewResource(context: Context, project: Project, path: string | null): { ok: true; path: string; warnings: string[] } | { ok: false; message: string } {
   if (!path) return { ok: false, message: 'give a path such as /api/posts' }
   try {
-    const checked = checkPath(path)
+    const checked = checkPath(path, project)
     const conflict = resourceConflict(context, project, checked.path)
     return conflict ? { ok: false, message: conflict } : { ok: true, path: checked.path, warnings: checked.warnings }
   } catch (error) {
@@ -68,7 +68,7 @@ export function addResource(context: Context, project: Project, input: unknown, 
   const body = input as Record<string, unknown>
   const unknown = Object.keys(body).find((key) => !CREATE_FIELDS.includes(key))
   if (unknown !== undefined) invalidField(unknown, `is not a resource field; send path, fields and seed`)
-  const { path, warnings } = checkPath(body.path)
+  const { path, warnings } = checkPath(body.path, project)
   const fields = body.fields ?? {}
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) invalidField('fields', 'must be an object of field names to generators, e.g. {"title": "lorem.sentence"}')
   const seedCount = body.seed ?? 0

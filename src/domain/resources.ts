@@ -26,11 +26,11 @@ export interface CreatedResource {
   warnings: string[]
 }
 
-/** `rules: false` for paths an imported spec defines (`/pets`), which the path rules do not judge. */
+/** `rules: false` for paths an imported spec defines (`/pets`), which the path rules do not judge; else the project's `pathRules` say how. */
 export function createResource(context: Context, input: { project?: string | undefined; path: string; rules?: boolean }): CreatedResource {
-  const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkResourcePath(input.path)
   return writeTransaction(context.db, () => {
     const project = selectProject(context, input.project)
+    const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkResourcePath(input.path, project.pathRules)
     const conflict = resourceConflict(context, project, path)
     if (conflict) throw new AppError('CONFLICT', conflict)
     const createdAt = context.clock.now().toISOString()

@@ -1,6 +1,6 @@
 import type { H3 } from 'h3'
 import { verifyBearer } from '../domain/auth.ts'
-import { projectSummary } from '../domain/projects.ts'
+import { projectSummary, updateProjectSettings } from '../domain/projects.ts'
 import {
   DELIVERY_LOG_LIMIT, createSubscription, deleteSubscription, recentAttempts, redeliver, requireSubscription, updateSubscription,
 } from '../domain/subscriptions.ts'
@@ -47,8 +47,13 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
 
   route(app, '/api/projects/:projectId', async (event) => {
     const project = await authorized(event)
-    if (!isRead(event)) notAllowed(event, ['GET'])
-    return jsonResponse(200, projectSummary(context, project))
+    if (isRead(event)) return jsonResponse(200, projectSummary(context, project))
+    if (event.req.method === 'PATCH') {
+      const input = await readJsonBody(event, deps.bodyLimit)
+      const updated = await whenStoreFree(context.db, () => updateProjectSettings(context, project, input))
+      return jsonResponse(200, projectSummary(context, updated))
+    }
+    notAllowed(event, ['GET', 'PATCH'])
   })
 
   route(app, '/api/projects/:projectId/webhook-inbox', async (event) => {

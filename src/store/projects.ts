@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { Project } from '../model.ts'
+import type { PathRules, Project } from '../model.ts'
 
 interface ProjectRow {
   id: number
@@ -9,6 +9,7 @@ interface ProjectRow {
   is_default: number
   description: string
   seed_value: number | null
+  path_rules: PathRules
   created_at: string
 }
 
@@ -21,6 +22,7 @@ function toProject(row: ProjectRow): Project {
     isDefault: row.is_default === 1,
     description: row.description,
     seedValue: row.seed_value,
+    pathRules: row.path_rules,
     createdAt: row.created_at,
   }
 }
@@ -38,6 +40,7 @@ export function createProjectRepo(db: Db) {
   const remove = db.prepare<[number]>('DELETE FROM projects WHERE id = ?')
   const tokenKey = db.prepare<[number], string>('SELECT token_key FROM projects WHERE id = ?').pluck()
   const updateInfo = db.prepare<[string, string, number | null, number]>('UPDATE projects SET name = ?, description = ?, seed_value = ? WHERE id = ?')
+  const setPathRules = db.prepare<[PathRules, number]>('UPDATE projects SET path_rules = ? WHERE id = ?')
   const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
@@ -68,6 +71,7 @@ export function createProjectRepo(db: Db) {
     updateInfo(id: number, info: { name: string; description: string; seedValue: number | null }): void {
       updateInfo.run(info.name, info.description, info.seedValue, id)
     },
+    setPathRules: (id: number, mode: PathRules): void => void setPathRules.run(mode, id),
     remove(id: number): void {
       remove.run(id)
       promoteOldest.run()

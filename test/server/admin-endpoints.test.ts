@@ -33,8 +33,8 @@ describe('GET /api/projects[/{id}]', () => {
     expect(listed.status).toBe(200)
     expect(listed.headers.get('content-type')).toMatch(/^application\/json/)
     expect(listed.json).toEqual([
-      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, createdAt: expect.any(String), resourceCount: 1, endpointCount: 6 },
-      { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
+      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', createdAt: expect.any(String), resourceCount: 1, endpointCount: 6 },
+      { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, pathRules: 'strict', createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
     ])
     const one = await send(`${api}/1`, { headers: auth })
     expect(one.status).toBe(200)
@@ -57,10 +57,10 @@ describe('GET /api/projects[/{id}]', () => {
       expect(response.json.error.code).toBe('UNAUTHORIZED')
     }
     for (const id of ['99', 'abc', '0']) expect((await send(`${api}/${id}`, { headers: auth })).status).toBe(404)
-    for (const [target, method] of [[api, 'POST'], [`${api}/1`, 'DELETE'], [`${api}/1`, 'PATCH']] as const) {
+    for (const [target, method, allow] of [[api, 'POST', 'GET'], [`${api}/1`, 'DELETE', 'GET, PATCH'], [api, 'PATCH', 'GET']] as const) {
       const response = await send(target, { method, headers: auth, body: {} })
       expect(response.status).toBe(405)
-      expect(response.headers.get('allow')).toBe('GET')
+      expect(response.headers.get('allow')).toBe(allow)
     }
   })
 })

@@ -50,3 +50,57 @@ describe('path rules', () => {
     for (const word of ['post', 'status', 'address', 'person']) expect(isPlural(word)).toBe(false)
   })
 })
+
+describe('path rules by mode', () => {
+  const FREE = ['/v1/charges', '/api/user_profiles', '/avatar.png', '/api/files/*', '/a/**', '/files/:name.json', '/v1/users/:id:activate', '/v1/things:batchGet', '/a/\\:b']
+
+  it.each(FREE)('off takes %s as written, without a warning', (path) => {
+    expect(checkEndpointPath(path, 'off')).toEqual({ path, warnings: [] })
+  })
+
+  it('warn takes the same paths, each broken rule a warning worded as strict words its refusal', () => {
+    expect(ruleOf(() => checkEndpointPath('/v1/charges'))).toBe('starts-with-api')
+    expect(checkEndpointPath('/v1/charges', 'warn').warnings).toEqual(['path "/v1/charges" must start with /api (rule: starts-with-api)'])
+    expect(checkEndpointPath('/api/user_profiles', 'warn')).toEqual({
+      path: '/api/user_profiles',
+      warnings: ['segment "user_profiles" must be lowercase letters and digits separated by hyphens, e.g. "blog-posts" (rule: lowercase-hyphens)'],
+    })
+    expect(checkEndpointPath('/files/:name.json', 'warn').warnings).toEqual([
+      'path "/files/:name.json" must start with /api (rule: starts-with-api)',
+      'parameter ":name.json" must be ":" followed by a name of letters, digits or _ (rule: param-names)',
+    ])
+    expect(checkResourcePath('/v1/user_profiles', 'warn').warnings).toHaveLength(2)
+  })
+
+  it('strict refuses what it refused, and takes wildcards under /api', () => {
+    expect(ruleOf(() => checkEndpointPath('/api/user_profiles'))).toBe('lowercase-hyphens')
+    expect(ruleOf(() => checkEndpointPath('/api/files/:name.json'))).toBe('param-names')
+    expect(checkEndpointPath('/api/files/*')).toEqual({ path: '/api/files/*', warnings: [] })
+    expect(checkEndpointPath('/api/files/**').path).toBe('/api/files/**')
+  })
+
+  it.each([
+    ['/a/**/b', 'wildcards'],
+    ['/a**b', 'wildcards'],
+    ['/a//b', 'no-empty-segments'],
+    ['/a?b=1', 'plain-path'],
+    ['/a\u0001b', 'plain-path'],
+    ['a/b', 'starts-with-slash'],
+    ['/a/:x*', 'param-names'],
+    ['/a/:1', 'param-names'],
+    [`/${'a'.repeat(2048)}`, 'path-length'],
+    [`/${'a'.repeat(257)}`, 'path-length'],
+  ])('off still refuses the structure of %s (%s)', (path, rule) => {
+    expect(ruleOf(() => checkEndpointPath(path, 'off'))).toBe(rule)
+    expect(ruleOf(() => checkEndpointPath(path, 'warn'))).toBe(rule)
+  })
+
+  it('a resource path needs names in every mode: its records need a collection', () => {
+    expect(checkResourcePath('/v1/user_profiles', 'off')).toEqual({ path: '/v1/user_profiles', warnings: [] })
+    expect(ruleOf(() => checkResourcePath('/files/*', 'off'))).toBe('resource-segments')
+    expect(ruleOf(() => checkResourcePath('/files/:name.json', 'off'))).toBe('param-names')
+    expect(ruleOf(() => checkResourcePath('/v1/users/:userId', 'off'))).toBe('ends-with-resource')
+    expect(ruleOf(() => checkResourcePath('/users/:id/posts', 'off'))).toBe('param-names')
+    expect(ruleOf(() => checkResourcePath('/', 'off'))).toBe('names-a-resource')
+  })
+})

@@ -6,7 +6,7 @@ import { writeTransaction } from '../../domain/transaction.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { checkResourcePath } from '../../domain/path-rules.ts'
 import { DEMO_META_KEY } from '../../domain/demo.ts'
-import { checkSlug, defaultProject, settleDefault, slugify } from '../../domain/projects.ts'
+import { checkPathRules, checkSlug, defaultProject, settleDefault, slugify } from '../../domain/projects.ts'
 import { createResource } from '../../domain/resources.ts'
 import { AppError } from '../../errors.ts'
 import { listTemplates, loadTemplate } from '../../domain/templates.ts'
@@ -19,6 +19,7 @@ interface InitOptions {
   slug?: string
   template?: string
   resource?: string[]
+  pathRules?: string
   yes?: boolean
 }
 
@@ -40,13 +41,15 @@ export function registerInit(program: Command, ctx: CliContext): void {
   program
     .command('init')
     .description('create the database (if needed) and a project, optionally from a template and with resources')
-    .addHelpText('after', '\nExamples:\n  $ mockapi init --name Shop --slug shop --yes\n  $ mockapi init --template ecommerce --yes\n  $ mockapi init --yes --resource /api/products --resource /api/users/:userId/orders')
+    .addHelpText('after', '\nExamples:\n  $ mockapi init --name Shop --slug shop --yes\n  $ mockapi init --template ecommerce --yes\n  $ mockapi init --yes --resource /api/products --resource /api/users/:userId/orders\n  $ mockapi init --name Stripe --path-rules off --yes')
     .option('--name <name>', "project name (default: the template's, else the folder name)")
     .option('--slug <slug>', 'URL slug (default: from the name)')
     .option('--template <name>', 'start from a template (see "mockapi templates")')
     .option('--resource <path>', 'add a resource, repeatable', collect)
+    .option('--path-rules <mode>', 'how new paths are judged: strict (default; the naming rules refuse), warn (they warn) or off (any sound path)')
     .option('-y, --yes', 'ask nothing; take flags and defaults')
     .action(async (options: InitOptions, command: Command) => {
+      const pathRules = options.pathRules === undefined ? undefined : checkPathRules(options.pathRules)
       const chosen = options.template ? loadTemplate(options.template) : undefined
       let answers = {
         name: options.name ?? chosen?.name ?? (basename(ctx.environment.cwd) || 'My API'),
@@ -61,7 +64,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
           slugOf: slugify,
           checkSlug: validity(checkSlug),
           templates: listTemplates(),
-          checkPath: validity(checkResourcePath),
+          checkPath: validity((path) => checkResourcePath(path, pathRules)),
         })
       }
       // Loaded once; again only if the prompts picked another template.
@@ -73,7 +76,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
         const slug = checkSlug(answers.slug ?? fromTemplate ?? slugify(answers.name))
         if (context.repos.projects.bySlug(slug)) throw new AppError('CONFLICT', `a project with slug "${slug}" already exists`)
         const { project, warnings } = writeTransaction(context.db, () => {
-          const applied = applyProjectFile(context, { ...template, name: answers.name, slug }, makeFaker, { prune: true })
+          const applied = applyProjectFile(context, { ...template, name: answers.name, slug, ...(pathRules ? { pathRules } : {}) }, makeFaker, { prune: true })
           const pathWarnings = answers.resources.flatMap((path) => createResource(context, { project: slug, path }).warnings)
           // Templates are ours; only the paths typed here get their warnings shown.
           return { project: applied.project, warnings: pathWarnings }
@@ -85,6 +88,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
         const resources = context.repos.resources.listByProject(project.id)
         ctx.io.out(success(`created project ${project.name} (slug ${project.slug}) in ${dbPathOf(command, ctx)}`))
         if (answers.template) ctx.io.out(`  from template ${answers.template}`)
+        if (project.pathRules !== 'strict') ctx.io.out(`  path rules ${project.pathRules}`)
         for (const resource of resources) ctx.io.out(`  resource ${resource.path}`)
         if (chosen.id === project.id && before && before.id !== project.id) {
           ctx.io.out(`  now the default project (instead of ${before.slug}, the demo serve made); change it with "mockapi project default <slug>"`)

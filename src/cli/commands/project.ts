@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
-import { createProject, defaultProject, deleteProject, requireProjectBySlug, setDefaultProject } from '../../domain/projects.ts'
+import { AppError } from '../../errors.ts'
+import { createProject, defaultProject, deleteProject, requireProjectBySlug, selectProject, setDefaultProject, updateProjectSettings } from '../../domain/projects.ts'
 import { endpointView, projectView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
@@ -44,6 +45,22 @@ export function registerProject(program: Command, ctx: CliContext): void {
       }))
 
   project
+    .command('set [slug]')
+    .description("change a project's settings (default: the only or the default project)")
+    .addHelpText('after', '\nExamples:\n  $ mockapi project set shop --path-rules warn\n  $ mockapi project set --path-rules off')
+    .option('--path-rules <mode>', 'how new paths are judged: strict (the naming rules refuse), warn (they warn) or off (any sound path); existing paths stay')
+    .option('--json', 'print the project as JSON')
+    .action((slug: string | undefined, options: { pathRules?: string; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ context }) => {
+        const found = selectProject(context, slug)
+        const changes = options.pathRules === undefined ? {} : { pathRules: options.pathRules }
+        if (Object.keys(changes).length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: give --path-rules strict|warn|off')
+        const updated = updateProjectSettings(context, found, changes)
+        if (options.json) return printJson(ctx.io, projectView(updated))
+        ctx.io.out(success(`project ${updated.slug}: path rules ${updated.pathRules}`))
+      }))
+
+  project
     .command('show <slug>')
     .description('show a project and its endpoints')
     .option('--json', 'machine-readable JSON on stdout')
@@ -55,6 +72,7 @@ export function registerProject(program: Command, ctx: CliContext): void {
         if (options.json) return printJson(ctx.io, { ...projectView(found), resources, endpoints })
         ctx.io.out(`${found.name}  (slug ${found.slug}, id ${found.id}${found.isDefault ? ', default' : ''})`)
         ctx.io.out(`share token  ${found.shareToken}`)
+        ctx.io.out(`path rules   ${found.pathRules}`)
         ctx.io.out(`created      ${found.createdAt}\n`)
         printTable(ctx.io, ['METHOD', 'PATH', 'KIND', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.kind, e.status]), 'no endpoints yet')
       }))
