@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path'
 import { parseDuration, parseDurationList } from './domain/durations.ts'
+import { parseDelay, type DelaySpec } from './engine/delay.ts'
 import { AppError } from './errors.ts'
 
 /** The only reader of process.env: flags beat environment beats defaults. */
@@ -49,4 +50,15 @@ export function resolveRetryDelays(flag: string | undefined, environment: Enviro
 export function resolveLockWait(environment: Environment): number | undefined {
   const chosen = environment.env.MOCKAPI_LOCK_WAIT?.trim()
   return chosen ? parseDuration(chosen, 'MOCKAPI_LOCK_WAIT') : undefined
+}
+
+/** `serve --delay` beats `MOCKAPI_DELAY` (`250` or `100-300`); undefined: no floor. */
+export function resolveDelayFloor(flag: string | undefined, environment: Environment): DelaySpec | undefined {
+  const [chosen, source] = flag !== undefined ? [flag, '--delay'] : [environment.env.MOCKAPI_DELAY?.trim(), 'MOCKAPI_DELAY']
+  if (!chosen) return undefined
+  try {
+    return parseDelay(chosen)
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `${source}: ${(error as Error).message}`)
+  }
 }
