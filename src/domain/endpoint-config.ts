@@ -3,12 +3,13 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
-import { FAULTS, type Endpoint, type Fault } from '../model.ts'
+import { FAULTS, type Endpoint } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Context } from './context.ts'
 import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
+import { checkFault, storedDelay } from './latency.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -20,7 +21,7 @@ export interface SettingsInput {
   /** A fixed delay or a range (`parseDelay`); wins over `delayMs`. */
   delay?: DelaySpec | undefined
   /** A network fault every call gets instead of an answer; null clears it. */
-  fault?: Fault | null | undefined
+  fault?: string | null | undefined
   /** JSON text, or null to clear. */
   body?: string | null | undefined
   /** JSON Schema text, or null to clear. */
@@ -46,18 +47,9 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
   return headers
 }
 
-/** A fault by name, refused with the names there are. */
-export function checkFault(fault: string): Fault {
-  if (!(FAULTS as readonly string[]).includes(fault)) throw new AppError('INVALID_INPUT', `fault "${fault}" must be one of ${FAULTS.join(', ')}`)
-  return fault as Fault
-}
-
-/** The stored pair for a delay: `delay_max_ms` is null when the delay is fixed (`100-100` is a fixed 100). */
-function storedDelay(input: SettingsInput, current: EndpointSettings): Pick<EndpointSettings, 'delayMs' | 'delayMaxMs'> {
-  if (input.delay !== undefined) {
-    const { min, max } = parseDelay(`${input.delay.min}-${input.delay.max}`)
-    return { delayMs: min, delayMaxMs: max > min ? max : null }
-  }
+/** The delay of `input` over `current`: a range or fixed `delay`, else a fixed `delayMs`. */
+function mergedDelay(input: SettingsInput, current: EndpointSettings): Pick<EndpointSettings, 'delayMs' | 'delayMaxMs'> {
+  if (input.delay !== undefined) return storedDelay(input.delay)
   if (input.delayMs !== undefined) return { delayMs: checkDelay(input.delayMs), delayMaxMs: null }
   return { delayMs: current.delayMs, delayMaxMs: current.delayMaxMs }
 }
@@ -68,7 +60,7 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
   const next: EndpointSettings = {
     status: input.status === undefined ? current.status : statuses.check(input.status),
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
-    ...storedDelay(input, current),
+    ...mergedDelay(input, current),
     fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
     body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
