@@ -148,7 +148,8 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       try {
         parseDelay(e.delay)
       } catch (error) {
-        fail([...at, 'delay'], `is not a delay: ${(error as Error).message}`)
+        // "delay range 300-100 must go…" → "endpoints[0].delay must go…"
+        fail([...at, 'delay'], (error as Error).message.replace(/^delay (?:range )?\S+ /, ''))
       }
       spec.delay = e.delay
     }
