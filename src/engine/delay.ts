@@ -12,7 +12,7 @@ export interface DelaySpec {
 export const NO_DELAY: Readonly<DelaySpec> = Object.freeze({ min: 0, max: 0 })
 
 const RANGE = /^\s*(\d+)\s*-\s*(\d+)\s*$/
-const FIXED = /^\s*\d+\s*$/
+const FIXED = /^\s*-?\d+\s*$/
 
 function checkBound(ms: number, text: string, limit: number): number {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms > limit) {

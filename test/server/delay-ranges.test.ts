@@ -34,7 +34,7 @@ describe('parseDelay: a number or a range', () => {
 
   it.each([
     ['300-100', 'delay range 300-100 must go from low to high (100-300)'],
-    ['-5', 'delay "-5" must be a whole number of milliseconds (250) or a range (100-300)'],
+    ['-5', 'delay -5 must be a whole number of milliseconds from 0 to 120000, or a range such as 100-300'],
     [-5, 'delay -5 must be a whole number of milliseconds from 0 to 120000, or a range such as 100-300'],
     ['1-2-3', 'delay "1-2-3" must be a whole number of milliseconds (250) or a range (100-300)'],
     ['100-200000', 'delay 100-200000 must be a whole number of milliseconds from 0 to 120000, or a range such as 100-300'],
