@@ -9,7 +9,7 @@ import { parsePrefer } from '../../src/engine/prefer.ts'
 import { startMockApi } from '../../src/index.ts'
 import { seededRandom } from '../../src/server/pipeline/random.ts'
 import { startServer, type RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, openStore } from '../_helpers.ts'
+import { cleanup, cli, cliWorkspace, openStore, serveCli, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -56,6 +56,17 @@ describe('drawing a delay', () => {
     expect(drawDelay({ min: 100, max: 300 }, counting(0.999999))).toBe(300)
     expect(drawDelay({ min: 100, max: 300 }, counting(0.5))).toBe(200)
     expect(draws).toBe(3)
+  })
+
+  it('fixed delays and a fixed floor draw nothing: a seeded run without ranges draws its error rates as before', () => {
+    let draws = 0
+    const counting = () => (draws++, 0.5)
+    const fixed = { ...SETTINGS, delayMaxMs: null, errorRate: 30 }
+    decidePolicy({ settings: fixed, prefer: NO_PREFERENCES, floor: { min: 20, max: 20 } }, counting)
+    decidePolicy({ settings: fixed, prefer: { delay: { min: 5, max: 5 } } }, counting)
+    expect(draws).toBe(2)
+    decidePolicy({ settings: SETTINGS, prefer: NO_PREFERENCES, floor: { min: 10, max: 20 } }, counting)
+    expect(draws).toBe(4)
   })
 
   it('a seeded random repeats the same delays; another seed gives others', async () => {
@@ -240,6 +251,26 @@ describe('serve --delay: a floor under every mock answer', () => {
     const started = performance.now()
     for (let i = 0; i < 10; i += 1) expect((await timed('/api/health')).status).toBe(200)
     expect(performance.now() - started).toBeLessThan(3000)
+  })
+
+  it('serve --delay and MOCKAPI_DELAY hold answers; a bad one stops serve with its source named; the log line names a fault', async () => {
+    const { ok, db, cwd } = cliWorkspace()
+    await ok('init', '--yes', '--slug', 'd')
+    await ok('add-endpoint', 'GET', '/api/stats', '--body', '{"n":1}')
+    await ok('add-endpoint', 'GET', '/api/broken', '--fault', 'reset')
+    const refused = await cli(['--db', db, 'serve', '--port', '0', '--delay', '300-100'], { cwd })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('--delay: delay range 300-100 must go from low to high (100-300)')
+    const fromEnv = await cli(['--db', db, 'serve', '--port', '0'], { cwd, env: { MOCKAPI_DELAY: 'soon' } })
+    expect(fromEnv.code).toBe(1)
+    expect(fromEnv.stderr).toContain('MOCKAPI_DELAY: delay "soon" must be')
+    const served = await serveCli(['--db', db, 'serve', '--port', '0', '--grpc-port', '0'], { cwd, env: { MOCKAPI_DELAY: '200-250' } })
+    const started = performance.now()
+    expect(await (await fetch(`${served.url}/api/stats`)).json()).toEqual({ n: 1 })
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190)
+    await fetch(`${served.url}/api/broken`).catch(() => null)
+    await waitFor(() => /GET\s+\/api\/broken ✖ reset/.test(served.output()), 5000, 'the log line of the fault')
+    await served.stop()
   })
 
   it('startMockApi({ delay }) takes a number or a range and refuses a bad one', async () => {
