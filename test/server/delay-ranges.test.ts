@@ -10,6 +10,7 @@ import { startMockApi } from '../../src/index.ts'
 import { seededRandom } from '../../src/server/pipeline/random.ts'
 import { startServer, type RunningServer } from '../../src/server/start.ts'
 import { cleanup, cli, cliWorkspace, openStore, serveCli, waitFor } from '../_helpers.ts'
+import { clientFor, loadFixture, startTestServer, TestSnapshot, unary } from '../grpc/_helpers.ts'
 
 afterAll(cleanup)
 
@@ -271,6 +272,25 @@ describe('serve --delay: a floor under every mock answer', () => {
     await fetch(`${served.url}/api/broken`).catch(() => null)
     await waitFor(() => /GET\s+\/api\/broken ✖ reset/.test(served.output()), 5000, 'the log line of the fault')
     await served.stop()
+  })
+
+  it('holds gRPC calls too, and draws a method\'s range per call', async () => {
+    const snapshot = new TestSnapshot()
+    snapshot.set([await loadFixture('helloworld')])
+    const server = await startTestServer(snapshot, { delayFloor: { min: 200, max: 200 } })
+    const client = clientFor('helloworld', 'helloworld.Greeter', server.port)
+    try {
+      let started = performance.now()
+      await unary(client, 'sayHello', { name: 'x' })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(190)
+      snapshot.settings('/helloworld.Greeter/SayHello', { delayMs: 300, delayMaxMs: 350 })
+      started = performance.now()
+      await unary(client, 'sayHello', { name: 'x' })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290)
+    } finally {
+      client.close()
+      await server.close()
+    }
   })
 
   it('startMockApi({ delay }) takes a number or a range and refuses a bad one', async () => {
