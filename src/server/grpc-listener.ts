@@ -13,6 +13,7 @@ import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import type { Fault } from '../model.ts'
+import { HANG_MS } from './faults.ts'
 import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
@@ -281,9 +282,6 @@ interface WaitingCall {
   once(event: 'cancelled', listener: () => void): unknown
   off(event: 'cancelled', listener: () => void): unknown
 }
-
-/** How long a `hang` fault holds a call whose client never gives up. */
-export const HANG_MS = 60_000
 
 /** `hang`: nothing until the client cancels or HANG_MS pass; the timer never keeps the process alive. */
 function hang(call: WaitingCall): Promise<void> {
