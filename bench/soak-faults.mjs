@@ -1,6 +1,7 @@
 // npm run soak -- --faults [--seconds N]: load and deliveries run while admin deletes, re-applies,
 // resets, subscription removals (some mid-delivery) and a second process holding the write lock
-// for seconds hit the same database. Passes when serve is alive at the end, no answer was a 5xx
+// for seconds hit the same database, and lanes ask for simulated network faults (reset, empty,
+// malformed, hang given up after 50 ms) over a delay range. Passes when serve is alive at the end, no answer was a 5xx
 // other than 503 STORE_BUSY, every acknowledged write to the untouched project is stored, the file
 // passes SQLite's checks, the delivery log is consistent, and heapUsed after GC is within 5 % of the
 // warm-up baseline. Loopback only; bounded in time; stops by itself.
@@ -60,6 +61,7 @@ const hookUrl = (server) => `http://127.0.0.1:${server.address().port}/hook`
 
 await must('init', '--yes', '--name', 'Load', '--slug', 'load', '--resource', '/api/items')
 await must('init', '--yes', '--name', 'Chaos', '--slug', 'chaos')
+await must('add-endpoint', 'GET', '/api/flaky', '--project', 'load', '--body', '{"ok":true}', '--delay', '0-5')
 await must('add-resource', '/api/things', '--project', 'chaos', '--fields', 'title:lorem.sentence,views:int', '--seed', '300')
 const fast = await receiver(0)
 const slow = await receiver(1500)
@@ -79,6 +81,22 @@ const statuses = new Map()
 const acknowledged = []
 let failures = 0
 let stopLoad = false
+const NETWORK_FAULTS = ['reset', 'empty', 'malformed', 'hang']
+let faultsAsked = 0
+let faultsAnswered = 0
+
+/** A simulated network fault must reach the client as a failed fetch, never as an answer. */
+async function faultRequest() {
+  const fault = NETWORK_FAULTS[random(NETWORK_FAULTS.length)]
+  faultsAsked += 1
+  try {
+    const response = await fetch(`${base}/api/load/flaky`, { headers: { prefer: `fault=${fault}` }, signal: fault === 'hang' ? AbortSignal.timeout(50) : undefined })
+    await response.text()
+    faultsAnswered += 1
+  } catch {
+    // Expected: reset, closed, broken or given up.
+  }
+}
 
 async function request(url, init = {}) {
   try {
@@ -95,8 +113,9 @@ const json = (body) => ({ method: 'POST', headers: { 'content-type': 'applicatio
 
 async function lane() {
   for (let i = 0; !stopLoad; i += 1) {
-    const pick = i % 5
-    if (pick === 0) {
+    const pick = i % 6
+    if (pick === 5) await faultRequest()
+    else if (pick === 0) {
       const answer = await request(`${base}/api/load/items`, json({ n: i, at: Date.now() }))
       if (answer.status === 201) acknowledged.push(JSON.parse(answer.text).id)
     } else if (pick === 1) await request(`${base}/api/load/items?page=${random(5) + 1}&limit=10`)
@@ -186,6 +205,7 @@ try {
   const health = await request(`${base}/api/health`)
   if (health.status !== 200) problems.push(`health answered ${health.status}`)
   if (failures > 0) problems.push(`${failures} requests got no answer`)
+  if (faultsAnswered > 0) problems.push(`${faultsAnswered} of ${faultsAsked} simulated network faults were answered`)
   for (const [status, count] of statuses) if (status >= 500 && status !== 503) problems.push(`${count} answers with status ${status}`)
   const file = new Database(dbPath, { readonly: true })
   const integrity = file.pragma('integrity_check', { simple: true })
@@ -207,6 +227,7 @@ try {
   console.log(`soak --faults: ${((Date.now() - started) / 1000).toFixed(1)} s, ${LANES} lanes`)
   console.log(`answers by status: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(', ')}`)
   console.log(`faults: ${Object.entries(faultCounts).map(([name, n]) => `${name} ×${n}`).join('; ')}`)
+  console.log(`simulated network faults asked: ${faultsAsked}, none answered: ${faultsAnswered === 0}`)
   console.log(`acknowledged writes to the untouched project: ${acknowledged.length}, all stored: ${lost.length === 0}; delivery attempts logged: ${attempts}`)
   console.log(`heapUsed after GC: baseline ${mb(baseline)}, after ${mb(after)} (${ratio.toFixed(3)}×)`)
   for (const problem of problems) console.log(`FAIL: ${problem}`)

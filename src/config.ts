@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path'
 import { parseDuration, parseDurationList } from './domain/durations.ts'
+import { parseDelay, type DelaySpec } from './engine/delay.ts'
 import { AppError } from './errors.ts'
 
 /** The only reader of process.env: flags beat environment beats defaults. */
@@ -56,3 +57,14 @@ export function resolveLockWait(environment: Environment): number | undefined {
 
 /** A day: longer is a mistake, and SQLite's own wait cannot count past about 24 days. */
 const LONGEST_LOCK_WAIT_MS = 86_400_000
+
+/** `serve --delay` beats `MOCKAPI_DELAY` (`250` or `100-300`); undefined: no floor. */
+export function resolveDelayFloor(flag: string | undefined, environment: Environment): DelaySpec | undefined {
+  const [chosen, source] = flag !== undefined ? [flag, '--delay'] : [environment.env.MOCKAPI_DELAY?.trim(), 'MOCKAPI_DELAY']
+  if (!chosen) return undefined
+  try {
+    return parseDelay(chosen)
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `${source}: ${(error as Error).message}`)
+  }
+}

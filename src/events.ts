@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { Attempt } from './model.ts'
+import type { Attempt, Fault } from './model.ts'
 
 /** One answered mock request; the event recorder turns it into `mock.request` / `mock.error` events. */
 export interface RequestServed {
@@ -12,6 +12,8 @@ export interface RequestServed {
   status: number
   /** An error answered with a success status (GraphQL `errors`, a gRPC status): also a `mock.error`. */
   failed?: boolean
+  /** A simulated network fault answered instead (status 0 over HTTP: no response at all); absent or null: none. */
+  fault?: Fault | null
   durationMs: number
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean
@@ -37,9 +39,12 @@ export interface RequestEntry {
   method: string
   path: string
   query: Record<string, string | string[]>
+  /** 0 when a fault left no response. */
   status: number
   durationMs: number
   endpointId: number | null
+  /** The simulated network fault the client got instead of an answer; absent when none. */
+  fault?: Fault
   request: ExchangeSide
   response: ExchangeSide
 }

@@ -7,6 +7,7 @@
  */
 import { stringify } from 'yaml'
 import type { ImportOptions } from './domain/import.ts'
+import { parseDelay } from './engine/delay.ts'
 import { startServer } from './server/start.ts'
 
 export type { ProjectFile } from './domain/project-file.ts'
@@ -39,6 +40,11 @@ export interface MockApiOptions {
   lockWaitMs?: number
   /** Draws simulated errors (error rates) from a generator seeded with this: a test sees the same ones on every run. */
   seed?: number
+  /**
+   * The least every mock answer waits, as `serve --delay`: milliseconds (`250`) or a range
+   * (`'100-300'`, drawn per request; reproducible with `seed`).
+   */
+  delay?: number | string
 }
 
 export interface MockApiProject {
@@ -64,6 +70,7 @@ export interface MockApi {
 }
 
 export async function startMockApi(options: MockApiOptions = {}): Promise<MockApi> {
+  const delay = options.delay === undefined ? undefined : parseDelay(options.delay)
   const config = options.config === undefined
     ? undefined
     : typeof options.config === 'string'
@@ -81,6 +88,7 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     lockWaitMs: options.lockWaitMs,
     grpcPort: options.grpcPort ?? 0,
     seed: options.seed,
+    delay,
   })
   return {
     url: server.url,

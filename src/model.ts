@@ -23,6 +23,13 @@ export type ResourceAction = (typeof RESOURCE_ACTIONS)[number]
 export const PATH_RULES = ['strict', 'warn', 'off'] as const
 export type PathRules = (typeof PATH_RULES)[number]
 
+/**
+ * A network fault answered instead of a response: `reset` (TCP reset), `empty` (closed without a
+ * byte), `malformed` (a broken chunked body), `hang` (nothing until the client gives up or 60 s).
+ */
+export const FAULTS = ['reset', 'empty', 'malformed', 'hang'] as const
+export type Fault = (typeof FAULTS)[number]
+
 export interface Project {
   id: number
   name: string
@@ -64,6 +71,10 @@ export interface Endpoint {
   status: number
   headers: Record<string, string>
   delayMs: number
+  /** With `delayMs`, a range drawn from on every call; null: the delay is `delayMs` exactly. */
+  delayMaxMs: number | null
+  /** A network fault every call gets instead of an answer; null: none. */
+  fault: Fault | null
   /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
   /** JSON Schema text the request body must satisfy; null: no check. */

@@ -28,6 +28,9 @@ export function endpointView(endpoint: Endpoint) {
     action: endpoint.action,
     resourceId: endpoint.resourceId,
     delayMs: endpoint.delayMs,
+    /** The delay as set: milliseconds, or a range `"100-300"` drawn per request (`delayMs` is then its low end). */
+    delay: endpoint.delayMaxMs === null ? endpoint.delayMs : `${endpoint.delayMs}-${endpoint.delayMaxMs}`,
+    fault: endpoint.fault,
     headers: endpoint.headers,
     body: endpoint.body === null ? null : (JSON.parse(endpoint.body) as unknown),
     schema: endpoint.schema === null ? null : (JSON.parse(endpoint.schema) as unknown),

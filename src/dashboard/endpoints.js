@@ -7,14 +7,18 @@ import { refreshProjects } from './projects.js'
 import { state } from './state.js'
 
 /** @typedef {import('./api.js').ServedEndpointView} ServedEndpointView */
-/** @typedef {{ key: 'status' | 'delayMs' | 'errorRate', label: string, testid: string, step: string, min?: string, max?: string }} EditableField */
+/** @typedef {{ key: 'status' | 'delay' | 'errorRate', label: string, testid: string, step: string, min?: string, max?: string }} EditableField */
 
 /** @type {EditableField[]} */
 const EDITABLE = [
   { key: 'status', label: 'Status', testid: 'endpoint-status', step: '1' },
-  { key: 'delayMs', label: 'Delay', testid: 'endpoint-delay', min: '0', step: '1' },
+  // Text, not a number box: a delay may be a range ("100-300"), which the server checks.
+  { key: 'delay', label: 'Delay', testid: 'endpoint-delay', step: '1' },
   { key: 'errorRate', label: 'Error rate', testid: 'endpoint-error-rate', min: '0', max: '100', step: 'any' },
 ]
+
+/** The faults the fault select offers; '' answers normally. */
+const FAULTS = ['', 'reset', 'empty', 'malformed', 'hang']
 
 /** @param {string} line */
 const tool = (line) => line.slice(0, line.indexOf(' '))
@@ -45,6 +49,7 @@ function endpointRow(endpoint) {
         : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it')),
     h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
     ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
+    h('td', { class: 'fit' }, faultSelect(endpoint, name)),
     h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
 }
 
@@ -54,10 +59,15 @@ function endpointRow(endpoint) {
  * @param {string} name
  */
 function endpointInput(endpoint, field, name) {
-  const box = h('input', {
-    type: 'number', class: 'num', value: String(endpoint[field.key]), step: field.step, min: field.min, max: field.max,
-    'aria-label': `${field.label} of ${name}`, 'data-testid': field.testid,
-  })
+  const box = field.key === 'delay'
+    ? h('input', {
+      type: 'text', class: 'num', value: String(endpoint.delay), inputMode: 'numeric', title: 'milliseconds (250) or a range drawn per request (100-300)',
+      'aria-label': `${field.label} of ${name}`, 'data-testid': field.testid,
+    })
+    : h('input', {
+      type: 'number', class: 'num', value: String(endpoint[field.key]), step: field.step, min: field.min, max: field.max,
+      'aria-label': `${field.label} of ${name}`, 'data-testid': field.testid,
+    })
   box.addEventListener('change', () => saveEndpointField(endpoint, field, box))
   return box
 }
@@ -68,10 +78,12 @@ function endpointInput(endpoint, field, name) {
  * @param {HTMLInputElement} box
  */
 async function saveEndpointField(endpoint, field, box) {
-  const value = Number(box.value)
-  if (box.value.trim() === '' || !Number.isFinite(value)) {
+  const text = box.value.trim()
+  // A range goes as written; the server says what is wrong with it.
+  const value = field.key === 'delay' && /-/.test(text) ? text : Number(text)
+  if (text === '' || (typeof value === 'number' && !Number.isFinite(value))) {
     box.setAttribute('aria-invalid', 'true')
-    return notify(`${field.label} must be a number`, 'error')
+    return notify(field.key === 'delay' ? 'Delay must be milliseconds (250) or a range (100-300)' : `${field.label} must be a number`, 'error')
   }
   await guard(async () => {
     const updated = await updateEndpoint(endpoint.id, { [field.key]: value })
@@ -83,6 +95,23 @@ async function saveEndpointField(endpoint, field, box) {
     box.setAttribute('aria-invalid', 'true')
     notify(message, 'error')
   })
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function faultSelect(endpoint, name) {
+  const select = h('select', { 'aria-label': `Fault of ${name}`, 'data-testid': 'endpoint-fault', title: 'a broken connection instead of an answer' },
+    ...FAULTS.map((fault) => h('option', { value: fault }, fault || 'none')))
+  select.value = endpoint.fault ?? ''
+  select.addEventListener('change', () => guard(async () => {
+    const updated = await updateEndpoint(endpoint.id, { fault: select.value || null })
+    Object.assign(endpoint, updated)
+    select.value = updated.fault ?? ''
+    notify(`Saved: fault of ${endpoint.method} ${endpoint.path} is ${updated.fault ?? 'none'}`)
+  }))
+  return select
 }
 
 /** @param {ServedEndpointView} endpoint */

@@ -53,6 +53,15 @@ function renderRequestCount() {
   $('request-count').textContent = n ? `${n} request${n === 1 ? '' : 's'}, newest first (the server keeps the last ${MAX_REQUESTS}). Click one for its headers and bodies.` : ''
 }
 
+/**
+ * The status, or the simulated fault that left the client without one.
+ * @param {RequestEntry} entry
+ */
+function outcomeBadge(entry) {
+  if (!entry.fault) return statusBadge(entry.status)
+  return h('span', { class: 'status s5', title: 'a simulated network fault: no response was sent', 'data-testid': 'request-fault' }, `— ${entry.fault}`)
+}
+
 /** @param {RequestEntry} entry */
 function requestRow(entry) {
   return h('tr', {
@@ -62,7 +71,7 @@ function requestRow(entry) {
   h('td', { class: 'time' }, h('time', { dateTime: entry.time }, clock(entry.time))),
   h('td', {}, methodBadge(entry.method)),
   h('td', { class: 'path' }, h('button', { type: 'button', class: 'link', 'data-testid': 'request-open' }, displayPath(entry))),
-  h('td', { 'data-testid': 'request-status' }, statusBadge(entry.status)),
+  h('td', { 'data-testid': 'request-status' }, outcomeBadge(entry)),
   h('td', { class: 'num' }, ms(entry.durationMs)))
 }
 
@@ -82,7 +91,7 @@ function renderRequestDetail() {
   }
   panel.replaceChildren(
     h('h2', { 'data-testid': 'detail-title' }, methodBadge(entry.method), ' ', displayPath(entry)),
-    h('p', { class: 'muted' }, statusBadge(entry.status), ` ${ms(entry.durationMs)} · ${dateTime(entry.time)}`),
+    h('p', { class: 'muted' }, outcomeBadge(entry), ` ${ms(entry.durationMs)} · ${dateTime(entry.time)}`),
     exchangePart('Request', entry.request, 'detail-request'),
     exchangePart('Response', entry.response, 'detail-response'))
 }

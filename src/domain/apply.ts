@@ -1,3 +1,4 @@
+import { parseDelay } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
@@ -54,7 +55,8 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
   return mergeSettings(base, {
     status: spec.status,
     headers: spec.headers,
-    delayMs: spec.delay,
+    delay: spec.delay === undefined ? undefined : parseDelay(spec.delay),
+    fault: spec.fault,
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,

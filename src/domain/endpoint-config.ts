@@ -1,20 +1,27 @@
+import { parseDelay, type DelaySpec } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
-import type { Endpoint } from '../model.ts'
+import { FAULTS, type Endpoint } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Context } from './context.ts'
 import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
+import { checkFault, storedDelay } from './latency.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
 export interface SettingsInput {
   status?: number | undefined
   headers?: Record<string, string> | undefined
+  /** A fixed delay (clears a range). */
   delayMs?: number | undefined
+  /** A fixed delay or a range (`parseDelay`); wins over `delayMs`. */
+  delay?: DelaySpec | undefined
+  /** A network fault every call gets instead of an answer; null clears it. */
+  fault?: string | null | undefined
   /** JSON text, or null to clear. */
   body?: string | null | undefined
   /** JSON Schema text, or null to clear. */
@@ -26,7 +33,7 @@ export interface SettingsInput {
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, body: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 /** What most kinds answer: an HTTP status. */
@@ -40,13 +47,21 @@ function checkHeaders(headers: Record<string, string>): Record<string, string> {
   return headers
 }
 
+/** The delay of `input` over `current`: a range or fixed `delay`, else a fixed `delayMs`. */
+function mergedDelay(input: SettingsInput, current: EndpointSettings): Pick<EndpointSettings, 'delayMs' | 'delayMaxMs'> {
+  if (input.delay !== undefined) return storedDelay(input.delay)
+  if (input.delayMs !== undefined) return { delayMs: checkDelay(input.delayMs), delayMaxMs: null }
+  return { delayMs: current.delayMs, delayMaxMs: current.delayMaxMs }
+}
+
 /** Merges `input` over `current` and checks every setting; the result is what gets stored. */
 export function mergeSettings(current: EndpointSettings, input: SettingsInput, makeFaker: FakerFactory, kind?: Endpoint['kind']): EndpointSettings {
   const statuses = (kind && kindOf(kind).statuses) || HTTP_STATUSES
   const next: EndpointSettings = {
     status: input.status === undefined ? current.status : statuses.check(input.status),
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
-    delayMs: input.delayMs === undefined ? current.delayMs : checkDelay(input.delayMs),
+    ...mergedDelay(input, current),
+    fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
     body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
@@ -62,8 +77,8 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, body, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, body, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, delayMaxMs, fault, body, schema, errorRate, errorStatus } = endpoint
+  return { status, headers, delayMs, delayMaxMs, fault, body, schema, errorRate, errorStatus }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -80,10 +95,20 @@ export function configureEndpoint(context: Context, endpoint: Endpoint, input: S
   return writeTransaction(context.db, () => context.repos.endpoints.configure(endpoint.id, settings))
 }
 
-const SETTING_FIELDS = ['status', 'delayMs', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
+const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
+}
+
+/** A value checked now, its refusal named by its field. */
+function fieldValue<T>(field: string, check: () => T): T {
+  try {
+    return check()
+  } catch (error) {
+    if (error instanceof AppError) invalidSetting(field, `is not valid: ${error.message}`)
+    throw error
+  }
 }
 
 /** The settings of a JSON object (the management API's PATCH): `body` and `schema` any JSON, null clears. */
@@ -105,9 +130,16 @@ export function settingsFromJson(input: unknown): SettingsInput {
   if (headers !== undefined && (headers === null || typeof headers !== 'object' || Array.isArray(headers))) {
     invalidSetting('headers', 'must be an object of header names to string values')
   }
+  const delay = fields.delay
+  if (delay !== undefined && typeof delay !== 'number' && typeof delay !== 'string') invalidSetting('delay', `must be milliseconds (250) or a range ("100-300"), got ${JSON.stringify(delay)}`)
+  if (delay !== undefined && fields.delayMs !== undefined) invalidSetting('delay', 'and "delayMs" say the same thing: send one of them')
+  const fault = fields.fault
+  if (fault !== undefined && fault !== null && typeof fault !== 'string') invalidSetting('fault', `must be one of ${FAULTS.join(', ')}, or null for none`)
   return {
     status: numberOf('status'),
+    delay: delay === undefined ? undefined : fieldValue('delay', () => parseDelay(delay as string | number)),
     delayMs: numberOf('delayMs'),
+    fault: fault === undefined || fault === null ? (fault as null | undefined) : fieldValue('fault', () => checkFault(fault as string)),
     errorRate: numberOf('errorRate'),
     errorStatus: numberOf('errorStatus'),
     headers: headers as Record<string, string> | undefined,

@@ -2,7 +2,9 @@ import { routeShape } from '../engine/path-pattern.ts'
 import { AppError } from '../errors.ts'
 import { kindOf } from '../kinds/registry.ts'
 import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
+import type { DelaySpec } from '../engine/delay.ts'
 import type { Context } from './context.ts'
+import { checkFault, storedDelay } from './latency.ts'
 import { checkEndpointPath } from './path-rules.ts'
 import { splitOperationPath } from './operation-paths.ts'
 import { selectProject } from './projects.ts'
@@ -104,6 +106,10 @@ export interface AddEndpointInput {
   status?: number | undefined
   body?: string | undefined
   delayMs?: number | undefined
+  /** A fixed delay or a range; wins over `delayMs`. */
+  delay?: DelaySpec | undefined
+  /** A network fault every call gets instead of an answer. */
+  fault?: string | undefined
   headers?: Record<string, string> | undefined
   /** false for a project built from an imported spec, whose paths (`/pets`) the path rules do not judge; else the project's `pathRules` say how. */
   rules?: boolean
@@ -117,7 +123,8 @@ export interface AddEndpointInput {
 export function addEndpoint(context: Context, input: AddEndpointInput): { endpoint: Endpoint; warnings: string[] } {
   const method = parseMethod(input.method)
   const status = input.status === undefined ? undefined : checkStatus(input.status)
-  const delayMs = checkDelay(input.delayMs ?? 0)
+  const { delayMs, delayMaxMs } = input.delay ? storedDelay(input.delay) : { delayMs: checkDelay(input.delayMs ?? 0), delayMaxMs: null }
+  const fault = input.fault === undefined ? null : checkFault(input.fault)
   const body = input.body === undefined ? null : checkJsonBody(input.body)
   return writeTransaction(context.db, () => {
     const project = selectProject(context, input.project)
@@ -138,6 +145,8 @@ export function addEndpoint(context: Context, input: AddEndpointInput): { endpoi
       status: status ?? (binding?.action === 'create' ? 201 : 200),
       headers: input.headers ?? {},
       delayMs,
+      delayMaxMs,
+      fault,
       body,
       createdAt: context.clock.now().toISOString(),
     })

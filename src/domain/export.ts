@@ -1,4 +1,5 @@
 import { stringify } from 'yaml'
+import { delayOf, formatDelay } from '../engine/delay.ts'
 import type { Endpoint, Project } from '../model.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import type { Context } from './context.ts'
@@ -41,7 +42,8 @@ function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): En
   }
   if (settings.status !== defaults.status) spec.status = settings.status
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
-  if (settings.delayMs !== 0) spec.delay = settings.delayMs
+  if (settings.delayMs !== 0 || settings.delayMaxMs !== null) spec.delay = formatDelay(delayOf(settings))
+  if (settings.fault !== null) spec.fault = settings.fault
   if (settings.body !== null) spec.body = JSON.parse(settings.body) as unknown
   if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
   if (settings.errorRate !== 0) spec.errorRate = settings.errorRate

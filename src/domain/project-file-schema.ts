@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { PathRules, SpecFormat } from '../model.ts'
+import type { Fault, PathRules, SpecFormat } from '../model.ts'
 
 /**
  * The project file's JSON Schema (schema/mockapi.schema.json) is the source of truth for its shape:
@@ -38,7 +38,8 @@ export interface RawEndpoint {
   path: string
   status?: number
   headers?: Record<string, string> | null
-  delay?: number
+  delay?: number | string
+  fault?: Fault
   body?: unknown
   schema?: Record<string, unknown> | boolean
   errorRate?: number

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
-import { EVENT_TYPES, type EventType, type PathRules, type SpecFormat } from '../model.ts'
+import { parseDelay } from '../engine/delay.ts'
+import { EVENT_TYPES, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -50,7 +51,9 @@ export interface EndpointSpec {
   path: string
   status?: number
   headers?: Record<string, string>
-  delay?: number
+  /** Milliseconds, or a range `"100-300"` (checked when the file is read). */
+  delay?: number | string
+  fault?: Fault
   body?: unknown
   schema?: unknown
   errorRate?: number
@@ -143,7 +146,16 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     const spec: EndpointSpec = { method: e.method.toUpperCase(), path: e.path }
     if (e.status !== undefined) spec.status = e.status
     if (e.headers !== undefined) spec.headers = e.headers ?? {}
-    if (e.delay !== undefined) spec.delay = e.delay
+    if (e.delay !== undefined) {
+      try {
+        parseDelay(e.delay)
+      } catch (error) {
+        // "delay range 300-100 must go…" → "endpoints[0].delay must go…"
+        fail([...at, 'delay'], (error as Error).message.replace(/^delay (?:range )?\S+ /, ''))
+      }
+      spec.delay = e.delay
+    }
+    if (e.fault !== undefined) spec.fault = e.fault
     if (e.body !== undefined) spec.body = e.body
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate

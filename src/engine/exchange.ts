@@ -1,6 +1,6 @@
-import type { Endpoint, SpecDocument } from '../model.ts'
+import type { Endpoint, Fault, SpecDocument } from '../model.ts'
 import { errorBody } from '../errors.ts'
-import type { PolicyDecision, Random } from './policy.ts'
+import type { AnswerDecision, Random } from './policy.ts'
 import type { Preferences } from './prefer.ts'
 
 /**
@@ -36,6 +36,8 @@ export interface OperationAnswer {
   failed: boolean
   /** The policy's delay for the operation(s) answered; the transport holds the answer that long. */
   delayMs: number
+  /** A fault decided for an operation answered: the whole exchange faults instead of `answer`. */
+  fault?: Fault | null
 }
 
 /** A GraphQL schema or SOAP service as its answerer needs it: the stored document and the endpoint of each operation. */
@@ -63,7 +65,7 @@ export interface RouteStageInput {
   params: Record<string, string>
   /** The policy stage's output. */
   prefer: Preferences
-  decision: PolicyDecision
+  decision: AnswerDecision
   /** For an imported endpoint: its spec document, parsed on first use. */
   spec: (() => SpecDocument) | null
   /** The endpoint keeps records (a resource's, or an import's with `--stateful`). */

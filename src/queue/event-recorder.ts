@@ -34,7 +34,7 @@ export function queryObject(query: URLSearchParams): Record<string, string | str
 }
 
 function eventTypes(served: RequestServed): EventType[] {
-  return served.status >= 400 || served.failed ? ['mock.request', 'mock.error'] : ['mock.request']
+  return served.status >= 400 || served.failed || served.fault ? ['mock.request', 'mock.error'] : ['mock.request']
 }
 
 /**
@@ -82,6 +82,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
             query: queryObject(served.query),
             status: served.status,
             durationMs: served.durationMs,
+            ...(served.fault ? { fault: served.fault } : {}),
           }
           const payload = JSON.stringify({ type, timestamp: createdAt, data })
           if (!context.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })) continue

@@ -8,6 +8,7 @@ import { mountAdmin } from './admin.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
+import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import { createRequestLog, type RequestLog } from './request-log.ts'
 import { errorResponse, jsonResponse } from './http-response.ts'
@@ -24,8 +25,12 @@ export interface AppDeps {
   requestLog?: RequestLog
   /** The port gRPC methods are served on, for the endpoints' served URLs (none when not given). */
   grpcPort?: () => number | null
-  /** The policy's draws (error rates); default Math.random. */
+  /** The policy's draws (error rates, delay ranges); default Math.random. */
   random?: Random
+  /** `serve --delay`: the least every mock answer waits; default none. */
+  delayFloor?: DelaySpec | null
+  /** How long a `hang` fault holds a client that never gives up (default 60 s). */
+  hangMs?: number | undefined
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -52,6 +57,6 @@ export function createApp(deps: AppDeps): H3 {
     grpcPort: deps.grpcPort ?? (() => null),
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs }))
   return app
 }

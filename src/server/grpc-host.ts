@@ -5,6 +5,7 @@ import type { MockEvents } from '../events.ts'
 import type { GrpcMethodInfo } from '../kinds/grpc/load.ts'
 import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-listener.ts'
 import { createSpecCache } from '../engine/spec-cache.ts'
+import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import { recordServed, type LoggedExchange } from './pipeline/record.ts'
 
@@ -32,8 +33,8 @@ function createSnapshots(context: Context, catalog: Catalog, methodsOf: (descrip
       const info = spec.methods.get(endpoint.path)
       if (!info) continue
       descriptors.set(specId, spec.descriptor)
-      const { status, body, delayMs, errorRate, errorStatus } = endpoint
-      methods.set(endpoint.path, { info, specId, endpointId: endpoint.id, projectId: endpoint.projectId, settings: { status, body, delayMs, errorRate, errorStatus } })
+      const { status, body, delayMs, delayMaxMs, errorRate, errorStatus, fault } = endpoint
+      methods.set(endpoint.path, { info, specId, endpointId: endpoint.id, projectId: endpoint.projectId, settings: { status, body, delayMs, delayMaxMs, errorRate, errorStatus, fault } })
       served.push(`${endpoint.path}@${specId}:${importedAt}`)
     }
     const version = served.sort().join('|')
@@ -64,6 +65,8 @@ export async function serveGrpc(options: {
   port: number
   /** The policy's draws (error rates). */
   random: Random
+  /** `serve --delay`: no call is answered sooner. */
+  delayFloor?: DelaySpec | null
   onError: (error: Error) => void
   /** gRPC started listening while serving (an import added the first methods). */
   onStarted?: (port: number) => void
@@ -79,6 +82,7 @@ export async function serveGrpc(options: {
       snapshot: createSnapshots(options.context, options.catalog, methodsOf),
       makeFaker,
       random: options.random,
+      delayFloor: options.delayFloor ?? null,
       onServed: (call) => {
         const status = HTTP_STATUS_OF_CODE[call.code] ?? 500
         const served = {
@@ -89,6 +93,7 @@ export async function serveGrpc(options: {
           query: new URLSearchParams(),
           status,
           failed: call.code !== 0,
+          fault: call.fault,
           durationMs: call.durationMs,
           fromDelivery: false,
         }

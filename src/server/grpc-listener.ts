@@ -10,7 +10,10 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import { grpcMessages, grpcOutcome, type GrpcOutcome } from '../kinds/grpc/answer.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
+import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
+import type { Fault } from '../model.ts'
+import { HANG_MS } from './faults.ts'
 import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
@@ -19,9 +22,13 @@ export interface GrpcSettings {
   /** JSON text: the response message (JSON mapped to the message type; a JSON array = the messages of a server stream); null: generated. */
   body: string | null
   delayMs: number
+  /** With `delayMs`, a range drawn from per call; null: fixed. */
+  delayMaxMs: number | null
   /** Percentage 0–100 of calls answered with `errorStatus` instead. */
   errorRate: number
   errorStatus: number
+  /** A simulated fault every call ends with (UNAVAILABLE); null: none. */
+  fault: Fault | null
 }
 
 export interface GrpcMethodBinding {
@@ -41,7 +48,7 @@ export interface GrpcSnapshot {
   methods: Map<string, GrpcMethodBinding>
 }
 
-export interface GrpcCallServed { projectId: number; endpointId: number; path: string; code: number; durationMs: number }
+export interface GrpcCallServed { projectId: number; endpointId: number; path: string; code: number; durationMs: number; fault: Fault | null }
 
 export interface GrpcServerOptions {
   host: string
@@ -52,6 +59,8 @@ export interface GrpcServerOptions {
   makeFaker: FakerFactory
   /** The policy's draws (error rates); default Math.random. */
   random?: Random
+  /** `serve --delay`: no call is answered sooner. */
+  delayFloor?: DelaySpec | null
   onServed?: (call: GrpcCallServed) => void
   /** How often to look for new or removed methods (default 1000 ms; timers unref'd). */
   pollMs?: number
@@ -233,9 +242,9 @@ interface Outcome extends GrpcOutcome { binding: GrpcMethodBinding | null }
 /** The binding as it is now (settings change without re-registering) and the status this call gets. */
 function outcomeFor(path: string, served: Served, context: CallContext): Outcome {
   const binding = context.options.snapshot().methods.get(path)
-  if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked`, delayMs: 0 }
-  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: binding.settings.delayMs }
-  return { binding, ...grpcOutcome(binding.settings, context.options.random ?? Math.random) }
+  if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked`, delayMs: 0, fault: null }
+  if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: binding.settings.delayMs, fault: null }
+  return { binding, ...grpcOutcome(binding.settings, context.options.random ?? Math.random, context.options.delayFloor) }
 }
 
 function responses(served: Served, binding: GrpcMethodBinding, context: CallContext, count: number): Record<string, unknown>[] {
@@ -249,9 +258,9 @@ function responses(served: Served, binding: GrpcMethodBinding, context: CallCont
   })
 }
 
-function report(context: CallContext, path: string, binding: GrpcMethodBinding | null, code: number, started: number): void {
+function report(context: CallContext, path: string, binding: GrpcMethodBinding | null, code: number, started: number, fault: Fault | null = null): void {
   if (!binding || !context.options.onServed) return
-  context.options.onServed({ projectId: binding.projectId, endpointId: binding.endpointId, path, code, durationMs: Math.round(performance.now() - started) })
+  context.options.onServed({ projectId: binding.projectId, endpointId: binding.endpointId, path, code, durationMs: Math.round(performance.now() - started), fault })
 }
 
 function failure(code: number, details: string): Partial<StatusObject> {
@@ -265,6 +274,28 @@ function internal(error: unknown): Partial<StatusObject> {
 function sleep(ms: number): Promise<void> {
   if (ms <= 0) return Promise.resolve()
   return new Promise((resolve) => setTimeout(resolve, ms).unref())
+}
+
+/** A call as a `hang` fault waits on it: it ends when the client cancels (or its deadline passes). */
+interface WaitingCall {
+  cancelled: boolean
+  once(event: 'cancelled', listener: () => void): unknown
+  off(event: 'cancelled', listener: () => void): unknown
+}
+
+/** `hang`: nothing until the client cancels or HANG_MS pass; the timer never keeps the process alive. */
+function hang(call: WaitingCall): Promise<void> {
+  if (call.cancelled) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      call.off('cancelled', done)
+      resolve()
+    }
+    const timer = setTimeout(done, HANG_MS)
+    timer.unref()
+    call.once('cancelled', done)
+  })
 }
 
 /** Resolves when the client has sent everything (or gone away); the messages only need decoding. */
@@ -306,11 +337,15 @@ interface Reply {
 }
 
 /** Unary and server-streaming calls: after the delay, `count` messages or the configured failure, then one report. */
-async function answerOnce(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, count: number, reply: Reply): Promise<void> {
+async function answerOnce(path: string, served: Served, context: CallContext, call: WaitingCall, count: number, reply: Reply): Promise<void> {
   const started = performance.now()
   const outcome = outcomeFor(path, served, context)
   await sleep(outcome.delayMs)
-  if (call.cancelled) return
+  if (outcome.fault === 'hang') await hang(call)
+  if (call.cancelled) {
+    if (outcome.fault) report(context, path, outcome.binding, outcome.code, started, outcome.fault)
+    return
+  }
   let code = outcome.code
   if (!outcome.binding || code !== GRPC_OK) {
     reply.fail(failure(code, outcome.details))
@@ -322,10 +357,10 @@ async function answerOnce(path: string, served: Served, context: CallContext, ca
       reply.fail(internal(error))
     }
   }
-  report(context, path, outcome.binding, code, started)
+  report(context, path, outcome.binding, code, started, outcome.fault)
 }
 
-function answerOne(path: string, served: Served, context: CallContext, call: { cancelled: boolean }, callback: sendUnaryData<object>): Promise<void> {
+function answerOne(path: string, served: Served, context: CallContext, call: WaitingCall, callback: sendUnaryData<object>): Promise<void> {
   return answerOnce(path, served, context, call, 1, { send: (messages) => callback(null, messages[0]), fail: (error) => callback(error) })
 }
 
@@ -346,9 +381,9 @@ async function answerEach(path: string, served: Served, context: CallContext, ca
   const { binding } = outcome
   if (!binding || outcome.code !== GRPC_OK) {
     await sleep(outcome.delayMs)
-    if (call.cancelled) return
-    call.emit('error', failure(outcome.code, outcome.details))
-    report(context, path, binding, outcome.code, started)
+    if (outcome.fault === 'hang') await hang(call)
+    if (!call.cancelled) call.emit('error', failure(outcome.code, outcome.details))
+    if (!call.cancelled || outcome.fault) report(context, path, binding, outcome.code, started, outcome.fault)
     return
   }
   let answered = 0

@@ -4,13 +4,15 @@ import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
 import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody } from '../domain/pipeline/answer-endpoint.ts'
 import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
-import { decidePolicy, type PolicyDecision, type Random } from '../engine/policy.ts'
-import { parsePrefer, type Preferences } from '../engine/prefer.ts'
+import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
+import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
+import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import type { MockEvents } from '../events.ts'
 import { kindOf } from '../kinds/registry.ts'
-import type { EndpointKind } from '../model.ts'
+import type { EndpointKind, Fault } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import { holdResponse } from './delay.ts'
+import { answerFault } from './faults.ts'
 import { AUTH_CHALLENGE, errorResponse, textResponse } from './http-response.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed } from './pipeline/record.ts'
@@ -23,12 +25,16 @@ export interface MockDeps {
   events: MockEvents
   bodyLimit: number
   debug: boolean
-  /** Draws the error-rate dice: Math.random, or seeded (`serve --seed`). */
+  /** Draws the error-rate dice and delay ranges: Math.random, or seeded (`serve --seed`). */
   random: Random
+  /** `serve --delay`: no mock answer comes sooner than this; null: none. */
+  delayFloor: DelaySpec | null
+  /** How long a `hang` fault holds a client that never gives up (default 60 s). */
+  hangMs?: number | undefined
 }
 
 /*
- * One request through the stages: match → policy → validate → answer → record. Each stage is a
+ * One request through the stages: match → policy → (delay) → fault → validate → answer → record. Each stage is a
  * function with a named input and output, so a new stage (rule selection, faults, auth, proxying)
  * goes between two of them without touching the others.
  */
@@ -42,12 +48,18 @@ interface Policy {
   decision: PolicyDecision
 }
 
+/** What the validate and answer stages read of the policy: a fault has been answered before them. */
+interface AnsweringPolicy {
+  prefer: Preferences
+  decision: AnswerDecision
+}
+
 /** What every stage after the match reads. */
 interface StageInput {
   deps: MockDeps
   request: MockRequest
   match: EndpointMatch
-  policy: Policy
+  policy: AnsweringPolicy
 }
 
 /** Resource and custom endpoints (and any kind without stages of its own): a simulated error answers before the body is even read. */
@@ -107,10 +119,10 @@ function mountAnswerer(kind: EndpointKind): Promise<MountAnswerer> {
   return answerer()
 }
 
-/** policy: the endpoint's settings and the request's `Prefer` decide the delay and a simulated error. */
-function policyStage(request: MockRequest, match: EndpointMatch, random: Random): Policy {
+/** policy: the endpoint's settings, the request's `Prefer` and the delay floor decide the delay, a fault or a simulated error. */
+function policyStage(request: MockRequest, match: EndpointMatch, random: Random, floor: DelaySpec | null): Policy {
   const prefer = parsePrefer(request.headers.get('prefer'))
-  return { prefer, decision: decidePolicy({ settings: match.route.endpoint, prefer }, random) }
+  return { prefer, decision: decidePolicy({ settings: match.route.endpoint, prefer, floor }, random) }
 }
 
 /** What the answer stage hands to the record stage. */
@@ -118,26 +130,42 @@ interface Answered {
   response: Response
   endpointId: number | null
   failed: boolean
+  /** The connection faulted instead: `response` is a sentinel nothing reads. */
+  fault: Fault | null
 }
 
 function toResponse(answer: MockAnswer): Response {
   return textResponse(answer.status, answer.body, answer.headers)
 }
 
-async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Response> {
-  const policy = policyStage(request, match, deps.random)
-  await holdResponse(event, policy.decision.delayMs)
-  const known = stagesOf(match.route.endpoint.kind)
+/** fault: after the delay (as WireMock orders them), the connection resets, closes, breaks or hangs. */
+async function faultStage(event: H3Event, deps: MockDeps, fault: Fault, headers: Record<string, string>): Promise<Response> {
+  return answerFault(event, fault, { headers, hangMs: deps.hangMs })
+}
+
+async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Answered> {
+  const { endpoint } = match.route
+  const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor)
+  await holdResponse(event, decision.delayMs)
+  const { outcome } = decision
+  if (outcome.kind === 'fault') {
+    return { response: await faultStage(event, deps, outcome.fault, endpoint.headers), endpointId: endpoint.id, failed: true, fault: outcome.fault }
+  }
+  const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known
-  const input = routeStageInput({ deps, request, match, policy })
+  const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
-  return toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
+  const response = toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
+  return { response, endpointId: endpoint.id, failed: false, fault: null }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
+  const preferred = preferredFault(request.headers.get('prefer'))
   const operation = await (await mountAnswerer(match.route.protocol))({ request, route: match.route, random: deps.random })
-  await holdResponse(event, operation.delayMs)
-  return { response: toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed }
+  await holdResponse(event, Math.max(drawDelay(deps.delayFloor ?? NO_DELAY, deps.random), operation.delayMs))
+  const fault = preferred ?? operation.fault ?? null
+  if (fault) return { response: await faultStage(event, deps, fault, operation.answer.headers), endpointId: operation.endpointId, failed: true, fault }
+  return { response: toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed, fault: null }
 }
 
 /** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
@@ -159,22 +187,28 @@ export function createMockHandler(deps: MockDeps) {
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      if (match.kind === 'unmatched') throw match.error
+      if (match.kind === 'unmatched') {
+        // The floor holds every mock answer, a 404 or 405 too: that is how a slow network looks.
+        if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
+        throw match.error
+      }
       answered = match.kind === 'endpoint'
-        ? { response: await answerEndpointMatch(event, deps, request, match), endpointId: match.route.endpoint.id, failed: false }
+        ? await answerEndpointMatch(event, deps, request, match)
         : await answerOperationsMatch(event, deps, request, match)
     } catch (error) {
-      answered = { response: errorResponse(error, { debug: deps.debug }), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false }
+      answered = { response: errorResponse(error, { debug: deps.debug }), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
     }
-    const response = withChallenge(answered.response)
+    const response = answered.fault ? answered.response : withChallenge(answered.response)
     const served = {
       projectId: match?.project?.id ?? null,
       endpointId: answered.endpointId,
       failed: answered.failed,
+      fault: answered.fault,
       method: request.method,
       path: request.url.pathname,
       query: request.url.searchParams,
-      status: response.status,
+      // No response reached the client: status 0, as a browser reports a network error.
+      status: answered.fault ? 0 : response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       fromDelivery: request.headers.has(DELIVERY_HEADER),
     }

@@ -20,7 +20,9 @@ import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
 import { createApp } from './app.ts'
 import { serveGrpc, type GrpcHost } from './grpc-host.ts'
 import { listenApp } from './listen.ts'
+import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
+import { faultOfResponse } from './faults.ts'
 import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
 
@@ -70,6 +72,10 @@ export interface StartOptions {
   random?: Random
   /** Makes the policy's draws reproducible: the same seed gives the same simulated errors (`serve --seed`). */
   seed?: number | undefined
+  /** `serve --delay`: every mock answer (HTTP, GraphQL, SOAP, gRPC) waits at least this long; absent: no floor. */
+  delay?: DelaySpec | undefined
+  /** How long a `hang` fault holds a client that never gives up (default 60 s; tests shorten it). */
+  hangMs?: number | undefined
 }
 
 export interface RunningServer {
@@ -164,7 +170,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
-    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random })
+    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,
@@ -173,7 +179,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onError: (error) => log.failed('HTTP server', error),
     })
     try {
-      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, host: options.host, port: options.grpcPort, random, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
+      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, host: options.host, port: options.grpcPort, random, delayFloor: options.delay ?? null, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
     } catch (error) {
       await listening.close()
       throw error
@@ -200,7 +206,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     return {
       url: listening.url,
       port: listening.port,
-      fetch: async (request) => app.fetch(request),
+      fetch: async (request) => {
+        const response = await app.fetch(request)
+        const fault = faultOfResponse(response)
+        // What a client's fetch does when the connection faults: no response, a TypeError.
+        if (fault) throw new TypeError('fetch failed', { cause: Object.assign(new Error(`mockapi: simulated fault ${fault}`), { code: 'MOCKAPI_FAULT', fault }) })
+        return response
+      },
       get grpcPort() {
         return grpcHost?.port() ?? null
       },

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
+import type { Endpoint, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
 
 interface EndpointRow {
   id: number
@@ -12,6 +12,8 @@ interface EndpointRow {
   status: number
   headers: string
   delay_ms: number
+  delay_max_ms: number | null
+  fault: string | null
   body: string | null
   schema: string | null
   error_rate: number
@@ -33,6 +35,8 @@ function toEndpoint(row: EndpointRow): Endpoint {
     status: row.status,
     headers: JSON.parse(row.headers) as Record<string, string>,
     delayMs: row.delay_ms,
+    delayMaxMs: row.delay_max_ms,
+    fault: row.fault as Fault | null,
     body: row.body,
     schema: row.schema,
     errorRate: row.error_rate,
@@ -53,6 +57,8 @@ export interface NewEndpoint {
   status: number
   headers?: Record<string, string>
   delayMs?: number
+  delayMaxMs?: number | null
+  fault?: Fault | null
   body?: string | null
   schema?: string | null
   errorRate?: number
@@ -63,7 +69,7 @@ export interface NewEndpoint {
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -75,11 +81,11 @@ export function createEndpointRepo(db: Db) {
     'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, body, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, body, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
-    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, body = @body, schema = @schema,
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, body = @body, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
   const reimport = db.prepare(
@@ -111,6 +117,8 @@ export function createEndpointRepo(db: Db) {
         ...endpoint,
         headers: JSON.stringify(endpoint.headers ?? {}),
         delayMs: endpoint.delayMs ?? 0,
+        delayMaxMs: endpoint.delayMaxMs ?? null,
+        fault: endpoint.fault ?? null,
         body: endpoint.body ?? null,
         schema: endpoint.schema ?? null,
         errorRate: endpoint.errorRate ?? 0,

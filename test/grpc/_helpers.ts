@@ -42,7 +42,7 @@ export async function loadFixture(name: ProtoName): Promise<ProtoSpec> {
   return loadProto(PROTOS[name].file, { protoPaths: PROTOS[name].protoPaths })
 }
 
-export const DEFAULT_SETTINGS: GrpcSettings = { status: 0, body: null, delayMs: 0, errorRate: 0, errorStatus: 14 }
+export const DEFAULT_SETTINGS: GrpcSettings = { status: 0, body: null, delayMs: 0, delayMaxMs: null, errorRate: 0, errorStatus: 14, fault: null }
 
 /** A snapshot the test changes in place: `set` swaps the methods (a new version), `settings` edits one binding. */
 export class TestSnapshot {

@@ -6,6 +6,7 @@ import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { decidePolicy, NO_PREFERENCES, type PolicySettings } from '../../src/engine/policy.ts'
+import type { Preferences } from '../../src/engine/prefer.ts'
 import { seededRandom } from '../../src/server/pipeline/random.ts'
 import { startServer, type StartOptions } from '../../src/server/start.ts'
 import { startMockApi } from '../../src/index.ts'
@@ -14,11 +15,11 @@ import { clientFor, failureOf, loadFixture, startTestServer, TestSnapshot, unary
 
 afterAll(cleanup)
 
-const SETTINGS: PolicySettings = { status: 200, delayMs: 40, errorRate: 30, errorStatus: 503 }
+const SETTINGS: PolicySettings = { status: 200, delayMs: 40, delayMaxMs: null, errorRate: 30, errorStatus: 503, fault: null }
 const always = (value: number) => () => value
 
 describe('the policy decision (pure)', () => {
-  const cases: [string, PolicySettings, { code?: number; delayMs?: number }, number, unknown][] = [
+  const cases: [string, PolicySettings, Preferences, number, unknown][] = [
     ['no preference, the draw misses: the configured status, the configured delay', SETTINGS, {}, 0.5, { delayMs: 40, outcome: { kind: 'answer', status: 200 } }],
     ['no preference, the draw hits: the error status', SETTINGS, {}, 0.29, { delayMs: 40, outcome: { kind: 'simulated-error', status: 503, cause: 'error-rate', reason: 'error rate 30 %' } }],
     ['the draw at the rate exactly misses (rate 30 %: [0, 0.3) hits)', SETTINGS, {}, 0.3, { delayMs: 40, outcome: { kind: 'answer', status: 200 } }],
@@ -26,8 +27,8 @@ describe('the policy decision (pure)', () => {
     ['error rate 100 always fails', { ...SETTINGS, errorRate: 100 }, {}, 0.9999, { delayMs: 40, outcome: { kind: 'simulated-error', status: 503, cause: 'error-rate', reason: 'error rate 100 %' } }],
     ['Prefer: code=418 fails with it, no draw', SETTINGS, { code: 418 }, 0, { delayMs: 40, outcome: { kind: 'simulated-error', status: 418, cause: 'prefer', reason: 'Prefer: code' } }],
     ['Prefer: code=202 answers it, no draw', SETTINGS, { code: 202 }, 0, { delayMs: 40, outcome: { kind: 'answer', status: 202 } }],
-    ['Prefer: delay=5 replaces the configured delay', SETTINGS, { delayMs: 5 }, 0.5, { delayMs: 5, outcome: { kind: 'answer', status: 200 } }],
-    ['Prefer: delay=0 means no delay', SETTINGS, { delayMs: 0, code: 500 }, 0.5, { delayMs: 0, outcome: { kind: 'simulated-error', status: 500, cause: 'prefer', reason: 'Prefer: code' } }],
+    ['Prefer: delay=5 replaces the configured delay', SETTINGS, { delay: { min: 5, max: 5 } }, 0.5, { delayMs: 5, outcome: { kind: 'answer', status: 200 } }],
+    ['Prefer: delay=0 means no delay', SETTINGS, { delay: { min: 0, max: 0 }, code: 500 }, 0.5, { delayMs: 0, outcome: { kind: 'simulated-error', status: 500, cause: 'prefer', reason: 'Prefer: code' } }],
     ['a configured error status is the status to answer (the transport decides what that means)', { ...SETTINGS, status: 404, errorRate: 0 }, {}, 0, { delayMs: 40, outcome: { kind: 'answer', status: 404 } }],
   ]
   for (const [name, settings, prefer, draw, expected] of cases) {

@@ -35,6 +35,23 @@ async function gatedReceiver() {
 }
 
 describe('SIGTERM while responses are held (item 10)', () => {
+  it('exits within a few seconds while a hang fault holds a client that never gives up', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 't.db')
+    expect((await cli(['--db', db, 'init', '--yes', '--slug', 't'], { cwd })).code).toBe(0)
+    expect((await cli(['--db', db, 'add-endpoint', 'GET', '/api/stuck', '--fault', 'hang'], { cwd })).code).toBe(0)
+    const server = await spawnServe(['--db', db, 'serve', '--port', '0', '--quiet'], { cwd })
+    const waiting = fetch(`${server.url}/api/t/stuck`).then((r) => r.status, () => 'cut')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const started = performance.now()
+    server.child.kill('SIGTERM')
+    const { code } = await exited(server.child)
+    expect(code).toBe(0)
+    // The hang would last 60 s; the 2 s drain cuts it.
+    expect(performance.now() - started).toBeLessThan(4000)
+    expect(await waiting).toBe('cut')
+  })
+
   it('exits within a few seconds with delayed responses whose clients left or still wait, and puts the delivery in flight back', async () => {
     const cwd = tempDir()
     const db = join(cwd, 't.db')

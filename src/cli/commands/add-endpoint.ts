@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { addEndpoint, checkJsonBody } from '../../domain/endpoints.ts'
+import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { checkTemplate, hasPlaceholders } from '../../engine/template.ts'
 import { endpointView } from '../../views.ts'
@@ -11,7 +12,8 @@ interface AddEndpointOptions {
   project?: string
   status?: number
   body?: string
-  delay?: number
+  delay?: string
+  fault?: string
   header?: string[]
   json?: boolean
 }
@@ -20,10 +22,11 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
   program
     .command('add-endpoint <method> <path>')
     .description('add one custom endpoint (GET POST PUT PATCH DELETE); on a resource path without --body it works on the records')
-    .addHelpText('after', '\nExamples:\n  $ mockapi add-endpoint GET /api/stats --body \'{"orders":42}\' --delay 300\n  $ mockapi add-endpoint POST /api/login --status 201 --body \'{"token":"{{uuid}}"}\'')
+    .addHelpText('after', '\nExamples:\n  $ mockapi add-endpoint GET /api/stats --body \'{"orders":42}\' --delay 300\n  $ mockapi add-endpoint GET /api/flaky --delay 100-300 --fault reset\n  $ mockapi add-endpoint POST /api/login --status 201 --body \'{"token":"{{uuid}}"}\'')
     .option('--status <code>', 'response status (default 200; 201 for a create)', parseInteger)
     .option('--body <json>', 'response body as JSON, or @file to read it from a file')
-    .option('--delay <ms>', 'wait this many milliseconds before answering', parseInteger)
+    .option('--delay <ms|min-max>', 'wait this many milliseconds before answering: 300, or a range 100-300 drawn per request')
+    .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
     .option('--header <name:value>', 'response header, repeatable', collect)
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the created endpoint as JSON')
@@ -38,7 +41,8 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
           path,
           status: options.status,
           body,
-          delayMs: options.delay,
+          delay: options.delay === undefined ? undefined : parseDelay(options.delay),
+          fault: options.fault,
           headers: parseHeaders(options.header),
         })
         printWarnings(ctx.io, warnings)

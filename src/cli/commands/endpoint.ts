@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { checkResponseBody, configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
+import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
 import { endpointView } from '../../views.ts'
@@ -12,7 +13,9 @@ interface SetOptions {
   status?: number
   header?: string[]
   clearHeaders?: boolean
-  delay?: number
+  delay?: string
+  fault?: string
+  clearFault?: boolean
   body?: string
   clearBody?: boolean
   schema?: string
@@ -43,7 +46,8 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         const line = (label: string, value: unknown) => ctx.io.out(`${label.padEnd(13)}${value}`)
         line('endpoint', `${view.method} ${view.path}  (${view.kind}${view.action ? `: ${view.action}` : ''}, id ${view.id})`)
         line('status', view.status)
-        line('delay', `${view.delayMs} ms`)
+        line('delay', `${view.delay} ms${typeof view.delay === 'string' ? ' (drawn per request)' : ''}`)
+        if (view.fault !== null) line('fault', `${view.fault} (every call)`)
         line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
         line('error rate', `${view.errorRate} % → ${view.errorStatus}`)
         line('schema', view.schema === null ? '(none)' : JSON.stringify(view.schema))
@@ -56,7 +60,9 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--status <code>', 'success status', parseInteger)
     .option('--header <name:value>', 'response header, repeatable (replaces the headers)', collect)
     .option('--clear-headers', 'remove every response header')
-    .option('--delay <ms>', 'wait before answering', parseInteger)
+    .option('--delay <ms|min-max>', 'wait before answering: 300, or a range 100-300 drawn per request')
+    .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
+    .option('--clear-fault', 'answer normally again')
     .option('--body <json>', 'fixed response body or template ({{faker.person.fullName}}, {{params.id}}, …), or @file')
     .option('--clear-body', 'answer the records (resource endpoints) or {} again')
     .option('--schema <json>', 'JSON Schema the request body must match (422 otherwise), or @file')
@@ -71,7 +77,8 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         const input: SettingsInput = {
           status: options.status,
           headers: options.clearHeaders ? {} : options.header ? parseHeaders(options.header) : undefined,
-          delayMs: options.delay,
+          delay: options.delay === undefined ? undefined : parseDelay(options.delay),
+          fault: options.clearFault ? null : options.fault,
           body: options.clearBody ? null : options.body === undefined ? undefined : readJsonArgument(options.body, cwd),
           schema: options.clearSchema ? null : options.schema === undefined ? undefined : readJsonArgument(options.schema, cwd),
           errorRate: options.errorRate === undefined ? undefined : parseRate(options.errorRate),

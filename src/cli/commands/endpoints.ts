@@ -15,6 +15,6 @@ export function registerEndpoints(program: Command, ctx: CliContext): void {
         const endpoints = listEndpoints(context, options.project).map(endpointView)
         if (options.json) return printJson(ctx.io, endpoints)
         printTable(ctx.io, ['METHOD', 'PATH', 'KIND', 'STATUS', 'DELAY'],
-          endpoints.map((e) => [e.method, e.path, e.kind, e.status, e.delayMs ? `${e.delayMs}ms` : '']), 'no endpoints yet')
+          endpoints.map((e) => [e.method, e.path, e.kind, e.status, e.delay ? `${e.delay}ms` : '']), 'no endpoints yet')
       }))
 }

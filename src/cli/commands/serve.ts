@@ -1,7 +1,7 @@
 import chalk from 'chalk'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolveLockWait, resolvePort, resolveRetryDelays } from '../../config.ts'
+import { DEFAULT_GRPC_PORT, DEFAULT_HOST, DEFAULT_PORT, resolveDelayFloor, resolveLockWait, resolvePort, resolveRetryDelays } from '../../config.ts'
 import { parseDuration } from '../../domain/durations.ts'
 import { AppError } from '../../errors.ts'
 import type { DeliveryAttempted, RequestServed } from '../../events.ts'
@@ -15,6 +15,7 @@ interface ServeOptions {
   project?: string
   quiet?: boolean
   webhookRetryDelays?: string
+  delay?: string
   webhookTimeout?: string
   watch?: string
   keepInbox?: number
@@ -75,6 +76,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--watch <file>', 'apply this project file (mockapi export format) at start and whenever it changes')
     .option('--keep-inbox <n>', 'inbox payloads kept per project; older ones are pruned (default 1000)', parseInteger)
     .option('--keep-deliveries <n>', 'finished deliveries (with their attempts) kept per subscription (default 1000)', parseInteger)
+    .option('--delay <ms|min-max>', 'every mock answer waits at least this long: 250, or a range 100-300 drawn per request (env MOCKAPI_DELAY)')
     .option('--seed <n>', 'draw simulated errors (error rates) from a generator seeded with n, so runs repeat them (default: unseeded)', parseInteger)
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
@@ -98,6 +100,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         },
         ownPathsProject: options.project,
         seed: options.seed === undefined ? undefined : checkSeed(options.seed),
+        delay: resolveDelayFloor(options.delay, ctx.environment),
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
@@ -132,7 +135,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       ctx.io.out(chalk.dim('Ctrl-C to stop'))
       if (!options.quiet) {
         server.events.on('request.served', (served: RequestServed) => {
-          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}`)
+          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${served.fault ? chalk.red(`✖ ${served.fault}`) : statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}`)
         })
         server.events.on('delivery.attempted', (a: DeliveryAttempted) => {
           const result = a.succeeded ? chalk.green(String(a.statusCode)) : chalk.red(a.error ?? 'failed')

@@ -1,6 +1,6 @@
 import type { MockAnswer, MockRequest, OperationAnswer, OperationsRoute } from '../../engine/exchange.ts'
 import { loadFaker } from '../../engine/generators.ts'
-import { decidePolicy, NO_PREFERENCES, operationOverride, type Random } from '../../engine/policy.ts'
+import { decidePolicy, faultOf, NO_PREFERENCES, operationOverride, type Random } from '../../engine/policy.ts'
 import { createSpecCache } from '../../engine/spec-cache.ts'
 import { createGraphqlExecutor, type GraphqlExecutor, type GraphqlRequest } from './execute.ts'
 import { GRAPHQL_LIMITS } from './limits.ts'
@@ -123,10 +123,12 @@ export async function answerGraphql({ request, route, random }: GraphqlAnswerInp
     return operationOverride(endpoint, decisions[index]!)
   })
   const delayMs = Math.max(0, ...decisions.map((decision) => decision?.delayMs ?? 0))
+  // A fault on any field answered drops the whole exchange: HTTP has one connection to break.
+  const fault = decisions.map(faultOf).find((f) => f !== null) ?? null
   const text = answerText(result)
   if (text === null) {
     const message = `the answer is larger than ${GRAPHQL_LIMITS.answerBytes / 1024 / 1024} MiB: select fewer fields`
-    return { ...served(jsonAnswer(type === GRAPHQL_RESPONSE ? 400 : 200, type, { errors: [{ message }] }), true), delayMs }
+    return { ...served(jsonAnswer(type === GRAPHQL_RESPONSE ? 400 : 200, type, { errors: [{ message }] }), true), delayMs, fault }
   }
   const status = type === GRAPHQL_RESPONSE && !('data' in result) ? 400 : 200
   const headers = Object.assign({}, ...endpoints.map((e) => e?.headers ?? {})) as Record<string, string>
@@ -135,5 +137,6 @@ export async function answerGraphql({ request, route, random }: GraphqlAnswerInp
     endpointId: endpoints.find((e) => e !== undefined)?.id ?? null,
     failed: (result.errors?.length ?? 0) > 0,
     delayMs,
+    fault,
   }
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts'
 import { finalStatus, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
-import type { PolicyDecision } from '../../engine/policy.ts'
+import type { AnswerDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
 import type { Endpoint } from '../../model.ts'
 import { defaultStatus } from './default-status.ts'
@@ -93,7 +93,7 @@ interface OperationAnswerInput {
   operation: OpenApiOperation
   responder: Responder
   prefer: Preferences
-  decision: PolicyDecision
+  decision: AnswerDecision
   /** The request body, as validated. */
   body: unknown
   /** The imported endpoint keeps records (`import --stateful`). */

@@ -1,6 +1,6 @@
 import type { MockRequest, OperationAnswer, OperationsRoute } from '../../engine/exchange.ts'
 import { loadFaker } from '../../engine/generators.ts'
-import { decidePolicy, NO_PREFERENCES, operationOverride, type PolicyDecision, type Random } from '../../engine/policy.ts'
+import { decidePolicy, faultOf, NO_PREFERENCES, operationOverride, type PolicyDecision, type Random } from '../../engine/policy.ts'
 import { createSpecCache } from '../../engine/spec-cache.ts'
 import { createSoapResponder, type SoapResponder } from './responder.ts'
 
@@ -58,5 +58,6 @@ export async function answerSoap({ request, route, random }: SoapAnswerInput): P
     endpointId: endpoint?.id ?? null,
     failed: answer.status >= 400,
     delayMs: (decision as PolicyDecision | null)?.delayMs ?? 0,
+    fault: faultOf(decision as PolicyDecision | null),
   }
 }

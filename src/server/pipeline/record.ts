@@ -28,6 +28,7 @@ export function recordServed(events: MockEvents, served: Served, exchange: (() =
         status: served.status,
         durationMs: served.durationMs,
         endpointId: served.endpointId,
+        ...(served.fault ? { fault: served.fault } : {}),
         request,
         response,
       },

@@ -11,6 +11,7 @@ import { up as seedSnapshots } from './0080-seed-snapshots.ts'
 import { up as uniqueIds } from './0090-unique-ids.ts'
 import { up as fieldIndexTriggers } from './0100-field-index-triggers.ts'
 import { up as pathRules } from './0110-path-rules.ts'
+import { up as delayRangesFaults } from './0120-delay-ranges-faults.ts'
 
 export interface Migration {
   version: number
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 90, up: uniqueIds },
   { version: 100, up: fieldIndexTriggers },
   { version: 110, up: pathRules },
+  { version: 120, up: delayRangesFaults },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

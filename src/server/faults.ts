@@ -1,0 +1,90 @@
+import type { H3Event } from 'h3'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { FastResponse } from 'srvx'
+import type { Fault } from '../model.ts'
+
+/** How long a `hang` holds a connection whose client never gives up. */
+export const HANG_MS = 60_000
+
+/** Marks the answer of a fault given without a socket (`RunningServer.fetch`): no wire ever sees it. */
+const FAULTED = Symbol('mockapi.fault')
+
+type FaultedResponse = Response & { [FAULTED]?: Fault }
+
+/** The fault a response stands for, if it is the sentinel of one. */
+export function faultOfResponse(response: Response): Fault | null {
+  return (response as FaultedResponse)[FAULTED] ?? null
+}
+
+function nodeSocket(event: H3Event): Socket | null {
+  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage; res?: ServerResponse } } }).runtime?.node
+  return node?.res?.socket ?? node?.req?.socket ?? null
+}
+
+function closed(socket: Socket): Promise<void> {
+  return socket.destroyed && socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()))
+}
+
+/** The first bytes of a 200 whose chunked body breaks after one chunk: `zz` is not a hexadecimal chunk size. */
+function malformedBytes(headers: Record<string, string>): string {
+  const lines = Object.entries(headers)
+    .filter(([name]) => !/^(content-length|transfer-encoding|connection)$/i.test(name))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
+  return `HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n${lines}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n`
+}
+
+/** `hang`: nothing until the client leaves (or the server cuts the connection on close), or `hangMs` pass. */
+function waitOut(event: H3Event, hangMs: number): Promise<void> {
+  const signal = event.req.signal
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    // Never keeps the process alive: SIGTERM does not wait out a hang.
+    const timer = setTimeout(done, hangMs)
+    timer.unref()
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+export interface FaultOptions {
+  /** Headers the endpoint would have sent, written before `malformed`'s broken body. */
+  headers?: Record<string, string>
+  hangMs?: number
+}
+
+/**
+ * Answers a fault on the connection itself, then resolves once the socket is gone, with a
+ * sentinel response srvx has nothing left to write to. The socket is always destroyed, so a
+ * keep-alive connection is never reused after a fault. Without a socket (an in-process `fetch`),
+ * the sentinel is marked, and `RunningServer.fetch` rejects as a client's fetch would.
+ */
+export async function answerFault(event: H3Event, fault: Fault, options: FaultOptions = {}): Promise<Response> {
+  const socket = nodeSocket(event)
+  if (fault === 'hang') await waitOut(event, options.hangMs ?? HANG_MS)
+  if (!socket) return Object.assign(new FastResponse(null), { [FAULTED]: fault })
+  if (!socket.destroyed) {
+    switch (fault) {
+      case 'reset':
+        socket.resetAndDestroy()
+        break
+      case 'empty':
+        // FIN without a byte, then the descriptor goes once it is sent.
+        socket.destroySoon()
+        break
+      case 'malformed':
+        socket.end(malformedBytes(options.headers ?? {}), () => socket.destroy())
+        break
+      case 'hang':
+        socket.destroySoon()
+        break
+    }
+  }
+  await closed(socket)
+  return new FastResponse(null)
+}
