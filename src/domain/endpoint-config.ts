@@ -1,13 +1,14 @@
 import type { FakerFactory } from '../engine/generators.ts'
-import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
+import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
+import { checkContentType, checkText, checkUpload, storeFile, type UploadedFile } from './bodies.ts'
 import type { Context } from './context.ts'
-import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
+import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod, type AddEndpointInput } from './endpoints.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -17,6 +18,13 @@ export interface SettingsInput {
   delayMs?: number | undefined
   /** JSON text, or null to clear. */
   body?: string | null | undefined
+  /** A text body (a template); replaces a JSON body or a file. */
+  text?: string | undefined
+  /** A file to answer as it is; stored by configureEndpoint, which gives mergeSettings its fileId. */
+  file?: UploadedFile | undefined
+  fileId?: number | undefined
+  /** The Content-Type of a configured body, or null for the one its type implies. */
+  contentType?: string | null | undefined
   /** JSON Schema text, or null to clear. */
   schema?: string | null | undefined
   errorRate?: number | undefined
@@ -26,7 +34,7 @@ export interface SettingsInput {
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, body: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 /** What most kinds answer: an HTTP status. */
@@ -47,7 +55,8 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     status: input.status === undefined ? current.status : statuses.check(input.status),
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
     delayMs: input.delayMs === undefined ? current.delayMs : checkDelay(input.delayMs),
-    body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
+    ...mergeBody(current, input),
+    contentType: input.contentType === undefined ? current.contentType : input.contentType === null ? null : checkContentType(input.contentType),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
     errorStatus: input.errorStatus === undefined ? current.errorStatus : statuses.check(input.errorStatus),
@@ -57,13 +66,37 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
   }
   if (!statuses.isErrorStatus(next.errorStatus)) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${statuses.errorStatusHint}`)
   if (next.schema !== null) compileSchema(next.schema)
-  if (next.body !== null && hasPlaceholders(next.body)) checkTemplate(next.body, makeFaker())
+  if (next.body !== null && hasPlaceholders(next.body)) (next.bodyType === 'text' ? checkTextTemplate : checkTemplate)(next.body, makeFaker())
+  for (const [name, value] of Object.entries(next.headers)) {
+    if (!hasPlaceholders(value)) continue
+    try {
+      checkTextTemplate(value, makeFaker())
+    } catch (error) {
+      if (error instanceof AppError) throw new AppError(error.code, `header "${name}": ${error.message}`)
+      throw error
+    }
+  }
+  if (kind && kindOf(kind).routing !== 'route' && (next.bodyType !== 'json' || next.contentType !== null)) {
+    throw new AppError('INVALID_INPUT', `a ${kind} operation answers through its schema: text, file and contentType apply to HTTP routes`)
+  }
   return next
 }
 
+/** The body settings after `input`: at most one of body, text and file is given, and it replaces the others. */
+function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<EndpointSettings, 'body' | 'bodyType' | 'fileId'> {
+  const given = [input.body !== undefined && input.body !== null, input.text !== undefined, input.fileId !== undefined || input.file !== undefined]
+  if (given.filter(Boolean).length > 1) throw new AppError('INVALID_INPUT', 'give only one of body (JSON), text and file: a response has one body')
+  if (input.body !== undefined) return { body: input.body === null ? null : checkJsonBody(input.body), bodyType: 'json', fileId: null }
+  if (input.text !== undefined) return { body: checkText(input.text), bodyType: 'text', fileId: null }
+  if (input.file !== undefined && input.fileId === undefined) checkUpload(input.file)
+  // A file not stored yet (a check before storing it) keeps its place with id 0, which no row has.
+  if (input.fileId !== undefined || input.file !== undefined) return { body: null, bodyType: 'file', fileId: input.fileId ?? 0 }
+  return { body: current.body, bodyType: current.bodyType, fileId: current.fileId }
+}
+
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, body, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, body, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
+  return { status, headers, delayMs, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -76,11 +109,27 @@ export function requireEndpoint(context: Context, input: { project?: string | un
 
 /** `mockapi endpoint set`: changes only the settings given, on this endpoint only. */
 export function configureEndpoint(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
-  const settings = mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
-  return writeTransaction(context.db, () => context.repos.endpoints.configure(endpoint.id, settings))
+  mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
+  return writeTransaction(context.db, () => {
+    const fileId = input.file ? storeFile(context, endpoint.projectId, input.file) : input.fileId
+    const configured = context.repos.endpoints.configure(endpoint.id, mergeSettings(currentSettings(endpoint), { ...input, fileId }, makeFaker, endpoint.kind))
+    // A file no endpoint answers any more is not kept (nor exported) for nothing.
+    context.repos.files.removeUnused(endpoint.projectId)
+    return configured
+  })
 }
 
-const SETTING_FIELDS = ['status', 'delayMs', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
+/** `mockapi add-endpoint` with a text or file body or a content type: added and configured in one transaction. */
+export function addEndpointWithBody(context: Context, input: AddEndpointInput, settings: SettingsInput, makeFaker: FakerFactory): { endpoint: Endpoint; warnings: string[] } {
+  const fixed = settings.text !== undefined || settings.file !== undefined
+  return writeTransaction(context.db, () => {
+    const { endpoint, warnings } = addEndpoint(context, { ...input, fixedAnswer: fixed || input.fixedAnswer })
+    const changed = Object.values(settings).some((value) => value !== undefined)
+    return { endpoint: changed ? configureEndpoint(context, endpoint, settings, makeFaker) : endpoint, warnings }
+  })
+}
+
+const SETTING_FIELDS = ['status', 'delayMs', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -105,6 +154,8 @@ export function settingsFromJson(input: unknown): SettingsInput {
   if (headers !== undefined && (headers === null || typeof headers !== 'object' || Array.isArray(headers))) {
     invalidSetting('headers', 'must be an object of header names to string values')
   }
+  if (fields.text !== undefined && typeof fields.text !== 'string') invalidSetting('text', 'must be a string (the text answered)')
+  if (fields.contentType !== undefined && fields.contentType !== null && typeof fields.contentType !== 'string') invalidSetting('contentType', 'must be a string such as text/csv, or null')
   return {
     status: numberOf('status'),
     delayMs: numberOf('delayMs'),
@@ -112,8 +163,25 @@ export function settingsFromJson(input: unknown): SettingsInput {
     errorStatus: numberOf('errorStatus'),
     headers: headers as Record<string, string> | undefined,
     body: jsonOf('body'),
+    text: fields.text as string | undefined,
+    file: fields.file === undefined ? undefined : fileFromJson(fields.file, 'file'),
+    contentType: fields.contentType as string | null | undefined,
     schema: jsonOf('schema'),
   }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/** `{name, base64}`: a file as JSON (the API's PATCH, the project file's exported form). */
+export function fileFromJson(value: unknown, field: string): UploadedFile {
+  const file = value as { name?: unknown; base64?: unknown } | null
+  if (file === null || typeof file !== 'object' || Array.isArray(file) || typeof file.name !== 'string' || typeof file.base64 !== 'string'
+    || Object.keys(file).some((key) => key !== 'name' && key !== 'base64')) {
+    invalidSetting(field, 'must be {"name": "avatar.png", "base64": "…"}; or upload the bytes with PUT …/endpoints/{id}/file?name=avatar.png')
+  }
+  const base64 = file.base64.replace(/\s+/g, '')
+  if (!BASE64.test(base64) || base64.length % 4 === 1) invalidSetting(`${field}.base64`, 'is not base64')
+  return { name: file.name, bytes: Buffer.from(base64, 'base64') }
 }
 
 /** A fixed response its kind could never answer (a gRPC method's must fit its output message) is refused. */
@@ -129,6 +197,8 @@ export async function checkResponseBody(context: Context, endpoint: Endpoint, bo
  */
 export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
   const current = currentSettings(endpoint)
+  const given = ['body', 'text', 'file'].filter((field) => input[field as keyof SettingsInput] !== undefined && input[field as keyof SettingsInput] !== null)
+  if (given.length > 1) invalidSetting(given[1]!, `cannot be given with ${given[0]}: a response has one body`)
   for (const [field, value] of Object.entries(input)) {
     if (value === undefined) continue
     try {

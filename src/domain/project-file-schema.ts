@@ -39,6 +39,9 @@ export interface RawEndpoint {
   headers?: Record<string, string> | null
   delay?: number
   body?: unknown
+  text?: string
+  file?: string | { name: string; base64: string }
+  contentType?: string
   schema?: Record<string, unknown> | boolean
   errorRate?: number
   errorStatus?: number

@@ -10,6 +10,7 @@ import { up as specFormats } from './0070-spec-formats.ts'
 import { up as seedSnapshots } from './0080-seed-snapshots.ts'
 import { up as uniqueIds } from './0090-unique-ids.ts'
 import { up as fieldIndexTriggers } from './0100-field-index-triggers.ts'
+import { up as bodies } from './0130-bodies.ts'
 
 export interface Migration {
   version: number
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 80, up: seedSnapshots },
   { version: 90, up: uniqueIds },
   { version: 100, up: fieldIndexTriggers },
+  { version: 130, up: bodies },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
