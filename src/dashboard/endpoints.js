@@ -1,7 +1,7 @@
 // @ts-check
 // The Endpoints tab: the list with its settings edited in place, and Add resource.
 
-import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint } from './api.js'
+import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint, uploadEndpointFile } from './api.js'
 import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
 import { refreshProjects } from './projects.js'
 import { state } from './state.js'
@@ -45,6 +45,7 @@ function endpointRow(endpoint) {
         : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it')),
     h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
     ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
+    h('td', { class: 'fit' }, bodyCell(endpoint, name)),
     h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
 }
 
@@ -79,6 +80,60 @@ async function saveEndpointField(endpoint, field, box) {
     box.value = String(updated[field.key])
     box.removeAttribute('aria-invalid')
     notify(`Saved: ${field.label.toLowerCase()} of ${endpoint.method} ${endpoint.path} is ${updated[field.key]}`)
+  }, (message) => {
+    box.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  })
+}
+
+/**
+ * What the endpoint answers: JSON (its records, `{}` or a body), text, or a file; a file to answer
+ * as it is can be uploaded here, and the Content-Type set (empty: the one the body implies).
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function bodyCell(endpoint, name) {
+  const kind = endpoint.bodyType === 'file' && endpoint.file
+    ? `file ${endpoint.file.name} (${endpoint.file.size} bytes)`
+    : endpoint.bodyType === 'text' ? 'text' : endpoint.body === null ? (endpoint.action ? 'records' : '{}') : 'JSON'
+  const upload = h('input', { type: 'file', class: 'sr-only', 'data-testid': 'endpoint-upload', 'aria-label': `Answer a file for ${name}` })
+  upload.addEventListener('change', () => {
+    const file = upload.files?.[0]
+    if (file) void uploadFile(endpoint, file)
+  })
+  const type = h('input', {
+    type: 'text', class: 'small', value: endpoint.contentType ?? '', placeholder: 'Content-Type',
+    'aria-label': `Content-Type of ${name}`, 'data-testid': 'endpoint-content-type',
+  })
+  type.addEventListener('change', () => saveContentType(endpoint, type))
+  return h('div', { class: 'body-cell' },
+    h('span', { 'data-testid': 'endpoint-body' }, kind),
+    h('label', { class: 'button small' }, 'Upload file', upload),
+    type)
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {File} file
+ */
+async function uploadFile(endpoint, file) {
+  await guard(async () => {
+    Object.assign(endpoint, await uploadEndpointFile(endpoint.id, file))
+    renderEndpoints()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${file.name} (${file.size} bytes)`)
+  })
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {HTMLInputElement} box
+ */
+async function saveContentType(endpoint, box) {
+  const value = box.value.trim()
+  await guard(async () => {
+    Object.assign(endpoint, await updateEndpoint(endpoint.id, { contentType: value === '' ? null : value }))
+    box.removeAttribute('aria-invalid')
+    notify(`Saved: Content-Type of ${endpoint.method} ${endpoint.path} is ${endpoint.contentType ?? 'the one its body implies'}`)
   }, (message) => {
     box.setAttribute('aria-invalid', 'true')
     notify(message, 'error')
