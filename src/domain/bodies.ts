@@ -66,8 +66,11 @@ export function storeFile(context: Context, projectId: number, file: UploadedFil
 const CACHE_BYTES = 32 * 1024 * 1024
 const caches = new WeakMap<Db, { entries: Map<number, { name: string; bytes: Uint8Array }>; bytes: number }>()
 
-/** A file's name and bytes as answered; the least recently answered ones leave the cache first. */
-export function fileContent(context: Context, fileId: number): { name: string; bytes: Uint8Array } {
+/**
+ * A file's name and bytes as answered; the least recently answered ones leave the cache first.
+ * Undefined when the row is gone: the file was replaced since the route was matched.
+ */
+export function fileContent(context: Context, fileId: number): { name: string; bytes: Uint8Array } | undefined {
   let cache = caches.get(context.db)
   if (!cache) caches.set(context.db, (cache = { entries: new Map(), bytes: 0 }))
   const cached = cache.entries.get(fileId)
@@ -77,8 +80,7 @@ export function fileContent(context: Context, fileId: number): { name: string; b
     return cached
   }
   const content = context.repos.files.content(fileId)
-  // The catalog's endpoint and the file row are written in one transaction; a missing row is a bug.
-  if (!content) throw new AppError('INTERNAL', `response file ${fileId} is missing`)
+  if (!content) return undefined
   if (content.bytes.byteLength <= CACHE_BYTES) {
     cache.entries.set(fileId, content)
     cache.bytes += content.bytes.byteLength

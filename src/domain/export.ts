@@ -46,7 +46,7 @@ function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<nu
   if (settings.body !== null && settings.bodyType === 'json') spec.body = JSON.parse(settings.body) as unknown
   if (settings.body !== null && settings.bodyType === 'text') spec.text = settings.body
   // The bytes themselves, so the exported file stands alone.
-  if (settings.fileId !== null) spec.file = { name: endpoint.file!.name, base64: Buffer.from(fileContent(context, settings.fileId).bytes).toString('base64') }
+  if (settings.fileId !== null) spec.file = { name: endpoint.file!.name, base64: Buffer.from(fileContent(context, settings.fileId)!.bytes).toString('base64') }
   if (settings.contentType !== null) spec.contentType = settings.contentType
   if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
   if (settings.errorRate !== 0) spec.errorRate = settings.errorRate

@@ -60,8 +60,9 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
       return jsonResponse(200, viewsFor(event, project)(updated))
     }
     if (!isRead(event)) notAllowed(event, ['GET', 'PUT'])
-    if (endpoint.fileId === null) throw new AppError('NOT_FOUND', `endpoint ${endpoint.id} answers no file`)
-    return textResponse(200, fileContent(context, endpoint.fileId).bytes, {
+    const file = endpoint.fileId === null ? undefined : fileContent(context, endpoint.fileId)
+    if (!file) throw new AppError('NOT_FOUND', `endpoint ${endpoint.id} answers no file`)
+    return textResponse(200, file.bytes, {
       'Content-Type': 'application/octet-stream',
       'Content-Disposition': `attachment; filename="${endpoint.file!.name.replace(/["\\]/g, '_').replace(/[^\x20-\x7e]/g, '_')}"`,
     })

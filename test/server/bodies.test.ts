@@ -253,3 +253,53 @@ describe('request log', () => {
     await expectAliveAndIntact(url, ws.db)
   })
 })
+
+describe('imported and mounted endpoints', () => {
+  it('an OpenAPI operation answers a text body, and its documented answer carries templated headers', async () => {
+    const spec = join(ws.cwd, 'uptime.yaml')
+    writeFileSync(spec, 'openapi: 3.0.3\ninfo: {title: Uptime, version: "1"}\npaths:\n  /uptime:\n    get:\n      responses:\n        "200": {description: up, content: {application/json: {example: {up: true}}}}\n  /status:\n    get:\n      responses:\n        "200": {description: up, content: {application/json: {example: {ok: true}}}}\n')
+    await ws.ok('import', spec, '--project', 'b')
+    await ws.ok('endpoint', 'set', 'GET', '/uptime', '--project', 'b', '--text', 'up since {{now}}')
+    const text = await send(`${base}/uptime`)
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(text.text).toMatch(/^up since \d{4}-/)
+    await ws.ok('endpoint', 'set', 'GET', '/status', '--project', 'b', '--header', 'X-Req: {{uuid}}')
+    const documented = await send(`${base}/status`)
+    expect(documented.json).toEqual({ ok: true })
+    expect(documented.headers.get('x-req')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('refuses text, file and contentType on a GraphQL operation, changing nothing', async () => {
+    const other = cliWorkspace()
+    await other.ok('init', '--yes', '--slug', 'g')
+    await other.ok('import', join(process.cwd(), 'fixtures/graphql/swapi/schema.graphql'), '--project', 'g')
+    for (const flags of [['--text', 'hi'], ['--content-type', 'text/plain']]) {
+      const refused = await other.run('endpoint', 'set', 'POST', '/graphql#Query.allFilms', '--project', 'g', ...flags)
+      expect(refused.stderr).toContain('a graphql operation answers through its schema: text, file and contentType apply to HTTP routes')
+    }
+    expect(JSON.parse(await other.ok('endpoint', 'show', 'POST', '/graphql#Query.allFilms', '--project', 'g', '--json'))).toMatchObject({ bodyType: 'json', body: null, contentType: null })
+  })
+})
+
+describe('concurrency', () => {
+  it('requests answered while the file is replaced get the old or the new bytes whole, never an error', async () => {
+    const id = ((await send(`${url}/api/projects/1/endpoints`, { headers: auth })).json as { id: number; path: string }[]).find((e) => e.path === '/api/avatar')!.id
+    const other = Buffer.concat([PNG, Buffer.from('second version')])
+    const answers: Promise<Response>[] = []
+    const uploads: Promise<Response>[] = []
+    for (let round = 0; round < 10; round += 1) {
+      uploads.push(fetch(`${url}/api/projects/1/endpoints/${id}/file?name=avatar.png`, { method: 'PUT', headers: auth, body: round % 2 ? PNG : other }))
+      for (let i = 0; i < 5; i += 1) answers.push(fetch(`${base}/avatar`))
+    }
+    expect((await Promise.all(uploads)).map((r) => r.status)).toEqual(Array(10).fill(200))
+    for (const answer of await Promise.all(answers)) {
+      expect(answer.status).toBe(200)
+      const bytes = Buffer.from(await answer.arrayBuffer())
+      expect(bytes.equals(PNG) || bytes.equals(other)).toBe(true)
+    }
+    // Settled on PNG again: the other version is dropped, PNG kept once.
+    await fetch(`${url}/api/projects/1/endpoints/${id}/file?name=avatar.png`, { method: 'PUT', headers: auth, body: PNG })
+    expect(fileRows().filter((row) => row.name === 'avatar.png')).toEqual([{ name: 'avatar.png', size: PNG.byteLength }])
+    await expectAliveAndIntact(url, ws.db)
+  })
+})

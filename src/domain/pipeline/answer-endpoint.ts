@@ -111,7 +111,14 @@ export async function renderHeaders(input: EndpointAnswerInput): Promise<Record<
 async function configuredBody(input: EndpointAnswerInput): Promise<{ body: string | Uint8Array; contentType: string | null }> {
   const { endpoint } = input.route
   if (endpoint.bodyType === 'file') {
-    return { body: fileContent(input.context, endpoint.fileId!).bytes, contentType: bodyContentType(endpoint) }
+    const file = fileContent(input.context, endpoint.fileId!)
+    if (file) return { body: file.bytes, contentType: bodyContentType(endpoint) }
+    // Replaced (and the old bytes dropped) after this request was matched, by this process or
+    // another one whose change the route catalog has not seen yet: the endpoint as it is now.
+    const current = input.context.repos.endpoints.byId(endpoint.id)
+    const replaced = current?.fileId ? fileContent(input.context, current.fileId) : undefined
+    if (!current || !replaced) throw new AppError('NOT_FOUND', `${endpoint.method} ${endpoint.path} was changed while answering: ask again`)
+    return { body: replaced.bytes, contentType: bodyContentType(current) }
   }
   const text = endpoint.body!
   if (!hasPlaceholders(text)) return { body: text, contentType: bodyContentType(endpoint) }
