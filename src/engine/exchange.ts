@@ -80,7 +80,7 @@ export interface RouteStageInput {
   configured: {
     validate(): Promise<Validated>
     answer(status: number, body: unknown): Promise<MockAnswer>
-    /** The endpoint's headers, each value rendered as a template for this request and body. */
+    /** The endpoint's headers, each value rendered as a template for this request and body, with its configured Content-Type. */
     headers(body: unknown): Promise<Record<string, string>>
     /** Refuses a body nested deeper than a record may be (validators recurse on it). */
     checkDepth(body: unknown): void

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
-import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, renderHeaders } from '../domain/pipeline/answer-endpoint.ts'
+import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders } from '../domain/pipeline/answer-endpoint.ts'
 import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
 import { decidePolicy, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, type Preferences } from '../engine/prefer.ts'
@@ -77,7 +77,7 @@ function routeStageInput({ deps, request, match, policy }: StageInput): RouteSta
         return { body }
       },
       answer: (status, body) => answerEndpoint({ context: deps.context, request, route: match.route, params: match.params, status, body }),
-      headers: (body) => renderHeaders({ context: deps.context, request, route: match.route, params: match.params, status: endpoint.status, body }),
+      headers: (body) => configuredHeaders({ context: deps.context, request, route: match.route, params: match.params, status: endpoint.status, body }),
       checkDepth: checkBodyDepth,
       checkSchema: (body) => checkEndpointSchema(endpoint, body),
     },

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { loggedBody } from '../../src/server/request-capture.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDir, type CliWorkspace } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDir, waitFor, type CliWorkspace } from '../_helpers.ts'
 
 // A real 1×1 PNG: its first bytes are not UTF-8, so any text handling would corrupt it.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -111,8 +111,12 @@ describe('text bodies', () => {
     expect(csv.headers.get('content-type')).toBe('text/csv')
     expect(csv.text).toBe('id,name\n1,a\n')
     expect(await ws.ok('endpoint', 'show', 'GET', '/api/items')).toContain('body         text "id,name\\n1,a\\n" (12 bytes)')
-    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--clear-body', '--clear-content-type')
-    expect(Array.isArray((await send(`${base}/items`)).json)).toBe(true)
+    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--clear-body')
+    const records = await send(`${base}/items`)
+    expect(Array.isArray(records.json)).toBe(true)
+    expect(records.headers.get('content-type')).toBe('text/csv')
+    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--clear-content-type')
+    expect((await send(`${base}/items`)).headers.get('content-type')).toBe('application/json; charset=utf-8')
   })
 
   it('refuses an unknown placeholder and text over 1 MiB when configured', async () => {
@@ -249,6 +253,18 @@ describe('request log', () => {
     expect(loggedBody(Buffer.from('{"a":1}'), null)).toBe('{"a":1}')
   })
 
+  it('the management API\'s request log lists a file answer by its size and type, a text one as text', async () => {
+    await send(`${url}/api/projects/1/requests`, { headers: auth })
+    await fetch(`${base}/avatar`)
+    await send(`${base}/readme`)
+    const entries = await waitFor(async () => {
+      const logged = (await send(`${url}/api/projects/1/requests`, { headers: auth })).json as { path: string; response: { body: string | null } }[]
+      return logged.length >= 2 ? logged : null
+    })
+    expect(entries.find((entry) => entry.path === '/api/b/avatar')!.response.body).toBe(`(binary, ${PNG.byteLength} bytes, image/png)`)
+    expect(entries.find((entry) => entry.path === '/api/b/readme')!.response.body).toMatch(/^line one\nline two \d{4}-/)
+  })
+
   it('leaves the database intact', async () => {
     await expectAliveAndIntact(url, ws.db)
   })
@@ -267,6 +283,9 @@ describe('imported and mounted endpoints', () => {
     const documented = await send(`${base}/status`)
     expect(documented.json).toEqual({ ok: true })
     expect(documented.headers.get('x-req')).toMatch(/^[0-9a-f-]{36}$/)
+    await ws.ok('endpoint', 'set', 'GET', '/status', '--project', 'b', '--content-type', 'application/vnd.status+json')
+    const retyped = await send(`${base}/status`)
+    expect([retyped.text, retyped.headers.get('content-type')]).toEqual(['{"ok":true}', 'application/vnd.status+json'])
   })
 
   it('refuses text, file and contentType on a GraphQL operation, changing nothing', async () => {

@@ -126,6 +126,16 @@ async function configuredBody(input: EndpointAnswerInput): Promise<{ body: strin
   return { body: endpoint.bodyType === 'text' ? renderText(text, context) : renderTemplate(text, context), contentType: bodyContentType(endpoint) }
 }
 
+/** The headers with this Content-Type, unless they set one themselves; null: the answer's own (JSON). */
+function typed(contentType: string | null, headers: Record<string, string>): Record<string, string> {
+  return contentType === null || setsContentType(headers) ? headers : { 'Content-Type': contentType, ...headers }
+}
+
+/** The configured headers rendered for this request, with the configured Content-Type (for a kind's own answer: a documented one). */
+export async function configuredHeaders(input: EndpointAnswerInput): Promise<Record<string, string>> {
+  return typed(input.route.endpoint.contentType, await renderHeaders(input))
+}
+
 /** A configured fixed body, the resource's records, or `{}`. */
 export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAnswer> {
   const { context, request, route, params, body } = input
@@ -134,8 +144,7 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
   const headers = await renderHeaders(input)
   if (hasConfiguredBody(endpoint)) {
     const answer = await configuredBody(input)
-    const typed = answer.contentType === null || setsContentType(headers) ? headers : { 'Content-Type': answer.contentType, ...headers }
-    return { status, headers: typed, body: answer.body }
+    return { status, headers: typed(answer.contentType, headers), body: answer.body }
   }
   if (endpoint.action && collectionId !== null) {
     const result = await whenStoreFree(context.db, () => runRecordAction(context, {
@@ -148,7 +157,7 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
       url: request.url,
       status,
     }))
-    return { status: result.status, headers: { ...result.headers, ...headers }, body: result.body }
+    return { status: result.status, headers: { ...result.headers, ...typed(endpoint.contentType, headers) }, body: result.body }
   }
-  return { status, headers, body: '{}' }
+  return { status, headers: typed(endpoint.contentType, headers), body: '{}' }
 }
