@@ -55,6 +55,12 @@ export function checkUpload(file: UploadedFile): UploadedFile {
   return { name, bytes: file.bytes }
 }
 
+/** Base64 (whitespace allowed, as YAML folds it) as bytes; null when it is not base64. */
+export function decodeBase64(text: string): Buffer | null {
+  const base64 = text.replace(/\s+/g, '')
+  return /^[A-Za-z0-9+/]*={0,2}$/.test(base64) && base64.length % 4 !== 1 ? Buffer.from(base64, 'base64') : null
+}
+
 /** Stores the file's bytes (once per project for the same name and bytes); its id. */
 export function storeFile(context: Context, projectId: number, file: UploadedFile): number {
   const checked = checkUpload(file)

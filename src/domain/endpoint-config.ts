@@ -6,7 +6,7 @@ import type { Endpoint } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
-import { checkContentType, checkText, checkUpload, storeFile, type UploadedFile } from './bodies.ts'
+import { checkContentType, checkText, checkUpload, decodeBase64, storeFile, type UploadedFile } from './bodies.ts'
 import type { Context } from './context.ts'
 import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod, type AddEndpointInput } from './endpoints.ts'
 import { selectProject } from './projects.ts'
@@ -82,15 +82,16 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
   return next
 }
 
-/** The body settings after `input`: at most one of body, text and file is given, and it replaces the others. */
+/**
+ * The body settings after `input`: at most one of body, text and file is given, and it replaces the
+ * others. A file is stored first (configureEndpoint, apply) and given here by its `fileId`.
+ */
 function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<EndpointSettings, 'body' | 'bodyType' | 'fileId'> {
   const given = [input.body !== undefined && input.body !== null, input.text !== undefined, input.fileId !== undefined || input.file !== undefined]
   if (given.filter(Boolean).length > 1) throw new AppError('INVALID_INPUT', 'give only one of body (JSON), text and file: a response has one body')
   if (input.body !== undefined) return { body: input.body === null ? null : checkJsonBody(input.body), bodyType: 'json', fileId: null }
   if (input.text !== undefined) return { body: checkText(input.text), bodyType: 'text', fileId: null }
-  if (input.file !== undefined && input.fileId === undefined) checkUpload(input.file)
-  // A file not stored yet (a check before storing it) keeps its place with id 0, which no row has.
-  if (input.fileId !== undefined || input.file !== undefined) return { body: null, bodyType: 'file', fileId: input.fileId ?? 0 }
+  if (input.fileId !== undefined) return { body: null, bodyType: 'file', fileId: input.fileId }
   return { body: current.body, bodyType: current.bodyType, fileId: current.fileId }
 }
 
@@ -109,10 +110,12 @@ export function requireEndpoint(context: Context, input: { project?: string | un
 
 /** `mockapi endpoint set`: changes only the settings given, on this endpoint only. */
 export function configureEndpoint(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
-  mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
+  // Checked before the write lock is taken, except with a file: it is stored first so that the
+  // settings can name it, and a refusal rolls the two back together.
+  const checked = input.file ? null : mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
   return writeTransaction(context.db, () => {
-    const fileId = input.file ? storeFile(context, endpoint.projectId, input.file) : input.fileId
-    const configured = context.repos.endpoints.configure(endpoint.id, mergeSettings(currentSettings(endpoint), { ...input, fileId }, makeFaker, endpoint.kind))
+    const settings = checked ?? mergeSettings(currentSettings(endpoint), { ...input, fileId: storeFile(context, endpoint.projectId, input.file!) }, makeFaker, endpoint.kind)
+    const configured = context.repos.endpoints.configure(endpoint.id, settings)
     // A file no endpoint answers any more is not kept (nor exported) for nothing.
     context.repos.files.removeUnused(endpoint.projectId)
     return configured
@@ -170,18 +173,16 @@ export function settingsFromJson(input: unknown): SettingsInput {
   }
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-
 /** `{name, base64}`: a file as JSON (the API's PATCH, the project file's exported form). */
-export function fileFromJson(value: unknown, field: string): UploadedFile {
+function fileFromJson(value: unknown, field: string): UploadedFile {
   const file = value as { name?: unknown; base64?: unknown } | null
   if (file === null || typeof file !== 'object' || Array.isArray(file) || typeof file.name !== 'string' || typeof file.base64 !== 'string'
     || Object.keys(file).some((key) => key !== 'name' && key !== 'base64')) {
     invalidSetting(field, 'must be {"name": "avatar.png", "base64": "…"}; or upload the bytes with PUT …/endpoints/{id}/file?name=avatar.png')
   }
-  const base64 = file.base64.replace(/\s+/g, '')
-  if (!BASE64.test(base64) || base64.length % 4 === 1) invalidSetting(`${field}.base64`, 'is not base64')
-  return { name: file.name, bytes: Buffer.from(base64, 'base64') }
+  const bytes = decodeBase64(file.base64)
+  if (!bytes) invalidSetting(`${field}.base64`, 'is not base64')
+  return { name: file.name, bytes }
 }
 
 /** A fixed response its kind could never answer (a gRPC method's must fit its output message) is refused. */
@@ -202,7 +203,8 @@ export async function configureEndpointFields(context: Context, endpoint: Endpoi
   for (const [field, value] of Object.entries(input)) {
     if (value === undefined) continue
     try {
-      mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
+      if (field === 'file') checkUpload(value as UploadedFile)
+      else mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
       if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)

@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, type EventType, type SpecFormat } from '../model.ts'
-import { MAX_FILE_BYTES } from './bodies.ts'
+import { decodeBase64, MAX_FILE_BYTES } from './bodies.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -217,11 +217,10 @@ function readBodyFile(path: string, baseDir: string, fail: (message: string) => 
 }
 
 function checkBase64File(file: { name: string; base64: string }, fail: (message: string) => never): { name: string; base64: string } {
-  const base64 = file.base64.replace(/\s+/g, '')
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 === 1) fail('is not base64')
-  const size = Buffer.byteLength(base64, 'base64')
-  if (size > MAX_FILE_BYTES) fail(`holds ${size} bytes; a response file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB (${MAX_FILE_BYTES} bytes)`)
-  return { name: file.name, base64 }
+  const bytes = decodeBase64(file.base64)
+  if (!bytes) return fail('is not base64')
+  if (bytes.byteLength > MAX_FILE_BYTES) fail(`holds ${bytes.byteLength} bytes; a response file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB (${MAX_FILE_BYTES} bytes)`)
+  return { name: file.name, base64: bytes.toString('base64') }
 }
 
 export function readProjectFile(path: string): ProjectFile {
