@@ -139,7 +139,7 @@ export const listEndpoints = async () => (await inProject('/endpoints')).data
 
 /**
  * @param {number} endpointId
- * @param {{ status?: number, delayMs?: number, errorRate?: number, contentType?: string | null }} change
+ * @param {{ status?: number, delayMs?: number, errorRate?: number, contentType?: string | null, body?: unknown, text?: string }} change
  * @returns {Promise<ServedEndpointView>}
  */
 export const updateEndpoint = async (endpointId, change) => (await inProject(`/endpoints/${endpointId}`, { method: 'PATCH', body: change })).data

@@ -109,7 +109,60 @@ function bodyCell(endpoint, name) {
   return h('div', { class: 'body-cell' },
     h('span', { 'data-testid': 'endpoint-body' }, kind),
     h('label', { class: 'button small' }, 'Upload file', upload),
-    type)
+    type,
+    bodyEditor(endpoint, name))
+}
+
+/**
+ * Edit the body as JSON or as text (a template either way); Clear goes back to the records or `{}`.
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function bodyEditor(endpoint, name) {
+  const typeSelect = h('select', { 'aria-label': `Body type of ${name}`, 'data-testid': 'endpoint-body-type' },
+    h('option', { value: 'json', selected: endpoint.bodyType !== 'text' }, 'JSON'),
+    h('option', { value: 'text', selected: endpoint.bodyType === 'text' }, 'Text'))
+  const current = endpoint.bodyType === 'text' ? endpoint.text ?? '' : endpoint.body === null ? '' : JSON.stringify(endpoint.body, null, 2)
+  const area = h('textarea', { rows: 4, value: current, 'aria-label': `Body of ${name}`, 'data-testid': 'endpoint-body-text' })
+  const save = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-save', onclick: () => saveBody(endpoint, typeSelect, area) }, 'Save body')
+  const clear = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-clear', onclick: () => clearBody(endpoint) }, 'Clear')
+  return h('details', { class: 'body-editor' }, h('summary', {}, 'Edit body'), typeSelect, area, h('div', {}, save, clear))
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {HTMLSelectElement} typeSelect
+ * @param {HTMLTextAreaElement} area
+ */
+async function saveBody(endpoint, typeSelect, area) {
+  /** @type {{ body?: unknown, text?: string }} */
+  let change
+  if (typeSelect.value === 'text') change = { text: area.value }
+  else {
+    try {
+      change = { body: JSON.parse(area.value) }
+    } catch (error) {
+      area.setAttribute('aria-invalid', 'true')
+      return notify(`The body is not JSON (${error instanceof Error ? error.message : String(error)}): choose Text to answer it as text`, 'error')
+    }
+  }
+  await guard(async () => {
+    Object.assign(endpoint, await updateEndpoint(endpoint.id, change))
+    renderEndpoints()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.bodyType === 'text' ? 'text' : 'JSON'}`)
+  }, (message) => {
+    area.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  })
+}
+
+/** @param {ServedEndpointView} endpoint */
+async function clearBody(endpoint) {
+  await guard(async () => {
+    Object.assign(endpoint, await updateEndpoint(endpoint.id, { body: null }))
+    renderEndpoints()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.action ? 'its records' : '{}'} again`)
+  })
 }
 
 /**
