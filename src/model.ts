@@ -30,6 +30,20 @@ export type PathRules = (typeof PATH_RULES)[number]
 export const FAULTS = ['reset', 'empty', 'malformed', 'hang'] as const
 export type Fault = (typeof FAULTS)[number]
 
+/** What a configured body is: JSON (templated strings), text (a template), or a file's bytes as they are. */
+export const BODY_TYPES = ['json', 'text', 'file'] as const
+export type BodyType = (typeof BODY_TYPES)[number]
+
+/** A file a response answers as is; its bytes are read by id when it is answered, never with the endpoint. */
+export interface ResponseFile {
+  id: number
+  projectId: number
+  /** The name it was given (`avatar.png`): its extension says its Content-Type. */
+  name: string
+  sha256: string
+  size: number
+}
+
 export interface Project {
   id: number
   name: string
@@ -77,6 +91,13 @@ export interface Endpoint {
   fault: Fault | null
   /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
+  /** `json`: `body` is JSON text; `text`: `body` is a text template; `file`: `fileId`'s bytes are answered. */
+  bodyType: BodyType
+  /** The Content-Type of a configured body; null: from its type (a file's from its extension). */
+  contentType: string | null
+  fileId: number | null
+  /** The file `fileId` names, as lists show it (its bytes are read only when answered). */
+  file: { name: string; size: number } | null
   /** JSON Schema text the request body must satisfy; null: no check. */
   schema: string | null
   /** Percentage (0–100) of requests answered with `errorStatus`. */

@@ -32,7 +32,12 @@ export function endpointView(endpoint: Endpoint) {
     delay: endpoint.delayMaxMs === null ? endpoint.delayMs : `${endpoint.delayMs}-${endpoint.delayMaxMs}`,
     fault: endpoint.fault,
     headers: endpoint.headers,
-    body: endpoint.body === null ? null : (JSON.parse(endpoint.body) as unknown),
+    /** json (`body`), text (`text`) or file (`file`); contentType overrides what the type implies. */
+    bodyType: endpoint.bodyType,
+    body: endpoint.body === null || endpoint.bodyType !== 'json' ? null : (JSON.parse(endpoint.body) as unknown),
+    text: endpoint.bodyType === 'text' ? endpoint.body : null,
+    file: endpoint.file,
+    contentType: endpoint.contentType,
     schema: endpoint.schema === null ? null : (JSON.parse(endpoint.schema) as unknown),
     errorRate: endpoint.errorRate,
     errorStatus: endpoint.errorStatus,

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander'
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
+import { MAX_FILE_BYTES, type UploadedFile } from '../domain/bodies.ts'
 import { AppError } from '../errors.ts'
 
 export function parseInteger(value: string): number {
@@ -31,6 +32,32 @@ export function readJsonArgument(value: string, cwd: string): string {
   try {
     return readFileSync(file, 'utf8')
   } catch (error) {
+    throw new AppError('INVALID_INPUT', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+}
+
+/** `--body`: JSON inline or `@file`; a file that is not JSON (`@avatar.png`) is pointed at --file. */
+export function readJsonBodyArgument(value: string, cwd: string): string {
+  const text = readJsonArgument(value, cwd)
+  try {
+    JSON.parse(text)
+  } catch (error) {
+    // The parser's message would quote the file's bytes, which for an image is noise.
+    if (value.startsWith('@')) throw new AppError('INVALID_INPUT', `response body ${value.slice(1)} is not valid JSON; to answer a file as it is, use --file ${value.slice(1)}`)
+    throw new AppError('INVALID_INPUT', `response body is not valid JSON: ${(error as Error).message}`)
+  }
+  return text
+}
+
+/** `--file`: the bytes of a file to answer as they are, refused before reading when too large. */
+export function readFileArgument(value: string, cwd: string): UploadedFile {
+  const file = resolve(cwd, value)
+  try {
+    const size = statSync(file).size
+    if (size > MAX_FILE_BYTES) throw new AppError('INVALID_INPUT', `${file} is ${size} bytes; a response file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB (${MAX_FILE_BYTES} bytes)`)
+    return { name: basename(file), bytes: readFileSync(file) }
+  } catch (error) {
+    if (error instanceof AppError) throw error
     throw new AppError('INVALID_INPUT', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
 }

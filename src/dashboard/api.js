@@ -53,7 +53,7 @@ import { currentProject, state } from './state.js'
  * @property {string[]} warnings
  */
 
-/** @typedef {{ method?: string, body?: unknown }} CallInit */
+/** @typedef {{ method?: string, body?: unknown, raw?: Blob }} CallInit */
 
 export class ApiError extends Error {
   /**
@@ -84,12 +84,15 @@ export function onTokenRefused(handler) {
  * @param {CallInit} [init]
  * @returns {Promise<{ data: any, headers: Headers }>}
  */
-async function call(path, { method = 'GET', body } = {}) {
+async function call(path, { method = 'GET', body, raw } = {}) {
   /** @type {Record<string, string>} */
   const headers = { Authorization: `Bearer ${state.token}` }
   /** @type {RequestInit} */
   const init = { method, headers }
-  if (body !== undefined) {
+  if (raw !== undefined) {
+    headers['Content-Type'] = 'application/octet-stream'
+    init.body = raw
+  } else if (body !== undefined) {
     headers['Content-Type'] = 'application/json'
     init.body = JSON.stringify(body)
   }
@@ -142,10 +145,19 @@ export const listEndpoints = async () => (await inProject('/endpoints')).data
 
 /**
  * @param {number} endpointId
- * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null }} change
+ * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, contentType?: string | null, body?: unknown, text?: string }} change
  * @returns {Promise<ServedEndpointView>}
  */
 export const updateEndpoint = async (endpointId, change) => (await inProject(`/endpoints/${endpointId}`, { method: 'PATCH', body: change })).data
+
+/**
+ * The endpoint answers this file as it is (PUT its bytes; its name's extension gives the Content-Type).
+ * @param {number} endpointId
+ * @param {File} file
+ * @returns {Promise<ServedEndpointView>}
+ */
+export const uploadEndpointFile = async (endpointId, file) =>
+  (await inProject(`/endpoints/${endpointId}/file?name=${encodeURIComponent(file.name)}`, { method: 'PUT', raw: file })).data
 
 /** @param {number} endpointId */
 export const deleteEndpoint = async (endpointId) => void (await inProject(`/endpoints/${endpointId}`, { method: 'DELETE' }))

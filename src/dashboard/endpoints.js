@@ -1,7 +1,7 @@
 // @ts-check
 // The Endpoints tab: the list with its settings edited in place, and Add resource.
 
-import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint } from './api.js'
+import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint, uploadEndpointFile } from './api.js'
 import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
 import { refreshProjects } from './projects.js'
 import { state } from './state.js'
@@ -50,6 +50,7 @@ function endpointRow(endpoint) {
     h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
     ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
     h('td', { class: 'fit' }, faultSelect(endpoint, name)),
+    h('td', { class: 'fit' }, bodyCell(endpoint, name)),
     h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
 }
 
@@ -112,6 +113,113 @@ function faultSelect(endpoint, name) {
     notify(`Saved: fault of ${endpoint.method} ${endpoint.path} is ${updated.fault ?? 'none'}`)
   }))
   return select
+}
+
+/**
+ * What the endpoint answers: JSON (its records, `{}` or a body), text, or a file; a file to answer
+ * as it is can be uploaded here, and the Content-Type set (empty: the one the body implies).
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function bodyCell(endpoint, name) {
+  const kind = endpoint.bodyType === 'file' && endpoint.file
+    ? `file ${endpoint.file.name} (${endpoint.file.size} bytes)`
+    : endpoint.bodyType === 'text' ? 'text' : endpoint.body === null ? (endpoint.action ? 'records' : '{}') : 'JSON'
+  const upload = h('input', { type: 'file', class: 'sr-only', 'data-testid': 'endpoint-upload', 'aria-label': `Answer a file for ${name}` })
+  upload.addEventListener('change', () => {
+    const file = upload.files?.[0]
+    if (file) void uploadFile(endpoint, file)
+  })
+  const type = h('input', {
+    type: 'text', class: 'small', value: endpoint.contentType ?? '', placeholder: 'Content-Type',
+    'aria-label': `Content-Type of ${name}`, 'data-testid': 'endpoint-content-type',
+  })
+  type.addEventListener('change', () => saveContentType(endpoint, type))
+  return h('div', { class: 'body-cell' },
+    h('span', { 'data-testid': 'endpoint-body' }, kind),
+    h('label', { class: 'button small' }, 'Upload file', upload),
+    type,
+    bodyEditor(endpoint, name))
+}
+
+/**
+ * Edit the body as JSON or as text (a template either way); Clear goes back to the records or `{}`.
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function bodyEditor(endpoint, name) {
+  const typeSelect = h('select', { 'aria-label': `Body type of ${name}`, 'data-testid': 'endpoint-body-type' },
+    h('option', { value: 'json', selected: endpoint.bodyType !== 'text' }, 'JSON'),
+    h('option', { value: 'text', selected: endpoint.bodyType === 'text' }, 'Text'))
+  const current = endpoint.bodyType === 'text' ? endpoint.text ?? '' : endpoint.body === null ? '' : JSON.stringify(endpoint.body, null, 2)
+  const area = h('textarea', { rows: 4, value: current, 'aria-label': `Body of ${name}`, 'data-testid': 'endpoint-body-text' })
+  const save = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-save', onclick: () => saveBody(endpoint, typeSelect, area) }, 'Save body')
+  const clear = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-clear', onclick: () => clearBody(endpoint) }, 'Clear')
+  return h('details', { class: 'body-editor' }, h('summary', {}, 'Edit body'), typeSelect, area, h('div', {}, save, clear))
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {HTMLSelectElement} typeSelect
+ * @param {HTMLTextAreaElement} area
+ */
+async function saveBody(endpoint, typeSelect, area) {
+  /** @type {{ body?: unknown, text?: string }} */
+  let change
+  if (typeSelect.value === 'text') change = { text: area.value }
+  else {
+    try {
+      change = { body: JSON.parse(area.value) }
+    } catch (error) {
+      area.setAttribute('aria-invalid', 'true')
+      return notify(`The body is not JSON (${error instanceof Error ? error.message : String(error)}): choose Text to answer it as text`, 'error')
+    }
+  }
+  await guard(async () => {
+    Object.assign(endpoint, await updateEndpoint(endpoint.id, change))
+    renderEndpoints()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.bodyType === 'text' ? 'text' : 'JSON'}`)
+  }, (message) => {
+    area.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  })
+}
+
+/** @param {ServedEndpointView} endpoint */
+async function clearBody(endpoint) {
+  await guard(async () => {
+    Object.assign(endpoint, await updateEndpoint(endpoint.id, { body: null }))
+    renderEndpoints()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.action ? 'its records' : '{}'} again`)
+  })
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {File} file
+ */
+async function uploadFile(endpoint, file) {
+  await guard(async () => {
+    Object.assign(endpoint, await uploadEndpointFile(endpoint.id, file))
+    renderEndpoints()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${file.name} (${file.size} bytes)`)
+  })
+}
+
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {HTMLInputElement} box
+ */
+async function saveContentType(endpoint, box) {
+  const value = box.value.trim()
+  await guard(async () => {
+    Object.assign(endpoint, await updateEndpoint(endpoint.id, { contentType: value === '' ? null : value }))
+    box.removeAttribute('aria-invalid')
+    notify(`Saved: Content-Type of ${endpoint.method} ${endpoint.path} is ${endpoint.contentType ?? 'the one its body implies'}`)
+  }, (message) => {
+    box.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  })
 }
 
 /** @param {ServedEndpointView} endpoint */

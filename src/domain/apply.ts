@@ -3,6 +3,7 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
+import { storeFile } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
 import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
@@ -50,7 +51,8 @@ function sameSeed(resource: Resource, spec: ResourceSpec): boolean {
     === canonical({ f: spec.fields, c: spec.count, v: spec.seed, r: spec.records })
 }
 
-function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, makeFaker: FakerFactory, kind: Endpoint['kind']): EndpointSettings {
+function settingsOf(context: Context, spec: EndpointSpec | undefined, endpoint: Endpoint, makeFaker: FakerFactory): EndpointSettings {
+  const base = defaultSettings(endpoint)
   if (!spec) return base
   return mergeSettings(base, {
     status: spec.status,
@@ -58,10 +60,14 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
     delay: spec.delay === undefined ? undefined : parseDelay(spec.delay),
     fault: spec.fault,
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+    text: spec.text,
+    // Stored once per name and bytes, so applying the same file again keeps the same id.
+    fileId: spec.file && storeFile(context, endpoint.projectId, { name: spec.file.name, bytes: Buffer.from(spec.file.base64, 'base64') }),
+    contentType: spec.contentType,
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,
     errorStatus: spec.errorStatus,
-  }, makeFaker, kind)
+  }, makeFaker, endpoint.kind)
 }
 
 /** The project the file targets, created or updated; `seedChanged` when its default seed value moved. */
@@ -207,6 +213,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
           method: want.method,
           path: want.path,
           body: want.spec?.body === undefined ? undefined : JSON.stringify(want.spec.body),
+          fixedAnswer: want.spec?.text !== undefined || want.spec?.file !== undefined,
           // Endpoints kept from an earlier version of an imported spec have the spec's paths.
           rules: file.imports.length === 0,
         })
@@ -214,12 +221,14 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         endpoint = added
         changes.push(`+ endpoint ${endpoint.method} ${endpoint.path}`)
       }
-      const settings = settingsOf(want.spec, defaultSettings(endpoint), makeFaker, endpoint.kind)
+      const settings = settingsOf(context, want.spec, endpoint, makeFaker)
       if (canonical(settings) !== canonical(currentSettings(endpoint))) {
         endpoints.configure(endpoint.id, settings)
         if (current.has(k)) changes.push(`~ endpoint ${endpoint.method} ${endpoint.path}`)
       }
     }
+
+    context.repos.files.removeUnused(project.id)
 
     // Subscriptions, matched by name; secrets are never in the file and are kept.
     const subscriptions = new Map(context.repos.subscriptions.listByProject(project.id).map((s) => [s.name, s]))

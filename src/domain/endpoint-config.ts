@@ -1,14 +1,15 @@
 import { parseDelay, type DelaySpec } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
+import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
 import { FAULTS, type Endpoint } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
+import { checkContentType, checkText, checkUpload, decodeBase64, storeFile, type UploadedFile } from './bodies.ts'
 import type { Context } from './context.ts'
-import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
+import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod, type AddEndpointInput } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
@@ -24,6 +25,13 @@ export interface SettingsInput {
   fault?: string | null | undefined
   /** JSON text, or null to clear. */
   body?: string | null | undefined
+  /** A text body (a template); replaces a JSON body or a file. */
+  text?: string | undefined
+  /** A file to answer as it is; stored by configureEndpoint, which gives mergeSettings its fileId. */
+  file?: UploadedFile | undefined
+  fileId?: number | undefined
+  /** The Content-Type of a configured body, or null for the one its type implies. */
+  contentType?: string | null | undefined
   /** JSON Schema text, or null to clear. */
   schema?: string | null | undefined
   errorRate?: number | undefined
@@ -33,7 +41,7 @@ export interface SettingsInput {
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, body: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 /** What most kinds answer: an HTTP status. */
@@ -62,7 +70,8 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
     ...mergedDelay(input, current),
     fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
-    body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
+    ...mergeBody(current, input),
+    contentType: input.contentType === undefined ? current.contentType : input.contentType === null ? null : checkContentType(input.contentType),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
     errorStatus: input.errorStatus === undefined ? current.errorStatus : statuses.check(input.errorStatus),
@@ -72,13 +81,38 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
   }
   if (!statuses.isErrorStatus(next.errorStatus)) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${statuses.errorStatusHint}`)
   if (next.schema !== null) compileSchema(next.schema)
-  if (next.body !== null && hasPlaceholders(next.body)) checkTemplate(next.body, makeFaker())
+  if (next.body !== null && hasPlaceholders(next.body)) (next.bodyType === 'text' ? checkTextTemplate : checkTemplate)(next.body, makeFaker())
+  for (const [name, value] of Object.entries(next.headers)) {
+    if (!hasPlaceholders(value)) continue
+    try {
+      checkTextTemplate(value, makeFaker())
+    } catch (error) {
+      if (error instanceof AppError) throw new AppError(error.code, `header "${name}": ${error.message}`)
+      throw error
+    }
+  }
+  if (kind && kindOf(kind).routing !== 'route' && (next.bodyType !== 'json' || next.contentType !== null)) {
+    throw new AppError('INVALID_INPUT', `a ${kind} operation answers through its schema: text, file and contentType apply to HTTP routes`)
+  }
   return next
 }
 
+/**
+ * The body settings after `input`: at most one of body, text and file is given, and it replaces the
+ * others. A file is stored first (configureEndpoint, apply) and given here by its `fileId`.
+ */
+function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<EndpointSettings, 'body' | 'bodyType' | 'fileId'> {
+  const given = [input.body !== undefined && input.body !== null, input.text !== undefined, input.fileId !== undefined || input.file !== undefined]
+  if (given.filter(Boolean).length > 1) throw new AppError('INVALID_INPUT', 'give only one of body (JSON), text and file: a response has one body')
+  if (input.body !== undefined) return { body: input.body === null ? null : checkJsonBody(input.body), bodyType: 'json', fileId: null }
+  if (input.text !== undefined) return { body: checkText(input.text), bodyType: 'text', fileId: null }
+  if (input.fileId !== undefined) return { body: null, bodyType: 'file', fileId: input.fileId }
+  return { body: current.body, bodyType: current.bodyType, fileId: current.fileId }
+}
+
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, delayMaxMs, fault, body, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, delayMaxMs, fault, body, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, delayMaxMs, fault, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
+  return { status, headers, delayMs, delayMaxMs, fault, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -91,11 +125,29 @@ export function requireEndpoint(context: Context, input: { project?: string | un
 
 /** `mockapi endpoint set`: changes only the settings given, on this endpoint only. */
 export function configureEndpoint(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
-  const settings = mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
-  return writeTransaction(context.db, () => context.repos.endpoints.configure(endpoint.id, settings))
+  // Checked before the write lock is taken, except with a file: it is stored first so that the
+  // settings can name it, and a refusal rolls the two back together.
+  const checked = input.file ? null : mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
+  return writeTransaction(context.db, () => {
+    const settings = checked ?? mergeSettings(currentSettings(endpoint), { ...input, fileId: storeFile(context, endpoint.projectId, input.file!) }, makeFaker, endpoint.kind)
+    const configured = context.repos.endpoints.configure(endpoint.id, settings)
+    // A file no endpoint answers any more is not kept (nor exported) for nothing.
+    context.repos.files.removeUnused(endpoint.projectId)
+    return configured
+  })
 }
 
-const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
+/** `mockapi add-endpoint` with a text or file body or a content type: added and configured in one transaction. */
+export function addEndpointWithBody(context: Context, input: AddEndpointInput, settings: SettingsInput, makeFaker: FakerFactory): { endpoint: Endpoint; warnings: string[] } {
+  const fixed = settings.text !== undefined || settings.file !== undefined
+  return writeTransaction(context.db, () => {
+    const { endpoint, warnings } = addEndpoint(context, { ...input, fixedAnswer: fixed || input.fixedAnswer })
+    const changed = Object.values(settings).some((value) => value !== undefined)
+    return { endpoint: changed ? configureEndpoint(context, endpoint, settings, makeFaker) : endpoint, warnings }
+  })
+}
+
+const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -135,6 +187,8 @@ export function settingsFromJson(input: unknown): SettingsInput {
   if (delay !== undefined && fields.delayMs !== undefined) invalidSetting('delay', 'and "delayMs" say the same thing: send one of them')
   const fault = fields.fault
   if (fault !== undefined && fault !== null && typeof fault !== 'string') invalidSetting('fault', `must be one of ${FAULTS.join(', ')}, or null for none`)
+  if (fields.text !== undefined && typeof fields.text !== 'string') invalidSetting('text', 'must be a string (the text answered)')
+  if (fields.contentType !== undefined && fields.contentType !== null && typeof fields.contentType !== 'string') invalidSetting('contentType', 'must be a string such as text/csv, or null')
   return {
     status: numberOf('status'),
     delay: delay === undefined ? undefined : fieldValue('delay', () => parseDelay(delay as string | number)),
@@ -144,8 +198,23 @@ export function settingsFromJson(input: unknown): SettingsInput {
     errorStatus: numberOf('errorStatus'),
     headers: headers as Record<string, string> | undefined,
     body: jsonOf('body'),
+    text: fields.text as string | undefined,
+    file: fields.file === undefined ? undefined : fileFromJson(fields.file, 'file'),
+    contentType: fields.contentType as string | null | undefined,
     schema: jsonOf('schema'),
   }
+}
+
+/** `{name, base64}`: a file as JSON (the API's PATCH, the project file's exported form). */
+function fileFromJson(value: unknown, field: string): UploadedFile {
+  const file = value as { name?: unknown; base64?: unknown } | null
+  if (file === null || typeof file !== 'object' || Array.isArray(file) || typeof file.name !== 'string' || typeof file.base64 !== 'string'
+    || Object.keys(file).some((key) => key !== 'name' && key !== 'base64')) {
+    invalidSetting(field, 'must be {"name": "avatar.png", "base64": "…"}; or upload the bytes with PUT …/endpoints/{id}/file?name=avatar.png')
+  }
+  const bytes = decodeBase64(file.base64)
+  if (!bytes) invalidSetting(`${field}.base64`, 'is not base64')
+  return { name: file.name, bytes }
 }
 
 /** A fixed response its kind could never answer (a gRPC method's must fit its output message) is refused. */
@@ -161,10 +230,13 @@ export async function checkResponseBody(context: Context, endpoint: Endpoint, bo
  */
 export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
   const current = currentSettings(endpoint)
+  const given = ['body', 'text', 'file'].filter((field) => input[field as keyof SettingsInput] !== undefined && input[field as keyof SettingsInput] !== null)
+  if (given.length > 1) invalidSetting(given[1]!, `cannot be given with ${given[0]}: a response has one body`)
   for (const [field, value] of Object.entries(input)) {
     if (value === undefined) continue
     try {
-      mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
+      if (field === 'file') checkUpload(value as UploadedFile)
+      else mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
       if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)

@@ -113,6 +113,8 @@ export interface AddEndpointInput {
   headers?: Record<string, string> | undefined
   /** false for a project built from an imported spec, whose paths (`/pets`) the path rules do not judge; else the project's `pathRules` say how. */
   rules?: boolean
+  /** It answers a body configured next (text, a file), not a resource's records. */
+  fixedAnswer?: boolean | undefined
 }
 
 /**
@@ -133,7 +135,7 @@ export function addEndpoint(context: Context, input: AddEndpointInput): { endpoi
     if (existing) throw new AppError('CONFLICT', `${method} ${existing.path} already exists in project "${project.slug}"`)
     const clash = servedClash(context.repos.endpoints.listByProject(project.id), method, path)
     if (clash) throw new AppError('CONFLICT', `${method} ${path} would be served at the same URL as ${clash} in project "${project.slug}"`)
-    const binding = body === null ? resourceBinding(context.repos.resources.listByProject(project.id), method, path) : null
+    const binding = body === null && !input.fixedAnswer ? resourceBinding(context.repos.resources.listByProject(project.id), method, path) : null
     const endpoint = context.repos.endpoints.insert({
       projectId: project.id,
       resourceId: binding?.resource.id ?? null,
@@ -171,6 +173,7 @@ export function deleteEndpoint(context: Context, endpoint: Endpoint): void {
     context.repos.endpoints.remove(endpoint.id)
     // A spec none of whose endpoints are left is not kept (nor exported) for nothing.
     context.repos.specs.removeUnused(endpoint.projectId)
+    context.repos.files.removeUnused(endpoint.projectId)
   })
 }
 

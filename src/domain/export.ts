@@ -2,6 +2,7 @@ import { stringify } from 'yaml'
 import { delayOf, formatDelay } from '../engine/delay.ts'
 import type { Endpoint, Project } from '../model.ts'
 import { specKindOf } from '../kinds/registry.ts'
+import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
@@ -32,7 +33,7 @@ function byKeys<T>(...keys: ((item: T) => string)[]): (a: T, b: T) => number {
 }
 
 /** Only the settings that differ from the endpoint's defaults, in the file's names. */
-function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): EndpointSpec {
+function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<number, string>): EndpointSpec {
   const settings = currentSettings(endpoint)
   const defaults = defaultSettings(endpoint)
   const spec: EndpointSpec = { method: endpoint.method, path: endpoint.path }
@@ -44,7 +45,11 @@ function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): En
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
   if (settings.delayMs !== 0 || settings.delayMaxMs !== null) spec.delay = formatDelay(delayOf(settings))
   if (settings.fault !== null) spec.fault = settings.fault
-  if (settings.body !== null) spec.body = JSON.parse(settings.body) as unknown
+  if (settings.body !== null && settings.bodyType === 'json') spec.body = JSON.parse(settings.body) as unknown
+  if (settings.body !== null && settings.bodyType === 'text') spec.text = settings.body
+  // The bytes themselves, so the exported file stands alone.
+  if (settings.fileId !== null) spec.file = { name: endpoint.file!.name, base64: Buffer.from(fileContent(context, settings.fileId)!.bytes).toString('base64') }
+  if (settings.contentType !== null) spec.contentType = settings.contentType
   if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
   if (settings.errorRate !== 0) spec.errorRate = settings.errorRate
   if (settings.errorStatus !== defaults.errorStatus) spec.errorStatus = settings.errorStatus
@@ -72,7 +77,7 @@ export function exportProject(context: Context, project: Project): ProjectFile {
     return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without }
   })
   const endpointSpecs = endpoints
-    .map((endpoint) => ({ endpoint, spec: endpointSpec(endpoint, importTitles) }))
+    .map((endpoint) => ({ endpoint, spec: endpointSpec(context, endpoint, importTitles) }))
     // A standard resource endpoint with default settings is implied by its resource.
     .filter(({ endpoint, spec }) => !standard.has(`${endpoint.method} ${routeShape(endpoint.path)}`) || Object.keys(spec).length > 2)
     .map(({ spec }) => spec)

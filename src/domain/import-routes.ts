@@ -212,6 +212,7 @@ export function storeRoutes(
       result.kept.push(endpoints.detach(endpoint.id, { status: built?.status ?? endpoint.status, body: jsonOrNull(built?.body ?? null) }))
     }
     specs.removeUnused(project.id)
+    context.repos.files.removeUnused(project.id)
 
     const responder = tools.examplesOf(input)
     for (const { resource, group } of seeded) {

@@ -41,6 +41,9 @@ export interface RawEndpoint {
   delay?: number | string
   fault?: Fault
   body?: unknown
+  text?: string
+  file?: string | { name: string; base64: string }
+  contentType?: string
   schema?: Record<string, unknown> | boolean
   errorRate?: number
   errorStatus?: number

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
 import { EVENT_TYPES, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { decodeBase64, MAX_FILE_BYTES } from './bodies.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -55,6 +57,11 @@ export interface EndpointSpec {
   delay?: number | string
   fault?: Fault
   body?: unknown
+  /** A text body (a template). */
+  text?: string
+  /** A file answered as it is, with its bytes: a path in the file is read when it is parsed. */
+  file?: { name: string; base64: string }
+  contentType?: string
   schema?: unknown
   errorRate?: number
   errorStatus?: number
@@ -77,7 +84,12 @@ type Path = (string | number)[]
  * schema (schema/mockapi.schema.json) checks the shape; what follows it checks what a schema
  * cannot say: references between entries and the paths operations may have.
  */
-export function parseProjectFile(text: string, source: string): ProjectFile {
+export interface ParseOptions {
+  /** Where `file: ./avatar.png` paths start: the project file's folder (default: the working directory). */
+  baseDir?: string
+}
+
+export function parseProjectFile(text: string, source: string, options: ParseOptions = {}): ProjectFile {
   const lineCounter = new LineCounter()
   const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
   if (document.errors.length > 0) {
@@ -156,7 +168,13 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       spec.delay = e.delay
     }
     if (e.fault !== undefined) spec.fault = e.fault
+    if ([e.body, e.text, e.file].filter((value) => value !== undefined).length > 1) {
+      fail(at, 'has more than one of body, text and file: an endpoint answers one body')
+    }
     if (e.body !== undefined) spec.body = e.body
+    if (e.text !== undefined) spec.text = e.text
+    if (e.file !== undefined) spec.file = typeof e.file === 'string' ? readBodyFile(e.file, options.baseDir ?? process.cwd(), (message) => fail([...at, 'file'], message)) : checkBase64File(e.file, (message) => fail([...at, 'file', 'base64'], message))
+    if (e.contentType !== undefined) spec.contentType = e.contentType
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate
     if (e.errorStatus !== undefined) spec.errorStatus = e.errorStatus
@@ -200,6 +218,26 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
   }
 }
 
+/** A `file:` path, read now (relative to the project file) so the database keeps the bytes. */
+function readBodyFile(path: string, baseDir: string, fail: (message: string) => never): { name: string; base64: string } {
+  const file = resolve(baseDir, path)
+  try {
+    const size = statSync(file).size
+    if (size > MAX_FILE_BYTES) fail(`${path} is ${size} bytes; a response file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB (${MAX_FILE_BYTES} bytes)`)
+    return { name: basename(file), base64: readFileSync(file).toString('base64') }
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    return fail(`cannot read ${path} (from ${baseDir}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+}
+
+function checkBase64File(file: { name: string; base64: string }, fail: (message: string) => never): { name: string; base64: string } {
+  const bytes = decodeBase64(file.base64)
+  if (!bytes) return fail('is not base64')
+  if (bytes.byteLength > MAX_FILE_BYTES) fail(`holds ${bytes.byteLength} bytes; a response file may be at most ${MAX_FILE_BYTES / 1024 / 1024} MiB (${MAX_FILE_BYTES} bytes)`)
+  return { name: file.name, base64: bytes.toString('base64') }
+}
+
 export function readProjectFile(path: string): ProjectFile {
   let text: string
   try {
@@ -207,5 +245,5 @@ export function readProjectFile(path: string): ProjectFile {
   } catch (error) {
     throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
-  return parseProjectFile(text, path)
+  return parseProjectFile(text, path, { baseDir: dirname(resolve(path)) })
 }

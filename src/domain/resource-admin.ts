@@ -111,5 +111,6 @@ export function deleteResource(context: Context, resource: Resource): void {
     context.repos.resources.remove(resource.id)
     context.repos.collections.removeIfUnused(resource.collectionId)
     context.repos.specs.removeUnused(resource.projectId)
+    context.repos.files.removeUnused(resource.projectId)
   })
 }

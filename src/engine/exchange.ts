@@ -25,8 +25,13 @@ export const WITH_BODY: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'])
 export interface MockAnswer {
   status: number
   headers: Record<string, string>
-  /** Text as sent; null for none. */
-  body: string | null
+  /** Text as sent, or bytes (a file answered as it is); null for none. */
+  body: string | Uint8Array | null
+}
+
+/** An endpoint answers a body configured on it (JSON, text or a file) rather than its kind's default. */
+export function hasConfiguredBody(endpoint: Pick<Endpoint, 'body' | 'fileId'>): boolean {
+  return endpoint.body !== null || endpoint.fileId !== null
 }
 
 /** What an operation answerer (GraphQL, SOAP) gives back besides the answer: which operation answered, whether it failed, how long to hold it. */
@@ -77,6 +82,8 @@ export interface RouteStageInput {
   configured: {
     validate(): Promise<Validated>
     answer(status: number, body: unknown): Promise<MockAnswer>
+    /** The endpoint's headers, each value rendered as a template for this request and body, with its configured Content-Type. */
+    headers(body: unknown): Promise<Record<string, string>>
     /** Refuses a body nested deeper than a record may be (validators recurse on it). */
     checkDepth(body: unknown): void
     /** Refuses a body that breaks the JSON Schema set on the endpoint, if any. */

@@ -113,13 +113,31 @@ function stringsOf(value: unknown): string[] {
  * and a body whose generators alone render more than MAX_RENDERED_LENGTH.
  */
 export function checkTemplate(jsonText: string, faker: Faker): void {
-  for (const { expression } of stringsOf(JSON.parse(jsonText)).flatMap(placeholders)) {
+  checkPlaceholders(stringsOf(JSON.parse(jsonText)).flatMap(placeholders), faker)
+  refuseOversized(() => renderTemplate(jsonText, emptyContext(faker)))
+}
+
+/** `checkTemplate` for a text template (a text body, a header value). */
+export function checkTextTemplate(text: string, faker: Faker): void {
+  checkPlaceholders(placeholders(text), faker)
+  refuseOversized(() => renderText(text, emptyContext(faker)))
+}
+
+function checkPlaceholders(found: Placeholder[], faker: Faker): void {
+  for (const { expression } of found) {
     const root = expression.split(/[.(]/)[0]!
     if (!ROOTS.includes(root)) throw new AppError('INVALID_INPUT', `template {{${expression}}}: unknown name "${root}" (use ${ROOTS.join(', ')})`)
     if (root === 'faker') checkGenerator(expression.slice('faker.'.length), faker)
   }
+}
+
+function emptyContext(faker: Faker): TemplateContext {
+  return { params: {}, query: {}, body: null, headers: {}, faker, now: new Date() }
+}
+
+function refuseOversized(render: () => unknown): void {
   try {
-    renderTemplate(jsonText, { params: {}, query: {}, body: null, headers: {}, faker, now: new Date() })
+    render()
   } catch (error) {
     if (error instanceof AppError && error.code === 'PAYLOAD_TOO_LARGE') throw new AppError('INVALID_INPUT', error.message)
     throw error
@@ -146,6 +164,11 @@ function renderString(text: string, context: TemplateContext, budget: Budget): u
     spend(budget, value)
     return value
   }
+  return interpolate(text, found, context, budget)
+}
+
+/** Every placeholder replaced by its value as text (objects as JSON, null as nothing). */
+function interpolate(text: string, found: Placeholder[], context: TemplateContext, budget: Budget): string {
   let rendered = ''
   let from = 0
   for (const placeholder of found) {
@@ -172,4 +195,9 @@ function renderValue(value: unknown, context: TemplateContext, budget: Budget): 
 /** Renders a JSON body text with placeholders into a JSON text; refuses (413) one that would grow past MAX_RENDERED_LENGTH. */
 export function renderTemplate(jsonText: string, context: TemplateContext): string {
   return JSON.stringify(renderValue(JSON.parse(jsonText), context, { used: 0 }))
+}
+
+/** Renders a text template (a text body, a header value); refuses (413) one that would grow past MAX_RENDERED_LENGTH. */
+export function renderText(text: string, context: TemplateContext): string {
+  return hasPlaceholders(text) ? interpolate(text, placeholders(text), context, { used: 0 }) : text
 }

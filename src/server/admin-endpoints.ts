@@ -1,9 +1,11 @@
 import type { H3, H3Event } from 'h3'
 import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
+import { fileContent, MAX_FILE_BYTES } from '../domain/bodies.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
+import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
-import { readJsonBody } from './body.ts'
+import { readJsonBody, readRawBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
 import { servedAt, servedViews } from './served-url.ts'
 
@@ -39,5 +41,30 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'PATCH'])
+  })
+
+  /** The file an endpoint answers: PUT its bytes as the request body (`?name=avatar.png`), GET them back. */
+  route(app, '/api/projects/:projectId/endpoints/:endpointId/file', async (event) => {
+    const project = await authorized(event)
+    const endpoint = requireEndpointById(context, project, pathParam(event, 'endpointId'))
+    if (event.req.method === 'PUT') {
+      const query = new URL(event.req.url).searchParams
+      const name = query.get('name')
+      if (!name) throw new AppError('INVALID_INPUT', 'say the file\'s name: PUT …/file?name=avatar.png (its extension gives the Content-Type)', { details: [{ field: 'name', message: 'is required' }] })
+      // A file may be larger than the API's JSON limit, up to what a response file may be.
+      const bytes = await readRawBody(event, MAX_FILE_BYTES)
+      const [{ configureEndpointFields }, { loadFaker }] = await Promise.all([import('../domain/endpoint-config.ts'), import('../engine/generators.ts')])
+      const faker = await loadFaker()
+      const contentType = query.get('contentType') ?? undefined
+      const updated = await whenStoreFree(context.db, () => configureEndpointFields(context, endpoint, { file: { name, bytes }, contentType }, faker))
+      return jsonResponse(200, viewsFor(event, project)(updated))
+    }
+    if (!isRead(event)) notAllowed(event, ['GET', 'PUT'])
+    const file = endpoint.fileId === null ? undefined : fileContent(context, endpoint.fileId)
+    if (!file) throw new AppError('NOT_FOUND', `endpoint ${endpoint.id} answers no file`)
+    return textResponse(200, file.bytes, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Disposition': `attachment; filename="${endpoint.file!.name.replace(/["\\]/g, '_').replace(/[^\x20-\x7e]/g, '_')}"`,
+    })
   })
 }

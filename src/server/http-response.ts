@@ -10,14 +10,14 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const AUTH_CHALLENGE = 'Bearer realm="mockapi"'
 const NO_BODY = new Set([204, 205, 304])
 
-export function textResponse(status: number, body: string | null, headers?: Record<string, string>): Response {
+export function textResponse(status: number, body: string | Uint8Array | null, headers?: Record<string, string>): Response {
   const sent = NO_BODY.has(status) ? null : body
   const all: Record<string, string> = {
     'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
     'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers']!,
     'Content-Type': JSON_TYPE,
   }
-  if (sent !== null) all['Content-Length'] = String(Buffer.byteLength(sent))
+  if (sent !== null) all['Content-Length'] = String(typeof sent === 'string' ? Buffer.byteLength(sent) : sent.byteLength)
   if (headers) Object.assign(all, headers)
   return new FastResponse(sent, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
 }

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
-import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody } from '../domain/pipeline/answer-endpoint.ts'
+import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders } from '../domain/pipeline/answer-endpoint.ts'
 import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
@@ -89,6 +89,7 @@ function routeStageInput({ deps, request, match, policy }: StageInput): RouteSta
         return { body }
       },
       answer: (status, body) => answerEndpoint({ context: deps.context, request, route: match.route, params: match.params, status, body }),
+      headers: (body) => configuredHeaders({ context: deps.context, request, route: match.route, params: match.params, status: endpoint.status, body }),
       checkDepth: checkBodyDepth,
       checkSchema: (body) => checkEndpointSchema(endpoint, body),
     },

@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import { isTextual } from '../engine/media-type.ts'
 import type { Clock } from '../model.ts'
 import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
 import type { LoggedExchange } from './pipeline/record.ts'
@@ -9,9 +10,13 @@ export const MAX_LOGGED_BODY = 64 * 1024
 // Not fatal: a binary or cut body shows with replacement characters rather than not at all.
 const decoder = new TextDecoder()
 
-/** Body bytes as text, cut at 64 KiB; null when there are none. */
-export function loggedBody(bytes: Uint8Array | null): string | null {
+/**
+ * Body bytes as text, cut at 64 KiB; null when there are none. A body whose Content-Type is not
+ * text (an image, a PDF) shows as what it is, `(binary, 1234 bytes, image/png)`, not as mojibake.
+ */
+export function loggedBody(bytes: Uint8Array | null, contentType: string | null = null): string | null {
   if (!bytes || bytes.byteLength === 0) return null
+  if (!isTextual(contentType)) return `(binary, ${bytes.byteLength} bytes, ${contentType!.split(';', 1)[0]!.trim()})`
   return decoder.decode(bytes.byteLength > MAX_LOGGED_BODY ? bytes.subarray(0, MAX_LOGGED_BODY) : bytes)
 }
 
@@ -37,12 +42,12 @@ async function requestBody(event: H3Event, capture: Capture, bodyLimit: number):
     const declared = Number(event.req.headers.get('content-length') ?? 0)
     if (declared > 0 && declared <= bodyLimit) await readRawBody(event, bodyLimit).catch(() => null)
   }
-  return loggedBody(capture.body.bytes)
+  return loggedBody(capture.body.bytes, event.req.headers.get('content-type'))
 }
 
 async function responseBody(response: Response): Promise<string | null> {
   try {
-    return loggedBody(new Uint8Array(await response.clone().arrayBuffer()))
+    return loggedBody(new Uint8Array(await response.clone().arrayBuffer()), response.headers.get('content-type'))
   } catch {
     return null
   }

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { Endpoint, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
+import type { BodyType, Endpoint, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
 
 interface EndpointRow {
   id: number
@@ -21,6 +21,11 @@ interface EndpointRow {
   spec_id: number | null
   operation: string | null
   created_at: string
+  body_type: string
+  content_type: string | null
+  file_id: number | null
+  file_name: string | null
+  file_size: number | null
 }
 
 function toEndpoint(row: EndpointRow): Endpoint {
@@ -38,6 +43,10 @@ function toEndpoint(row: EndpointRow): Endpoint {
     delayMaxMs: row.delay_max_ms,
     fault: row.fault as Fault | null,
     body: row.body,
+    bodyType: row.body_type as BodyType,
+    contentType: row.content_type,
+    fileId: row.file_id,
+    file: row.file_id === null ? null : { name: row.file_name!, size: row.file_size! },
     schema: row.schema,
     errorRate: row.error_rate,
     errorStatus: row.error_status,
@@ -60,6 +69,9 @@ export interface NewEndpoint {
   delayMaxMs?: number | null
   fault?: Fault | null
   body?: string | null
+  bodyType?: BodyType
+  contentType?: string | null
+  fileId?: number | null
   schema?: string | null
   errorRate?: number
   errorStatus?: number
@@ -69,23 +81,27 @@ export interface NewEndpoint {
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
+// The file's name and size come with the row; its bytes never do.
+const SELECT = 'SELECT e.*, f.name AS file_name, f.size AS file_size FROM endpoints e LEFT JOIN response_files f ON f.id = e.file_id'
+
 export function createEndpointRepo(db: Db) {
-  const all = db.prepare<[], EndpointRow>('SELECT * FROM endpoints ORDER BY project_id, path, id')
-  const byProject = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE project_id = ? ORDER BY path, id')
-  const byId = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE id = ?')
+  const all = db.prepare<[], EndpointRow>(`${SELECT} ORDER BY e.project_id, e.path, e.id`)
+  const byProject = db.prepare<[number], EndpointRow>(`${SELECT} WHERE e.project_id = ? ORDER BY e.path, e.id`)
+  const byId = db.prepare<[number], EndpointRow>(`${SELECT} WHERE e.id = ?`)
   const byRoute = db.prepare<[number, string, string], EndpointRow>(
-    'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
+    `${SELECT} WHERE e.project_id = ? AND e.method = ? AND e.path = ?`,
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, body, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, body, body_type, content_type, file_id, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
-    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, body = @body, schema = @schema,
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, body = @body, body_type = @bodyType,
+       content_type = @contentType, file_id = @fileId, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
   const reimport = db.prepare(
@@ -94,9 +110,9 @@ export function createEndpointRepo(db: Db) {
   )
   const detach = db.prepare(
     `UPDATE endpoints SET kind = 'custom', spec_id = NULL, operation = NULL, resource_id = NULL, action = NULL,
-       status = @status, body = coalesce(body, @body) WHERE id = @id`,
+       status = @status, body = CASE WHEN body_type = 'json' THEN coalesce(body, @body) ELSE body END WHERE id = @id`,
   )
-  const bySpec = db.prepare<[number], EndpointRow>('SELECT * FROM endpoints WHERE spec_id = ? ORDER BY path, id')
+  const bySpec = db.prepare<[number], EndpointRow>(`${SELECT} WHERE e.spec_id = ? ORDER BY e.path, e.id`)
   const remove = db.prepare<[number]>('DELETE FROM endpoints WHERE id = ?')
   const countByProject = db.prepare<[number], number>('SELECT count(*) FROM endpoints WHERE project_id = ?').pluck()
 
@@ -120,6 +136,9 @@ export function createEndpointRepo(db: Db) {
         delayMaxMs: endpoint.delayMaxMs ?? null,
         fault: endpoint.fault ?? null,
         body: endpoint.body ?? null,
+        bodyType: endpoint.bodyType ?? 'json',
+        contentType: endpoint.contentType ?? null,
+        fileId: endpoint.fileId ?? null,
         schema: endpoint.schema ?? null,
         errorRate: endpoint.errorRate ?? 0,
         errorStatus: endpoint.errorStatus ?? 500,

@@ -2,6 +2,7 @@ import type { Db } from './db.ts'
 import { createCollectionRepo } from './collections.ts'
 import { createDeliveryRepo } from './deliveries.ts'
 import { createEndpointRepo } from './endpoints.ts'
+import { createFileRepo } from './files.ts'
 import { createInboxRepo } from './inbox.ts'
 import { createLeaseRepo } from './lease.ts'
 import { createSubscriptionRepo } from './subscriptions.ts'
@@ -30,5 +31,6 @@ export function createRepos(db: Db) {
     deliveries: createDeliveryRepo(db),
     retention: createRetentionRepo(db),
     specs: createSpecRepo(db),
+    files: createFileRepo(db),
   }
 }

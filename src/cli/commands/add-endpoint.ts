@@ -1,17 +1,21 @@
 import type { Command } from 'commander'
-import { addEndpoint, checkJsonBody } from '../../domain/endpoints.ts'
+import { addEndpointWithBody } from '../../domain/endpoint-config.ts'
+import { checkJsonBody } from '../../domain/endpoints.ts'
 import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { checkTemplate, hasPlaceholders } from '../../engine/template.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printWarnings, success } from '../output.ts'
-import { collect, parseHeaders, parseInteger, readJsonArgument } from '../parse.ts'
+import { collect, parseHeaders, parseInteger, readFileArgument, readJsonArgument, readJsonBodyArgument } from '../parse.ts'
 
 interface AddEndpointOptions {
   project?: string
   status?: number
   body?: string
+  text?: string
+  file?: string
+  contentType?: string
   delay?: string
   fault?: string
   header?: string[]
@@ -22,9 +26,12 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
   program
     .command('add-endpoint <method> <path>')
     .description('add one custom endpoint (GET POST PUT PATCH DELETE); on a resource path without --body it works on the records')
-    .addHelpText('after', '\nExamples:\n  $ mockapi add-endpoint GET /api/stats --body \'{"orders":42}\' --delay 300\n  $ mockapi add-endpoint GET /api/flaky --delay 100-300 --fault reset\n  $ mockapi add-endpoint POST /api/login --status 201 --body \'{"token":"{{uuid}}"}\'')
+    .addHelpText('after', '\nExamples:\n  $ mockapi add-endpoint GET /api/stats --body \'{"orders":42}\' --delay 300\n  $ mockapi add-endpoint GET /api/flaky --delay 100-300 --fault reset\n  $ mockapi add-endpoint POST /api/login --status 201 --body \'{"token":"{{uuid}}"}\'\n  $ mockapi add-endpoint GET /api/avatar --file ./avatar.png')
     .option('--status <code>', 'response status (default 200; 201 for a create)', parseInteger)
     .option('--body <json>', 'response body as JSON, or @file to read it from a file')
+    .option('--text <text>', 'response body as text (a template, text/plain), or @file; at most 1 MiB')
+    .option('--file <path>', 'answer this file as it is (at most 5 MiB, kept in the database; Content-Type from its extension)')
+    .option('--content-type <type>', 'Content-Type of the body, instead of the one its type or extension implies')
     .option('--delay <ms|min-max>', 'wait this many milliseconds before answering: 300, or a range 100-300 drawn per request')
     .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
     .option('--header <name:value>', 'response header, repeatable', collect)
@@ -32,10 +39,12 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
     .option('--json', 'print the created endpoint as JSON')
     .action((method: string, path: string, options: AddEndpointOptions, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
-        const body = options.body === undefined ? undefined : readJsonArgument(options.body, ctx.environment.cwd)
+        const cwd = ctx.environment.cwd
+        const body = options.body === undefined ? undefined : readJsonBodyArgument(options.body, cwd)
+        const makeFaker = await loadFaker()
         // A template is checked now, as `endpoint set` does, rather than failing on every call.
-        if (body !== undefined && hasPlaceholders(body)) checkTemplate(checkJsonBody(body), (await loadFaker())())
-        const { endpoint, warnings } = addEndpoint(context, {
+        if (body !== undefined && hasPlaceholders(body)) checkTemplate(checkJsonBody(body), makeFaker())
+        const { endpoint, warnings } = addEndpointWithBody(context, {
           project: options.project,
           method,
           path,
@@ -43,8 +52,12 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
           body,
           delay: options.delay === undefined ? undefined : parseDelay(options.delay),
           fault: options.fault,
-          headers: parseHeaders(options.header),
-        })
+        }, {
+          headers: options.header ? parseHeaders(options.header) : undefined,
+          text: options.text === undefined ? undefined : readJsonArgument(options.text, cwd),
+          file: options.file === undefined ? undefined : readFileArgument(options.file, cwd),
+          contentType: options.contentType,
+        }, makeFaker)
         printWarnings(ctx.io, warnings)
         if (options.json) return printJson(ctx.io, endpointView(endpoint))
         ctx.io.out(success(`added ${endpoint.method} ${endpoint.path} (${endpoint.kind}${endpoint.action ? `: ${endpoint.action}` : ''}, status ${endpoint.status})`))

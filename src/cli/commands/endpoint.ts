@@ -3,10 +3,11 @@ import { checkResponseBody, configureEndpoint, requireEndpoint, type SettingsInp
 import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
-import { endpointView } from '../../views.ts'
+import { contentTypeOf } from '../../engine/media-type.ts'
+import { endpointView, type EndpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, success } from '../output.ts'
-import { collect, parseHeaders, parseInteger, readJsonArgument } from '../parse.ts'
+import { collect, parseHeaders, parseInteger, readFileArgument, readJsonArgument, readJsonBodyArgument } from '../parse.ts'
 
 interface SetOptions {
   project?: string
@@ -17,7 +18,11 @@ interface SetOptions {
   fault?: string
   clearFault?: boolean
   body?: string
+  text?: string
+  file?: string
   clearBody?: boolean
+  contentType?: string
+  clearContentType?: boolean
   schema?: string
   clearSchema?: boolean
   errorRate?: string
@@ -29,6 +34,13 @@ function parseRate(value: string): number {
   const rate = Number(value.replace(/%$/, ''))
   if (!Number.isFinite(rate)) throw new AppError('INVALID_INPUT', `error rate "${value}" must be a percentage from 0 to 100`)
   return rate
+}
+
+/** What `endpoint show` says the endpoint answers. */
+function bodyLine(view: EndpointView): string {
+  if (view.bodyType === 'text') return `text ${JSON.stringify(view.text!.length > 200 ? `${view.text!.slice(0, 200)}…` : view.text)} (${Buffer.byteLength(view.text!)} bytes)`
+  if (view.bodyType === 'file') return `file ${view.file!.name} (${view.file!.size} bytes, ${view.contentType ?? contentTypeOf(view.file!.name)})`
+  return view.body === null ? (view.action ? '(the records)' : '{}') : JSON.stringify(view.body)
 }
 
 export function registerEndpoint(program: Command, ctx: CliContext): void {
@@ -51,7 +63,8 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
         line('error rate', `${view.errorRate} % → ${view.errorStatus}`)
         line('schema', view.schema === null ? '(none)' : JSON.stringify(view.schema))
-        line('body', view.body === null ? (view.action ? '(the records)' : '{}') : JSON.stringify(view.body))
+        line('body', bodyLine(view))
+        if (view.contentType !== null) line('content type', view.contentType)
       }))
 
   endpoint
@@ -64,7 +77,11 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
     .option('--clear-fault', 'answer normally again')
     .option('--body <json>', 'fixed response body or template ({{faker.person.fullName}}, {{params.id}}, …), or @file')
-    .option('--clear-body', 'answer the records (resource endpoints) or {} again')
+    .option('--text <text>', 'answer this text (a template, text/plain) instead of JSON, or @file; at most 1 MiB')
+    .option('--file <path>', 'answer this file as it is (at most 5 MiB, kept in the database; Content-Type from its extension)')
+    .option('--clear-body', 'answer the records (resource endpoints) or {} again (clears a JSON, text or file body)')
+    .option('--content-type <type>', 'Content-Type of the configured body (text/csv, image/svg+xml, …)')
+    .option('--clear-content-type', 'send the Content-Type the body\'s type or extension implies again')
     .option('--schema <json>', 'JSON Schema the request body must match (422 otherwise), or @file')
     .option('--clear-schema', 'stop validating the request body')
     .option('--error-rate <percent>', 'share of requests (0–100) answered with --error-status')
@@ -79,11 +96,15 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
           headers: options.clearHeaders ? {} : options.header ? parseHeaders(options.header) : undefined,
           delay: options.delay === undefined ? undefined : parseDelay(options.delay),
           fault: options.clearFault ? null : options.fault,
-          body: options.clearBody ? null : options.body === undefined ? undefined : readJsonArgument(options.body, cwd),
+          body: options.clearBody ? null : options.body === undefined ? undefined : readJsonBodyArgument(options.body, cwd),
+          text: options.text === undefined ? undefined : readJsonArgument(options.text, cwd),
+          file: options.file === undefined ? undefined : readFileArgument(options.file, cwd),
+          contentType: options.clearContentType ? null : options.contentType,
           schema: options.clearSchema ? null : options.schema === undefined ? undefined : readJsonArgument(options.schema, cwd),
           errorRate: options.errorRate === undefined ? undefined : parseRate(options.errorRate),
           errorStatus: options.errorStatus,
         }
+        if (options.clearBody && (options.text !== undefined || options.file !== undefined || options.body !== undefined)) throw new AppError('INVALID_INPUT', '--clear-body cannot be given with --body, --text or --file')
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')
         const target = requireEndpoint(context, { project: options.project, method, path })
         if (typeof input.body === 'string') await checkResponseBody(context, target, input.body)

@@ -1,9 +1,10 @@
 import type { Faker } from '@faker-js/faker'
 import { AppError } from '../../errors.ts'
-import { finalStatus, WITH_BODY, type MockAnswer, type MockRequest } from '../../engine/exchange.ts'
+import { finalStatus, hasConfiguredBody, WITH_BODY, type MockAnswer, type MockRequest } from '../../engine/exchange.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
-import { hasPlaceholders, renderTemplate, usesFaker } from '../../engine/template.ts'
+import { hasPlaceholders, renderTemplate, renderText, usesFaker, type TemplateContext } from '../../engine/template.ts'
+import { bodyContentType, fileContent, setsContentType } from '../bodies.ts'
 import type { Endpoint } from '../../model.ts'
 import type { RoutedEndpoint } from '../catalog.ts'
 import type { Context } from '../context.ts'
@@ -38,7 +39,7 @@ async function readJsonBody(request: MockRequest): Promise<unknown> {
 
 /** A body that must be JSON for record writes; elsewhere parsed when it is JSON, else ignored. */
 export async function readEndpointBody(request: MockRequest, endpoint: Endpoint): Promise<unknown> {
-  if (endpoint.body === null && endpoint.action && WRITES.has(endpoint.action)) return readJsonBody(request)
+  if (!hasConfiguredBody(endpoint) && endpoint.action && WRITES.has(endpoint.action)) return readJsonBody(request)
   if (!WITH_BODY.has(request.method)) return undefined
   if (endpoint.schema !== null) return readJsonBody(request)
   // A fixed answer still refuses a malformed JSON body, so client bugs show up against the mock.
@@ -68,18 +69,71 @@ export interface EndpointAnswerInput {
   body: unknown
 }
 
-async function renderFixedBody({ context, request, route, params, body }: EndpointAnswerInput): Promise<string> {
-  const text = route.endpoint.body!
-  if (!hasPlaceholders(text)) return text
+/** What `{{…}}` reads of this request; faker is loaded only when the text uses it. */
+async function templateContext({ context, request, params, body }: EndpointAnswerInput, text: string): Promise<TemplateContext> {
   if (usesFaker(text)) templateFaker ??= loadFaker().then((make) => make())
-  return renderTemplate(text, {
+  return {
     params,
     query: Object.fromEntries(request.url.searchParams),
     body,
     headers: Object.fromEntries(request.headers),
     faker: usesFaker(text) ? await templateFaker : null,
     now: context.clock.now(),
-  })
+  }
+}
+
+// What the Headers API refuses in a value once CR, LF and NUL are gone (other controls, characters past U+00FF).
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/
+
+/**
+ * The configured headers, each value rendered as a template for this request. A rendered value
+ * loses CR, LF and NUL, so `{{body.x}}` cannot add a header of its own; one that still cannot be
+ * sent is left out rather than failing the answer.
+ */
+export async function renderHeaders(input: EndpointAnswerInput): Promise<Record<string, string>> {
+  const configured = input.route.endpoint.headers
+  const templated = Object.values(configured).filter(hasPlaceholders)
+  if (templated.length === 0) return configured
+  const context = await templateContext(input, templated.join(' '))
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(configured)) {
+    if (!hasPlaceholders(value)) {
+      headers[name] = value
+      continue
+    }
+    const rendered = renderText(value, context).replace(/[\r\n\0]/g, '')
+    if (!UNSENDABLE.test(rendered)) headers[name] = rendered
+  }
+  return headers
+}
+
+/** The configured body as sent: JSON or text rendered for this request, a file's bytes as they are. */
+async function configuredBody(input: EndpointAnswerInput): Promise<{ body: string | Uint8Array; contentType: string | null }> {
+  const { endpoint } = input.route
+  if (endpoint.bodyType === 'file') {
+    const file = fileContent(input.context, endpoint.fileId!)
+    if (file) return { body: file.bytes, contentType: bodyContentType(endpoint) }
+    // Replaced (and the old bytes dropped) after this request was matched, by this process or
+    // another one whose change the route catalog has not seen yet: the endpoint as it is now.
+    const current = input.context.repos.endpoints.byId(endpoint.id)
+    const replaced = current?.fileId ? fileContent(input.context, current.fileId) : undefined
+    if (!current || !replaced) throw new AppError('NOT_FOUND', `${endpoint.method} ${endpoint.path} was changed while answering: ask again`)
+    return { body: replaced.bytes, contentType: bodyContentType(current) }
+  }
+  const text = endpoint.body!
+  if (!hasPlaceholders(text)) return { body: text, contentType: bodyContentType(endpoint) }
+  const context = await templateContext(input, text)
+  return { body: endpoint.bodyType === 'text' ? renderText(text, context) : renderTemplate(text, context), contentType: bodyContentType(endpoint) }
+}
+
+/** The headers with this Content-Type, unless they set one themselves; null: the answer's own (JSON). */
+function typed(contentType: string | null, headers: Record<string, string>): Record<string, string> {
+  return contentType === null || setsContentType(headers) ? headers : { 'Content-Type': contentType, ...headers }
+}
+
+/** The configured headers rendered for this request, with the configured Content-Type (for a kind's own answer: a documented one). */
+export async function configuredHeaders(input: EndpointAnswerInput): Promise<Record<string, string>> {
+  return typed(input.route.endpoint.contentType, await renderHeaders(input))
 }
 
 /** A configured fixed body, the resource's records, or `{}`. */
@@ -87,7 +141,11 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
   const { context, request, route, params, body } = input
   const status = finalStatus(input.status)
   const { endpoint, collectionId, parentFields, idParam } = route
-  if (endpoint.body !== null) return { status, headers: endpoint.headers, body: await renderFixedBody(input) }
+  const headers = await renderHeaders(input)
+  if (hasConfiguredBody(endpoint)) {
+    const answer = await configuredBody(input)
+    return { status, headers: typed(answer.contentType, headers), body: answer.body }
+  }
   if (endpoint.action && collectionId !== null) {
     const result = await whenStoreFree(context.db, () => runRecordAction(context, {
       action: endpoint.action!,
@@ -99,7 +157,7 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
       url: request.url,
       status,
     }))
-    return { status: result.status, headers: { ...result.headers, ...endpoint.headers }, body: result.body }
+    return { status: result.status, headers: { ...result.headers, ...typed(endpoint.contentType, headers) }, body: result.body }
   }
-  return { status, headers: endpoint.headers, body: '{}' }
+  return { status, headers: typed(endpoint.contentType, headers), body: '{}' }
 }

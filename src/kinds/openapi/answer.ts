@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts'
-import { finalStatus, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
+import { finalStatus, hasConfiguredBody, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import type { AnswerDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
@@ -100,6 +100,8 @@ interface OperationAnswerInput {
   stateful: boolean
   /** What any endpoint answers: its configured body, its records, or `{}`; the domain's, given here. */
   answerConfigured(status: number): Promise<MockAnswer>
+  /** The endpoint's configured headers, their templates rendered for this request. */
+  configuredHeaders(): Promise<Record<string, string>>
 }
 
 /**
@@ -111,7 +113,7 @@ async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer>
   // A preferred error code picks its documented response below; only the error rate fails outright.
   const { outcome } = decision
   if (outcome.kind === 'simulated-error' && outcome.cause === 'error-rate') return simulatedErrorAnswer(outcome.status, outcome.reason)
-  if (prefer.code === undefined && (endpoint.body !== null || stateful)) {
+  if (prefer.code === undefined && (hasConfiguredBody(endpoint) || stateful)) {
     if (stateful && body instanceof Uint8Array) {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `a stateful endpoint stores JSON or form bodies, not ${request.headers.get('content-type')}`)
     }
@@ -121,7 +123,7 @@ async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer>
   const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
   const code = prefer.code ?? configured
   const documented = documentedAnswer(responder, operation, endpoint.status, { ...prefer, code }, request.headers.get('accept'))
-  if (documented) return { ...documented, status: finalStatus(documented.status), headers: { ...documented.headers, ...endpoint.headers } }
+  if (documented) return { ...documented, status: finalStatus(documented.status), headers: { ...documented.headers, ...(await input.configuredHeaders()) } }
   // A code the spec does not document: as for any endpoint.
   if (code! >= 400) return simulatedErrorAnswer(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
   return input.answerConfigured(code!)
@@ -157,6 +159,7 @@ export const openapiStages: RouteStages = {
       body,
       stateful,
       answerConfigured: (status) => configured.answer(status, body),
+      configuredHeaders: () => configured.headers(body),
     })
   },
 }
