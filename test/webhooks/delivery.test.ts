@@ -173,7 +173,11 @@ describe('webhook deliveries to real local receivers', () => {
     await waitFor(() => receiver.requests.length === 2, 5000, 'the retry')
     // The schedule says 60 ms; Retry-After says 1 s.
     expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(950)
-    const log = await attempts(project.id)
+    // The attempt is logged once the receiver's answer is in, after the receiver saw the request.
+    const log = await waitFor(async () => {
+      const logged = await attempts(project.id)
+      return logged.length === 2 && logged
+    }, 5000, 'the second attempt logged')
     expect(log.map((a) => [a.attempt, a.statusCode])).toEqual([[2, 200], [1, 429]])
   })
 
