@@ -30,6 +30,19 @@ export type PathRules = (typeof PATH_RULES)[number]
 export const FAULTS = ['reset', 'empty', 'malformed', 'hang'] as const
 export type Fault = (typeof FAULTS)[number]
 
+/**
+ * A credential a mock route demands (docs/mocking.md, "Auth"): `bearer` (any token, or one of
+ * `tokens`), `apiKey` (a header, query parameter or cookie; any key, or one of `keys`), `basic`
+ * (one of `users`, name → password).
+ */
+export type AuthScheme =
+  | { type: 'bearer'; tokens?: string[] }
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; keys?: string[] }
+  | { type: 'basic'; users: Record<string, string> }
+
+/** An endpoint's auth: schemes (any one passes), `none` (public), or null (the project's). */
+export type EndpointAuth = AuthScheme[] | 'none' | null
+
 export interface Project {
   id: number
   name: string
@@ -41,6 +54,10 @@ export interface Project {
   seedValue: number | null
   /** strict: naming rules refuse; warn: they warn; off: only the structural checks. */
   pathRules: PathRules
+  /** What every mock route demands unless its endpoint says otherwise; null: nothing. */
+  auth: AuthScheme[] | null
+  /** Imported OpenAPI operations enforce their `security` requirements. */
+  openapiSecurity: boolean
   createdAt: string
 }
 
@@ -75,6 +92,8 @@ export interface Endpoint {
   delayMaxMs: number | null
   /** A network fault every call gets instead of an answer; null: none. */
   fault: Fault | null
+  /** The credentials this endpoint demands: its own schemes, `none`, or null for the project's. */
+  auth: EndpointAuth
   /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
   /** JSON Schema text the request body must satisfy; null: no check. */

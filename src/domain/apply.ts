@@ -57,6 +57,7 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
     headers: spec.headers,
     delay: spec.delay === undefined ? undefined : parseDelay(spec.delay),
     fault: spec.fault,
+    auth: spec.auth,
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,
@@ -72,6 +73,8 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
     const created = createProject(context, { name: file.name, slug })
     context.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
     if (file.pathRules) context.repos.projects.setPathRules(created.id, file.pathRules)
+    if (file.auth) context.repos.projects.setAuth(created.id, file.auth)
+    if (file.openapiSecurity === false) context.repos.projects.setOpenapiSecurity(created.id, false)
     changes.push(`+ project ${slug}`)
     return { project: context.repos.projects.byId(created.id)!, seedChanged: false }
   }
@@ -85,6 +88,16 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
   if (pathRules !== existing.pathRules) {
     context.repos.projects.setPathRules(existing.id, pathRules)
     changes.push(`~ project ${slug} pathRules: ${pathRules}`)
+  }
+  const auth = file.auth ?? (options.prune ? null : existing.auth)
+  if (canonical(auth) !== canonical(existing.auth)) {
+    context.repos.projects.setAuth(existing.id, auth)
+    changes.push(`~ project ${slug} auth`)
+  }
+  const openapiSecurity = file.openapiSecurity ?? (options.prune ? true : existing.openapiSecurity)
+  if (openapiSecurity !== existing.openapiSecurity) {
+    context.repos.projects.setOpenapiSecurity(existing.id, openapiSecurity)
+    changes.push(`~ project ${slug} openapiSecurity: ${openapiSecurity}`)
   }
   return { project: context.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -15,6 +16,10 @@ export interface ProjectFile {
   seed: number | null
   /** How new paths are judged; absent: strict. Applied before the resources and endpoints. */
   pathRules?: PathRules
+  /** What every mock route demands; absent: nothing. */
+  auth?: AuthScheme[]
+  /** Absent: true (imported OpenAPI operations enforce their security). */
+  openapiSecurity?: boolean
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
@@ -54,6 +59,8 @@ export interface EndpointSpec {
   /** Milliseconds, or a range `"100-300"` (checked when the file is read). */
   delay?: number | string
   fault?: Fault
+  /** `none`, or schemes; absent: the project's. */
+  auth?: 'none' | AuthScheme[]
   body?: unknown
   schema?: unknown
   errorRate?: number
@@ -121,6 +128,19 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     throw refusal(offset, `unknown key "${problem.key}" ${problem.path.length ? `in ${where(problem.path)}` : 'at the top level'}; ${hint}`, true)
   }
   const file = checked.file
+  /** An auth setting checked as the API checks it, its refusal placed at the line of the field it names (`auth[0].tokens`). */
+  const authAt = <T>(at: Path, check: (field: string) => T): T => {
+    try {
+      return check('auth')
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      const detail = (error.details as { field: string; message: string }[] | undefined)?.[0]
+      if (!detail) fail([...at, 'auth'], error.message)
+      const path = detail!.field.split(/[.[\]]+/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part))
+      return fail([...at, ...path], detail!.message)
+    }
+  }
+  const projectAuth = file.auth === undefined ? undefined : authAt([], (field) => checkAuthSetting(file.auth, field) ?? undefined)
 
   const resources = (file.resources ?? []).map((r): ResourceSpec => ({
     path: r.path,
@@ -156,6 +176,7 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       spec.delay = e.delay
     }
     if (e.fault !== undefined) spec.fault = e.fault
+    if (e.auth !== undefined) spec.auth = authAt(at, (field) => checkEndpointAuth(e.auth, field) as 'none' | AuthScheme[])
     if (e.body !== undefined) spec.body = e.body
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate
@@ -193,6 +214,8 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
     description: file.description ?? '',
     seed: file.seed ?? null,
     ...(file.pathRules !== undefined ? { pathRules: file.pathRules } : {}),
+    ...(projectAuth !== undefined ? { auth: projectAuth } : {}),
+    ...(file.openapiSecurity !== undefined ? { openapiSecurity: file.openapiSecurity } : {}),
     resources,
     endpoints,
     webhooks,

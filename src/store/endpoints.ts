@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { Endpoint, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
+import type { Endpoint, EndpointAuth, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
 
 interface EndpointRow {
   id: number
@@ -14,6 +14,7 @@ interface EndpointRow {
   delay_ms: number
   delay_max_ms: number | null
   fault: string | null
+  auth: string | null
   body: string | null
   schema: string | null
   error_rate: number
@@ -37,6 +38,7 @@ function toEndpoint(row: EndpointRow): Endpoint {
     delayMs: row.delay_ms,
     delayMaxMs: row.delay_max_ms,
     fault: row.fault as Fault | null,
+    auth: row.auth === null ? null : (JSON.parse(row.auth) as EndpointAuth),
     body: row.body,
     schema: row.schema,
     errorRate: row.error_rate,
@@ -45,6 +47,10 @@ function toEndpoint(row: EndpointRow): Endpoint {
     operation: row.operation === null ? null : (JSON.parse(row.operation) as OpenApiOperation),
     createdAt: row.created_at,
   }
+}
+
+function storedAuth(auth: EndpointAuth): string | null {
+  return auth === null ? null : JSON.stringify(auth)
 }
 
 export interface NewEndpoint {
@@ -59,6 +65,7 @@ export interface NewEndpoint {
   delayMs?: number
   delayMaxMs?: number | null
   fault?: Fault | null
+  auth?: EndpointAuth
   body?: string | null
   schema?: string | null
   errorRate?: number
@@ -69,7 +76,7 @@ export interface NewEndpoint {
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'auth' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -81,11 +88,11 @@ export function createEndpointRepo(db: Db) {
     'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, body, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, auth, body, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @auth, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
-    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, body = @body, schema = @schema,
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, auth = @auth, body = @body, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
   const reimport = db.prepare(
@@ -119,6 +126,7 @@ export function createEndpointRepo(db: Db) {
         delayMs: endpoint.delayMs ?? 0,
         delayMaxMs: endpoint.delayMaxMs ?? null,
         fault: endpoint.fault ?? null,
+        auth: storedAuth(endpoint.auth ?? null),
         body: endpoint.body ?? null,
         schema: endpoint.schema ?? null,
         errorRate: endpoint.errorRate ?? 0,
@@ -129,7 +137,7 @@ export function createEndpointRepo(db: Db) {
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
     },
     configure(id: number, settings: EndpointSettings): Endpoint {
-      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers) })
+      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), auth: storedAuth(settings.auth) })
       return toEndpoint(byId.get(id)!)
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),

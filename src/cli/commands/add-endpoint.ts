@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { parseAuthFlags } from '../../domain/auth-settings.ts'
 import { addEndpoint, checkJsonBody } from '../../domain/endpoints.ts'
 import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
@@ -14,6 +15,7 @@ interface AddEndpointOptions {
   body?: string
   delay?: string
   fault?: string
+  auth?: string[]
   header?: string[]
   json?: boolean
 }
@@ -27,6 +29,7 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
     .option('--body <json>', 'response body as JSON, or @file to read it from a file')
     .option('--delay <ms|min-max>', 'wait this many milliseconds before answering: 300, or a range 100-300 drawn per request')
     .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
+    .option('--auth <scheme>', 'credentials it demands: bearer[:t1,t2], apiKey:header|query|cookie:NAME[:k1,k2], basic:user:pass[,…], none, or JSON; repeatable (any one passes)', collect)
     .option('--header <name:value>', 'response header, repeatable', collect)
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the created endpoint as JSON')
@@ -43,6 +46,7 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
           body,
           delay: options.delay === undefined ? undefined : parseDelay(options.delay),
           fault: options.fault,
+          auth: options.auth === undefined ? undefined : parseAuthFlags(options.auth) ?? undefined,
           headers: parseHeaders(options.header),
         })
         printWarnings(ctx.io, warnings)
