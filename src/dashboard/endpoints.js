@@ -50,6 +50,7 @@ function endpointRow(endpoint) {
     h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
     ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
     h('td', { class: 'fit' }, faultSelect(endpoint, name)),
+    h('td', { class: 'auth-cell' }, authInput(endpoint, name)),
     h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
 }
 
@@ -112,6 +113,54 @@ function faultSelect(endpoint, name) {
     notify(`Saved: fault of ${endpoint.method} ${endpoint.path} is ${updated.fault ?? 'none'}`)
   }))
   return select
+}
+
+/**
+ * An auth setting as typed: empty is null (inherit, or none for a project), `none` stays, else JSON.
+ * @param {string} text
+ * @returns {unknown}
+ */
+export function parseAuthText(text) {
+  const trimmed = text.trim()
+  if (trimmed === '' || trimmed === 'inherit') return null
+  if (trimmed === 'none') return 'none'
+  return JSON.parse(trimmed)
+}
+
+/** @param {unknown} auth */
+export const authText = (auth) => (auth === null || auth === undefined ? '' : auth === 'none' ? 'none' : JSON.stringify(auth))
+
+/**
+ * The endpoint's own auth (JSON, `none`, or empty for the project's) over what it demands in effect.
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function authInput(endpoint, name) {
+  const box = h('input', {
+    type: 'text', value: authText(endpoint.auth), placeholder: 'inherit', spellcheck: false,
+    title: 'none, {"type":"bearer","tokens":["t-1"]}, {"type":"apiKey","in":"header","name":"X-API-Key"}, {"type":"basic","users":{"admin":"secret"}}, a list; empty: the project\'s',
+    'aria-label': `Auth of ${name}`, 'data-testid': 'endpoint-auth',
+  })
+  const effective = h('div', { class: 'muted small', 'data-testid': 'endpoint-effective-auth' }, endpoint.effectiveAuth)
+  box.addEventListener('change', () => guard(async () => {
+    let auth
+    try {
+      auth = parseAuthText(box.value)
+    } catch (error) {
+      box.setAttribute('aria-invalid', 'true')
+      return notify(`Auth must be none, JSON or empty: ${/** @type {Error} */ (error).message}`, 'error')
+    }
+    const updated = await updateEndpoint(endpoint.id, { auth })
+    Object.assign(endpoint, updated)
+    box.value = authText(updated.auth)
+    box.removeAttribute('aria-invalid')
+    effective.textContent = updated.effectiveAuth
+    notify(`Saved: auth of ${endpoint.method} ${endpoint.path} is ${updated.effectiveAuth}`)
+  }, (message) => {
+    box.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  }))
+  return h('div', {}, box, effective)
 }
 
 /** @param {ServedEndpointView} endpoint */
