@@ -3,6 +3,7 @@
 
 import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint } from './api.js'
 import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
+import { authText, parseAuthText } from './auth-text.js'
 import { refreshProjects } from './projects.js'
 import { state } from './state.js'
 
@@ -114,21 +115,6 @@ function faultSelect(endpoint, name) {
   }))
   return select
 }
-
-/**
- * An auth setting as typed: empty is null (inherit, or none for a project), `none` stays, else JSON.
- * @param {string} text
- * @returns {unknown}
- */
-export function parseAuthText(text) {
-  const trimmed = text.trim()
-  if (trimmed === '' || trimmed === 'inherit') return null
-  if (trimmed === 'none') return 'none'
-  return JSON.parse(trimmed)
-}
-
-/** @param {unknown} auth */
-export const authText = (auth) => (auth === null || auth === undefined ? '' : auth === 'none' ? 'none' : JSON.stringify(auth))
 
 /**
  * The endpoint's own auth (JSON, `none`, or empty for the project's) over what it demands in effect.

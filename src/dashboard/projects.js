@@ -3,7 +3,7 @@
 
 import { listProjects, updateProject } from './api.js'
 import { $, guard, h, input, notify, select } from './dom.js'
-import { authText, loadEndpoints, parseAuthText } from './endpoints.js'
+import { authText, parseAuthText } from './auth-text.js'
 import { state } from './state.js'
 
 /** @typedef {import('./api.js').ProjectSummaryView} ProjectSummaryView */
@@ -47,12 +47,12 @@ export function renderProjectSettings(project) {
 }
 
 /**
- * Saves one project setting; a refusal puts the stored values back. Endpoints are listed again,
- * since what each demands in effect may have changed.
+ * Saves one project setting; a refusal puts the stored values back.
  * @param {{ auth?: unknown, openapiSecurity?: boolean }} change
  * @param {string} what
+ * @param {() => Promise<void>} then
  */
-async function saveAuthSetting(change, what) {
+async function saveAuthSetting(change, what, then) {
   const project = state.project
   if (!project) return
   const updated = await guard(() => updateProject(change), (message) => {
@@ -67,11 +67,14 @@ async function saveAuthSetting(change, what) {
   state.projects = state.projects.map((p) => (p.id === updated.id ? { ...p, ...updated } : p))
   renderProjectSettings(state.project)
   notify(`Saved: ${what} of ${updated.slug}`)
-  await loadEndpoints()
+  await then()
 }
 
-/** A changed setting is saved at once; a refusal puts the stored value back. */
-export function wireProjectSettings() {
+/**
+ * A changed setting is saved at once; a refusal puts the stored value back.
+ * @param {() => Promise<void>} onAuthChanged lists the endpoints again: what each demands may have changed
+ */
+export function wireProjectSettings(onAuthChanged) {
   const auth = input('project-auth')
   auth.addEventListener('change', () => {
     let parsed
@@ -81,10 +84,10 @@ export function wireProjectSettings() {
       auth.setAttribute('aria-invalid', 'true')
       return notify(`Auth must be JSON or empty: ${/** @type {Error} */ (error).message}`, 'error')
     }
-    void saveAuthSetting({ auth: parsed === 'none' ? null : parsed }, 'auth')
+    void saveAuthSetting({ auth: parsed === 'none' ? null : parsed }, 'auth', onAuthChanged)
   })
   const security = input('project-openapi-security')
-  security.addEventListener('change', () => void saveAuthSetting({ openapiSecurity: security.checked }, 'OpenAPI security'))
+  security.addEventListener('change', () => void saveAuthSetting({ openapiSecurity: security.checked }, 'OpenAPI security', onAuthChanged))
   const rules = select('project-path-rules')
   rules.addEventListener('change', async () => {
     const project = state.project

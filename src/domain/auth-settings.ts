@@ -145,8 +145,6 @@ export function effectiveAuthOf(context: Context, project: Project): (endpoint: 
     return spec
   }
   return (endpoint) => {
-    // Mock auth is checked over HTTP; a gRPC call's metadata is not read for it.
-    if (kindOf(endpoint.kind).routing === 'grpc-port') return 'none (gRPC calls are not checked)'
     const { security } = kindOf(endpoint.kind)
     const specId = endpoint.specId
     const documented = security && specId !== null ? () => security(specOf(specId), endpoint) : null

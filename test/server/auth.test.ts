@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import grpc from '@grpc/grpc-js'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { checkAuth, type AuthRequirement } from '../../src/engine/auth-check.ts'
+import { clientFor } from '../grpc/_helpers.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, type CliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
@@ -324,5 +326,27 @@ describe('GraphQL mounts', () => {
     expect(answered.json.data.allFilms).toBeDefined()
     const refused = await ws.run('endpoint', 'set', 'POST', '/graphql#Query.allFilms', '--auth', 'none')
     expect(refused.stderr).toMatch(/auth applies to HTTP routes/)
+  })
+})
+
+describe('gRPC calls', () => {
+  it('check the project\'s auth from metadata: UNAUTHENTICATED without, PERMISSION_DENIED for a key not listed', async () => {
+    const ws = cliWorkspace()
+    await ws.ok('init', '--name', 'Rpc', '--slug', 'rpc', '--yes')
+    await ws.ok('import', join(process.cwd(), 'fixtures', 'grpc', 'helloworld.proto'), '--project', 'rpc')
+    await ws.ok('project', 'set', 'rpc', '--auth', 'bearer', '--auth', 'apiKey:header:x-api-key:k-1')
+    const server = await serve(ws.db, { grpcPort: 0 })
+    const greeter = clientFor('helloworld', 'helloworld.Greeter', server.grpcPort!)
+    const call = (metadata: Record<string, string>) => new Promise<{ code: number; details?: string }>((resolve) => {
+      const meta = new grpc.Metadata()
+      for (const [name, value] of Object.entries(metadata)) meta.set(name, value)
+      ;(greeter as unknown as { SayHello: (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void }).SayHello({ name: 'x' }, meta, (error) => resolve(error ? { code: error.code, details: error.details } : { code: 0 }))
+    })
+    expect(await call({})).toEqual({ code: grpc.status.UNAUTHENTICATED, details: 'mockapi: missing credentials: send Authorization: Bearer <token>, or header x-api-key' })
+    expect((await call({ 'x-api-key': 'k-2' })).code).toBe(grpc.status.PERMISSION_DENIED)
+    expect((await call({ 'x-api-key': 'k-1' })).code).toBe(0)
+    expect((await call({ authorization: 'Bearer any' })).code).toBe(0)
+    expect(await ws.ok('endpoint', 'show', 'POST', '/helloworld.Greeter/SayHello', '--project', 'rpc')).toMatch(/^auth {9}bearer, any token \| apiKey in header x-api-key, 1 listed key \(project\)$/m)
+    greeter.close()
   })
 })
