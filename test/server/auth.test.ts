@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { checkAuth, type AuthRequirement } from '../../src/engine/auth-check.ts'
+import { startServer } from '../../src/server/start.ts'
 import { clientFor } from '../grpc/_helpers.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, type CliWorkspace } from '../_helpers.ts'
 
@@ -348,5 +349,31 @@ describe('gRPC calls', () => {
     expect((await call({ authorization: 'Bearer any' })).code).toBe(0)
     expect(await ws.ok('endpoint', 'show', 'POST', '/helloworld.Greeter/SayHello', '--project', 'rpc')).toMatch(/^auth {9}bearer, any token \| apiKey in header x-api-key, 1 listed key \(project\)$/m)
     greeter.close()
+  })
+})
+
+describe('SOAP mounts and the delay floor', () => {
+  it('a SOAP service checks the project\'s auth; the serve --delay floor holds a refusal, the endpoint\'s own delay does not', async () => {
+    const ws = cliWorkspace()
+    await ws.ok('init', '--name', 'Calc', '--slug', 'calc', '--yes')
+    await ws.ok('import', join(process.cwd(), 'fixtures', 'soap', 'fastify-soap-client', 'calculator.wsdl'), '--project', 'calc')
+    await ws.ok('add-endpoint', 'GET', '/api/slow-stats', '--body', '{"n":1}', '--delay', '5000')
+    await ws.ok('project', 'set', 'calc', '--auth', 'basic:admin:secret')
+    const server = await startServer({ dbPath: ws.db, port: 0, host: '127.0.0.1', demo: false, delay: { min: 300, max: 300 } })
+    try {
+      const envelope = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><Add><intA>1</intA><intB>2</intB></Add></soap:Body></soap:Envelope>'
+      const soap = (headers: Record<string, string>) => send(`${server.url}/api/calc/soap/Calculator`, { method: 'POST', body: envelope, headers: { 'content-type': 'text/xml', ...headers } })
+      expect((await soap({})).headers.get('www-authenticate')).toBe('Basic realm="mockapi", charset="UTF-8"')
+      expect((await soap({ authorization: basic('admin', 'secret') })).status).toBe(200)
+      const started = performance.now()
+      const refused = await fetch(`${server.url}/api/slow-stats`)
+      const ms = performance.now() - started
+      expect(refused.status).toBe(401)
+      expect(ms).toBeGreaterThanOrEqual(290)
+      // The endpoint's 5 s delay is for answers, not for refusals.
+      expect(ms).toBeLessThan(4000)
+    } finally {
+      await server.close()
+    }
   })
 })
