@@ -35,7 +35,7 @@ export interface MockDeps {
 }
 
 /*
- * One request through the stages: match → policy → (delay) → fault → validate → answer → record. Each stage is a
+ * One request through the stages: match → auth → policy → (delay) → fault → validate → answer → record. Each stage is a
  * function with a named input and output, so a new stage (rule selection, faults, auth, proxying)
  * goes between two of them without touching the others.
  */
