@@ -185,6 +185,9 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       const format = e.import === undefined ? undefined : importFormats.get(e.import)
       if (format === undefined) fail([...at, 'import'], 'must be the title of an entry under imports')
       spec.import = e.import!
+      if (spec.auth !== undefined && specKindOf(format!).routing !== 'route') {
+        fail([...at, 'auth'], 'applies to HTTP routes; a GraphQL, SOAP or gRPC operation follows the project\'s auth')
+      }
       const naming = specKindOf(format!).operations
       // A route names its operation by pointer; other kinds name it in the path.
       if (naming.by === 'routes') {

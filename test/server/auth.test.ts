@@ -327,6 +327,10 @@ describe('GraphQL mounts', () => {
     expect(answered.json.data.allFilms).toBeDefined()
     const refused = await ws.run('endpoint', 'set', 'POST', '/graphql#Query.allFilms', '--auth', 'none')
     expect(refused.stderr).toMatch(/auth applies to HTTP routes/)
+    // A project file says where.
+    const exported = await ws.ok('export')
+    writeFileSync(join(ws.cwd, 'films.yaml'), exported.replace(/( {4}path: \/graphql#Query\.allFilms\n)/, '$1    auth: none\n'))
+    expect((await ws.run('apply', 'films.yaml')).stderr).toMatch(/films\.yaml, line \d+: endpoints\[\d+\]\.auth applies to HTTP routes/)
   })
 })
 
