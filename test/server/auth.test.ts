@@ -183,6 +183,14 @@ describe('auth on mock routes', () => {
     writeFileSync(join(ws.cwd, 'bad.yaml'), 'name: Shop\nslug: shop\nauth:\n  type: apiKey\n  in: header\n  name: X-Key\n  keys: []\n')
     const applied = await ws.run('apply', 'bad.yaml')
     expect(applied.stderr).toMatch(/bad\.yaml, line 7: auth\.keys must be a non-empty list/)
+    for (const [yaml, message] of [
+      ['auth: 5', /line 3: auth must be an auth scheme \(\{type: bearer \| apiKey \| basic, …\}\) or a list of schemes/],
+      ['endpoints:\n  - { method: GET, path: /api/stats, auth: nope }', /line 4: endpoints\[0\]\.auth must be none, an auth scheme/],
+      ['endpoints:\n  - { method: GET, path: /api/stats, auth: { type: bearer, tokns: [a] } }', /line 4: endpoints\[0\]\.auth\.tokns is not a setting of bearer auth; it takes type, tokens/],
+    ] as const) {
+      writeFileSync(join(ws.cwd, 'bad.yaml'), `name: Shop\nslug: shop\n${yaml}\n`)
+      expect((await ws.run('apply', 'bad.yaml')).stderr).toMatch(message)
+    }
     expect(snapshot(ws.db)).toBe(before)
     await expectAliveAndIntact(url, ws.db)
   })
