@@ -44,6 +44,19 @@ export interface ResponseFile {
   size: number
 }
 
+/**
+ * A credential a mock route demands (docs/mocking.md, "Auth"): `bearer` (any token, or one of
+ * `tokens`), `apiKey` (a header, query parameter or cookie; any key, or one of `keys`), `basic`
+ * (one of `users`, name → password).
+ */
+export type AuthScheme =
+  | { type: 'bearer'; tokens?: string[] }
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; keys?: string[] }
+  | { type: 'basic'; users: Record<string, string> }
+
+/** An endpoint's auth: schemes (any one passes), `none` (public), or null (the project's). */
+export type EndpointAuth = AuthScheme[] | 'none' | null
+
 export interface Project {
   id: number
   name: string
@@ -55,6 +68,10 @@ export interface Project {
   seedValue: number | null
   /** strict: naming rules refuse; warn: they warn; off: only the structural checks. */
   pathRules: PathRules
+  /** What every mock route demands unless its endpoint says otherwise; null: nothing. */
+  auth: AuthScheme[] | null
+  /** Imported OpenAPI operations enforce their `security` requirements. */
+  openapiSecurity: boolean
   createdAt: string
 }
 
@@ -89,6 +106,8 @@ export interface Endpoint {
   delayMaxMs: number | null
   /** A network fault every call gets instead of an answer; null: none. */
   fault: Fault | null
+  /** The credentials this endpoint demands: its own schemes, `none`, or null for the project's. */
+  auth: EndpointAuth
   /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
   /** `json`: `body` is JSON text; `text`: `body` is a text template; `file`: `fileId`'s bytes are answered. */

@@ -9,6 +9,8 @@ export function projectView(project: Project) {
     shareToken: project.shareToken,
     isDefault: project.isDefault,
     pathRules: project.pathRules,
+    auth: project.auth,
+    openapiSecurity: project.openapiSecurity,
     createdAt: project.createdAt,
   }
 }
@@ -31,6 +33,8 @@ export function endpointView(endpoint: Endpoint) {
     /** The delay as set: milliseconds, or a range `"100-300"` drawn per request (`delayMs` is then its low end). */
     delay: endpoint.delayMaxMs === null ? endpoint.delayMs : `${endpoint.delayMs}-${endpoint.delayMaxMs}`,
     fault: endpoint.fault,
+    /** Its own auth: schemes, `none`, or null for the project's. */
+    auth: endpoint.auth,
     headers: endpoint.headers,
     /** json (`body`), text (`text`) or file (`file`); contentType overrides what the type implies. */
     bodyType: endpoint.bodyType,
@@ -53,11 +57,11 @@ export type EndpointView = ReturnType<typeof endpointView>
  * An endpoint as the management API lists it: with the URL a client calls it at (docs/management-api.md),
  * null for a gRPC method while nothing listens for gRPC. The CLI's `--json` keeps `endpointView`.
  */
-export type ServedEndpointView = EndpointView & { url: string | null; call: string | null }
+export type ServedEndpointView = EndpointView & { url: string | null; call: string | null; effectiveAuth: string }
 
 /** `call`: a shell line that calls the endpoint at `url` (curl, or grpcurl for a gRPC method). */
-export function servedEndpointView(endpoint: Endpoint, served: { url: string | null; call: string | null }): ServedEndpointView {
-  return { ...endpointView(endpoint), url: served.url, call: served.call }
+export function servedEndpointView(endpoint: Endpoint, served: { url: string | null; call: string | null; effectiveAuth: string }): ServedEndpointView {
+  return { ...endpointView(endpoint), url: served.url, call: served.call, effectiveAuth: served.effectiveAuth }
 }
 
 /** A format `POST …/imports` takes, as `GET …/imports/formats` lists it. */

@@ -135,7 +135,7 @@ export const listProjects = async () => (await call('')).data
 export const getProject = async (projectId) => (await call(`/${projectId}`)).data
 
 /**
- * @param {{ pathRules?: 'strict' | 'warn' | 'off' }} change
+ * @param {{ pathRules?: 'strict' | 'warn' | 'off', auth?: unknown, openapiSecurity?: boolean }} change
  * @returns {Promise<ProjectSummaryView>}
  */
 export const updateProject = async (change) => (await call(`/${currentProject().id}`, { method: 'PATCH', body: change })).data
@@ -145,7 +145,7 @@ export const listEndpoints = async () => (await inProject('/endpoints')).data
 
 /**
  * @param {number} endpointId
- * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, contentType?: string | null, body?: unknown, text?: string }} change
+ * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string }} change
  * @returns {Promise<ServedEndpointView>}
  */
 export const updateEndpoint = async (endpointId, change) => (await inProject(`/endpoints/${endpointId}`, { method: 'PATCH', body: change })).data

@@ -3,6 +3,7 @@
 
 import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint, uploadEndpointFile } from './api.js'
 import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
+import { authText, parseAuthText } from './auth-text.js'
 import { refreshProjects } from './projects.js'
 import { state } from './state.js'
 
@@ -51,6 +52,7 @@ function endpointRow(endpoint) {
     ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
     h('td', { class: 'fit' }, faultSelect(endpoint, name)),
     h('td', { class: 'fit' }, bodyCell(endpoint, name)),
+    h('td', { class: 'auth-cell' }, authInput(endpoint, name)),
     h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
 }
 
@@ -220,6 +222,39 @@ async function saveContentType(endpoint, box) {
     box.setAttribute('aria-invalid', 'true')
     notify(message, 'error')
   })
+}
+
+/**
+ * The endpoint's own auth (JSON, `none`, or empty for the project's) over what it demands in effect.
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ */
+function authInput(endpoint, name) {
+  const box = h('input', {
+    type: 'text', value: authText(endpoint.auth), placeholder: 'inherit', spellcheck: false,
+    title: 'none, {"type":"bearer","tokens":["t-1"]}, {"type":"apiKey","in":"header","name":"X-API-Key"}, {"type":"basic","users":{"admin":"secret"}}, a list; empty: the project\'s',
+    'aria-label': `Auth of ${name}`, 'data-testid': 'endpoint-auth',
+  })
+  const effective = h('div', { class: 'muted small', 'data-testid': 'endpoint-effective-auth' }, endpoint.effectiveAuth)
+  box.addEventListener('change', () => guard(async () => {
+    let auth
+    try {
+      auth = parseAuthText(box.value)
+    } catch (error) {
+      box.setAttribute('aria-invalid', 'true')
+      return notify(`Auth must be none, JSON or empty: ${/** @type {Error} */ (error).message}`, 'error')
+    }
+    const updated = await updateEndpoint(endpoint.id, { auth })
+    Object.assign(endpoint, updated)
+    box.value = authText(updated.auth)
+    box.removeAttribute('aria-invalid')
+    effective.textContent = updated.effectiveAuth
+    notify(`Saved: auth of ${endpoint.method} ${endpoint.path} is ${updated.effectiveAuth}`)
+  }, (message) => {
+    box.setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  }))
+  return h('div', {}, box, effective)
 }
 
 /** @param {ServedEndpointView} endpoint */

@@ -160,7 +160,7 @@ function wire() {
   for (const tab of TABS) $(`tab-${tab}`).addEventListener('click', () => activateTab(tab))
   $('tabs').addEventListener('keydown', onTabKey)
   wireEndpoints()
-  wireProjectSettings()
+  wireProjectSettings(loadEndpoints)
   wireImport()
   wireRecords()
   wireInbox()

@@ -2,7 +2,8 @@
 // The project list on the left.
 
 import { listProjects, updateProject } from './api.js'
-import { $, guard, h, notify, select } from './dom.js'
+import { $, guard, h, input, notify, select } from './dom.js'
+import { authText, parseAuthText } from './auth-text.js'
 import { state } from './state.js'
 
 /** @typedef {import('./api.js').ProjectSummaryView} ProjectSummaryView */
@@ -40,10 +41,53 @@ export async function refreshProjects() {
  */
 export function renderProjectSettings(project) {
   select('project-path-rules').value = project.pathRules
+  input('project-auth').value = authText(project.auth)
+  input('project-auth').removeAttribute('aria-invalid')
+  input('project-openapi-security').checked = project.openapiSecurity
 }
 
-/** A changed setting is saved at once; a refusal puts the stored value back. */
-export function wireProjectSettings() {
+/**
+ * Saves one project setting; a refusal puts the stored values back.
+ * @param {{ auth?: unknown, openapiSecurity?: boolean }} change
+ * @param {string} what
+ * @param {() => Promise<void>} then
+ */
+async function saveAuthSetting(change, what, then) {
+  const project = state.project
+  if (!project) return
+  const updated = await guard(() => updateProject(change), (message) => {
+    input('project-auth').setAttribute('aria-invalid', 'true')
+    notify(message, 'error')
+  })
+  if (!updated || state.project?.id !== project.id) {
+    if (!updated) input('project-openapi-security').checked = project.openapiSecurity
+    return
+  }
+  state.project = { ...project, ...updated }
+  state.projects = state.projects.map((p) => (p.id === updated.id ? { ...p, ...updated } : p))
+  renderProjectSettings(state.project)
+  notify(`Saved: ${what} of ${updated.slug}`)
+  await then()
+}
+
+/**
+ * A changed setting is saved at once; a refusal puts the stored value back.
+ * @param {() => Promise<void>} onAuthChanged lists the endpoints again: what each demands may have changed
+ */
+export function wireProjectSettings(onAuthChanged) {
+  const auth = input('project-auth')
+  auth.addEventListener('change', () => {
+    let parsed
+    try {
+      parsed = parseAuthText(auth.value)
+    } catch (error) {
+      auth.setAttribute('aria-invalid', 'true')
+      return notify(`Auth must be JSON or empty: ${/** @type {Error} */ (error).message}`, 'error')
+    }
+    void saveAuthSetting({ auth: parsed === 'none' ? null : parsed }, 'auth', onAuthChanged)
+  })
+  const security = input('project-openapi-security')
+  security.addEventListener('change', () => void saveAuthSetting({ openapiSecurity: security.checked }, 'OpenAPI security', onAuthChanged))
   const rules = select('project-path-rules')
   rules.addEventListener('change', async () => {
     const project = state.project

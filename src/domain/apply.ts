@@ -59,6 +59,7 @@ function settingsOf(context: Context, spec: EndpointSpec | undefined, endpoint: 
     headers: spec.headers,
     delay: spec.delay === undefined ? undefined : parseDelay(spec.delay),
     fault: spec.fault,
+    auth: spec.auth,
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     text: spec.text,
     // Stored once per name and bytes, so applying the same file again keeps the same id.
@@ -78,6 +79,8 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
     const created = createProject(context, { name: file.name, slug })
     context.repos.projects.updateInfo(created.id, { name: file.name, description: file.description, seedValue: file.seed })
     if (file.pathRules) context.repos.projects.setPathRules(created.id, file.pathRules)
+    if (file.auth) context.repos.projects.setAuth(created.id, file.auth)
+    if (file.openapiSecurity === false) context.repos.projects.setOpenapiSecurity(created.id, false)
     changes.push(`+ project ${slug}`)
     return { project: context.repos.projects.byId(created.id)!, seedChanged: false }
   }
@@ -91,6 +94,16 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
   if (pathRules !== existing.pathRules) {
     context.repos.projects.setPathRules(existing.id, pathRules)
     changes.push(`~ project ${slug} pathRules: ${pathRules}`)
+  }
+  const auth = file.auth ?? (options.prune ? null : existing.auth)
+  if (canonical(auth) !== canonical(existing.auth)) {
+    context.repos.projects.setAuth(existing.id, auth)
+    changes.push(`~ project ${slug} auth`)
+  }
+  const openapiSecurity = file.openapiSecurity ?? (options.prune ? true : existing.openapiSecurity)
+  if (openapiSecurity !== existing.openapiSecurity) {
+    context.repos.projects.setOpenapiSecurity(existing.id, openapiSecurity)
+    changes.push(`~ project ${slug} openapiSecurity: ${openapiSecurity}`)
   }
   return { project: context.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }

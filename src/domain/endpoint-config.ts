@@ -3,7 +3,7 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
-import { FAULTS, type Endpoint } from '../model.ts'
+import { FAULTS, type Endpoint, type EndpointAuth } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
@@ -11,6 +11,7 @@ import { checkContentType, checkText, checkUpload, decodeBase64, storeFile, type
 import type { Context } from './context.ts'
 import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod, type AddEndpointInput } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
+import { checkEndpointAuth } from './auth-settings.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -23,6 +24,8 @@ export interface SettingsInput {
   delay?: DelaySpec | undefined
   /** A network fault every call gets instead of an answer; null clears it. */
   fault?: string | null | undefined
+  /** The credentials it demands: schemes, `none`, or null for the project's (checked by `checkEndpointAuth`). */
+  auth?: EndpointAuth | undefined
   /** JSON text, or null to clear. */
   body?: string | null | undefined
   /** A text body (a template); replaces a JSON body or a file. */
@@ -41,7 +44,7 @@ export interface SettingsInput {
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, auth: null, body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 /** What most kinds answer: an HTTP status. */
@@ -70,11 +73,15 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
     ...mergedDelay(input, current),
     fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
+    auth: input.auth === undefined ? current.auth : checkEndpointAuth(input.auth),
     ...mergeBody(current, input),
     contentType: input.contentType === undefined ? current.contentType : input.contentType === null ? null : checkContentType(input.contentType),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
     errorStatus: input.errorStatus === undefined ? current.errorStatus : statuses.check(input.errorStatus),
+  }
+  if (next.auth !== null && kind && kindOf(kind).routing !== 'route') {
+    throw new AppError('INVALID_INPUT', 'auth applies to HTTP routes; a GraphQL, SOAP or gRPC operation follows the project\'s auth')
   }
   if (!Number.isFinite(next.errorRate) || next.errorRate < 0 || next.errorRate > 100) {
     throw new AppError('INVALID_INPUT', `error rate ${next.errorRate} must be a percentage from 0 to 100`)
@@ -111,8 +118,8 @@ function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<Endpoi
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, delayMaxMs, fault, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, delayMaxMs, fault, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, delayMaxMs, fault, auth, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
+  return { status, headers, delayMs, delayMaxMs, fault, auth, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -147,7 +154,7 @@ export function addEndpointWithBody(context: Context, input: AddEndpointInput, s
   })
 }
 
-const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema'] as const
+const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'auth', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -194,6 +201,7 @@ export function settingsFromJson(input: unknown): SettingsInput {
     delay: delay === undefined ? undefined : fieldValue('delay', () => parseDelay(delay as string | number)),
     delayMs: numberOf('delayMs'),
     fault: fault === undefined || fault === null ? (fault as null | undefined) : fieldValue('fault', () => checkFault(fault as string)),
+    auth: fields.auth === undefined ? undefined : checkEndpointAuth(fields.auth),
     errorRate: numberOf('errorRate'),
     errorStatus: numberOf('errorStatus'),
     headers: headers as Record<string, string> | undefined,
@@ -215,6 +223,12 @@ function fileFromJson(value: unknown, field: string): UploadedFile {
   const bytes = decodeBase64(file.base64)
   if (!bytes) invalidSetting(`${field}.base64`, 'is not base64')
   return { name: file.name, bytes }
+}
+
+/** A refusal that already names a field inside `field` (`auth[0].tokens`) is passed on as it is. */
+function namesItsField(error: AppError, field: string): boolean {
+  const named = Array.isArray(error.details) ? (error.details[0] as { field?: unknown } | undefined)?.field : undefined
+  return typeof named === 'string' && named.startsWith(field)
 }
 
 /** A fixed response its kind could never answer (a gRPC method's must fit its output message) is refused. */
@@ -239,7 +253,7 @@ export async function configureEndpointFields(context: Context, endpoint: Endpoi
       else mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
       if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
     } catch (error) {
-      if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)
+      if (error instanceof AppError && error.status === 400 && !namesItsField(error, field)) invalidSetting(field, `is not valid: ${error.message}`)
       throw error
     }
   }

@@ -1,8 +1,9 @@
 import { routeShape } from '../engine/path-pattern.ts'
 import { AppError } from '../errors.ts'
 import { kindOf } from '../kinds/registry.ts'
-import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
+import { HTTP_METHODS, type Endpoint, type EndpointAuth, type HttpMethod, type Project, type Resource, type ResourceAction } from '../model.ts'
 import type { DelaySpec } from '../engine/delay.ts'
+import { checkEndpointAuth } from './auth-settings.ts'
 import type { Context } from './context.ts'
 import { checkFault, storedDelay } from './latency.ts'
 import { checkEndpointPath } from './path-rules.ts'
@@ -110,6 +111,8 @@ export interface AddEndpointInput {
   delay?: DelaySpec | undefined
   /** A network fault every call gets instead of an answer. */
   fault?: string | undefined
+  /** The credentials it demands: schemes or `none`; absent: the project's. */
+  auth?: EndpointAuth | undefined
   headers?: Record<string, string> | undefined
   /** false for a project built from an imported spec, whose paths (`/pets`) the path rules do not judge; else the project's `pathRules` say how. */
   rules?: boolean
@@ -127,6 +130,7 @@ export function addEndpoint(context: Context, input: AddEndpointInput): { endpoi
   const status = input.status === undefined ? undefined : checkStatus(input.status)
   const { delayMs, delayMaxMs } = input.delay ? storedDelay(input.delay) : { delayMs: checkDelay(input.delayMs ?? 0), delayMaxMs: null }
   const fault = input.fault === undefined ? null : checkFault(input.fault)
+  const auth = input.auth === undefined ? null : checkEndpointAuth(input.auth)
   const body = input.body === undefined ? null : checkJsonBody(input.body)
   return writeTransaction(context.db, () => {
     const project = selectProject(context, input.project)
@@ -149,6 +153,7 @@ export function addEndpoint(context: Context, input: AddEndpointInput): { endpoi
       delayMs,
       delayMaxMs,
       fault,
+      auth,
       body,
       createdAt: context.clock.now().toISOString(),
     })

@@ -45,6 +45,7 @@ function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<nu
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
   if (settings.delayMs !== 0 || settings.delayMaxMs !== null) spec.delay = formatDelay(delayOf(settings))
   if (settings.fault !== null) spec.fault = settings.fault
+  if (settings.auth !== null) spec.auth = settings.auth
   if (settings.body !== null && settings.bodyType === 'json') spec.body = JSON.parse(settings.body) as unknown
   if (settings.body !== null && settings.bodyType === 'text') spec.text = settings.body
   // The bytes themselves, so the exported file stands alone.
@@ -88,6 +89,8 @@ export function exportProject(context: Context, project: Project): ProjectFile {
     description: project.description,
     seed: project.seedValue,
     ...(project.pathRules !== 'strict' ? { pathRules: project.pathRules } : {}),
+    ...(project.auth !== null ? { auth: project.auth } : {}),
+    ...(!project.openapiSecurity ? { openapiSecurity: false } : {}),
     resources,
     endpoints: endpointSpecs,
     webhooks: context.repos.subscriptions.listByProject(project.id).sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
@@ -117,6 +120,8 @@ export function toYaml(file: ProjectFile): string {
     ...(file.description ? { description: file.description } : {}),
     ...(file.seed !== null ? { seed: file.seed } : {}),
     ...(file.pathRules && file.pathRules !== 'strict' ? { pathRules: file.pathRules } : {}),
+    ...(file.auth ? { auth: file.auth } : {}),
+    ...(file.openapiSecurity === false ? { openapiSecurity: false } : {}),
     resources,
     endpoints: file.endpoints,
     ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { Fault, PathRules, SpecFormat } from '../model.ts'
+import type { AuthScheme, Fault, PathRules, SpecFormat } from '../model.ts'
 
 /**
  * The project file's JSON Schema (schema/mockapi.schema.json) is the source of truth for its shape:
@@ -18,6 +18,8 @@ export interface RawProjectFile {
   description?: string
   seed?: number | null
   pathRules?: PathRules
+  auth?: AuthScheme | AuthScheme[]
+  openapiSecurity?: boolean
   resources?: RawResource[] | null
   endpoints?: RawEndpoint[] | null
   webhooks?: RawWebhook[] | null
@@ -40,6 +42,7 @@ export interface RawEndpoint {
   headers?: Record<string, string> | null
   delay?: number | string
   fault?: Fault
+  auth?: 'none' | AuthScheme | AuthScheme[]
   body?: unknown
   text?: string
   file?: string | { name: string; base64: string }

@@ -3,7 +3,8 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
 import { decodeBase64, MAX_FILE_BYTES } from './bodies.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
@@ -17,6 +18,10 @@ export interface ProjectFile {
   seed: number | null
   /** How new paths are judged; absent: strict. Applied before the resources and endpoints. */
   pathRules?: PathRules
+  /** What every mock route demands; absent: nothing. */
+  auth?: AuthScheme[]
+  /** Absent: true (imported OpenAPI operations enforce their security). */
+  openapiSecurity?: boolean
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
@@ -56,6 +61,8 @@ export interface EndpointSpec {
   /** Milliseconds, or a range `"100-300"` (checked when the file is read). */
   delay?: number | string
   fault?: Fault
+  /** `none`, or schemes; absent: the project's. */
+  auth?: 'none' | AuthScheme[]
   body?: unknown
   /** A text body (a template). */
   text?: string
@@ -133,6 +140,19 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     throw refusal(offset, `unknown key "${problem.key}" ${problem.path.length ? `in ${where(problem.path)}` : 'at the top level'}; ${hint}`, true)
   }
   const file = checked.file
+  /** An auth setting checked as the API checks it, its refusal placed at the line of the field it names (`auth[0].tokens`). */
+  const authAt = <T>(at: Path, check: (field: string) => T): T => {
+    try {
+      return check('auth')
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      const detail = (error.details as { field: string; message: string }[] | undefined)?.[0]
+      if (!detail) fail([...at, 'auth'], error.message)
+      const path = detail!.field.split(/[.[\]]+/).filter(Boolean).map((part) => (/^\d+$/.test(part) ? Number(part) : part))
+      return fail([...at, ...path], detail!.message)
+    }
+  }
+  const projectAuth = file.auth === undefined ? undefined : authAt([], (field) => checkAuthSetting(file.auth, field) ?? undefined)
 
   const resources = (file.resources ?? []).map((r): ResourceSpec => ({
     path: r.path,
@@ -168,6 +188,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
       spec.delay = e.delay
     }
     if (e.fault !== undefined) spec.fault = e.fault
+    if (e.auth !== undefined) spec.auth = authAt(at, (field) => checkEndpointAuth(e.auth, field) as 'none' | AuthScheme[])
     if ([e.body, e.text, e.file].filter((value) => value !== undefined).length > 1) {
       fail(at, 'has more than one of body, text and file: an endpoint answers one body')
     }
@@ -182,6 +203,9 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
       const format = e.import === undefined ? undefined : importFormats.get(e.import)
       if (format === undefined) fail([...at, 'import'], 'must be the title of an entry under imports')
       spec.import = e.import!
+      if (spec.auth !== undefined && specKindOf(format!).routing !== 'route') {
+        fail([...at, 'auth'], 'applies to HTTP routes; a GraphQL, SOAP or gRPC operation follows the project\'s auth')
+      }
       const naming = specKindOf(format!).operations
       // A route names its operation by pointer; other kinds name it in the path.
       if (naming.by === 'routes') {
@@ -211,6 +235,8 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     description: file.description ?? '',
     seed: file.seed ?? null,
     ...(file.pathRules !== undefined ? { pathRules: file.pathRules } : {}),
+    ...(projectAuth !== undefined ? { auth: projectAuth } : {}),
+    ...(file.openapiSecurity !== undefined ? { openapiSecurity: file.openapiSecurity } : {}),
     resources,
     endpoints,
     webhooks,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
 import { PATH_RULES, type PathRules, type Project } from '../model.ts'
 import type { Context } from './context.ts'
+import { checkAuthSetting } from './auth-settings.ts'
 import { projectView } from '../views.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -117,7 +118,7 @@ export function checkPathRules(value: unknown): PathRules {
   return value as PathRules
 }
 
-const PROJECT_SETTINGS = ['pathRules']
+const PROJECT_SETTINGS = ['pathRules', 'auth', 'openapiSecurity']
 
 /**
  * The settings `mockapi project set` and `PATCH /api/projects/{id}` change. Existing paths are not
@@ -135,10 +136,17 @@ export function updateProjectSettings(context: Context, project: Project, input:
   }
   if (Object.keys(fields).length === 0) throw new AppError('INVALID_INPUT', `nothing to change: send any of ${PROJECT_SETTINGS.join(', ')}`)
   const pathRules = fields.pathRules === undefined ? undefined : checkPathRules(fields.pathRules)
+  const auth = fields.auth === undefined ? undefined : checkAuthSetting(fields.auth)
+  const openapiSecurity = fields.openapiSecurity
+  if (openapiSecurity !== undefined && typeof openapiSecurity !== 'boolean') {
+    throw new AppError('INVALID_INPUT', `openapiSecurity must be true or false, got ${JSON.stringify(openapiSecurity)}`, { details: [{ field: 'openapiSecurity', message: 'must be true or false' }] })
+  }
   return writeTransaction(context.db, () => {
     const current = context.repos.projects.byId(project.id)
     if (!current) throw new AppError('PROJECT_NOT_FOUND', `project ${project.id} no longer exists`)
     if (pathRules !== undefined) context.repos.projects.setPathRules(project.id, pathRules)
+    if (auth !== undefined) context.repos.projects.setAuth(project.id, auth)
+    if (openapiSecurity !== undefined) context.repos.projects.setOpenapiSecurity(project.id, openapiSecurity)
     return context.repos.projects.byId(project.id)!
   })
 }

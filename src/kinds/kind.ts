@@ -5,7 +5,8 @@
  * them, so a server that never imports pays nothing for them.
  */
 import type { MountAnswerer, RouteStages } from '../engine/exchange.ts'
-import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecFormat } from '../model.ts'
+import type { AuthRequirement } from '../engine/auth-check.ts'
+import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecDocument, SpecFormat } from '../model.ts'
 
 /**
  * How requests reach a kind's endpoints:
@@ -50,6 +51,11 @@ export interface KindModule<K extends EndpointKind = EndpointKind> {
    * absent: JSON `{}` for POST, PUT and PATCH. Shown as the endpoint's `call` by the management API.
    */
   callArguments?: string[]
+  /**
+   * The credentials an endpoint's spec demands (OpenAPI `security`): alternatives that OR, each a
+   * list that ANDs; `[]` public; null when the spec says nothing (the project's auth applies).
+   */
+  security?(spec: SpecDocument, endpoint: Pick<Endpoint, 'operation'>): AuthRequirement[][] | null
 }
 
 /** Where an import's document comes from. */

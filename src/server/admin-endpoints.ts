@@ -1,4 +1,5 @@
 import type { H3, H3Event } from 'h3'
+import { effectiveAuthOf } from '../domain/auth-settings.ts'
 import { deleteEndpoint, endpointsByPath, requireEndpointById } from '../domain/endpoints.ts'
 import { fileContent, MAX_FILE_BYTES } from '../domain/bodies.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
@@ -13,7 +14,7 @@ import { servedAt, servedViews } from './served-url.ts'
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { context } = deps
   /** Endpoints with the URL they are served at, on the host this request came to. */
-  const viewsFor = (event: H3Event, project: Project) => servedViews(project, servedAt(event, deps.grpcPort()))
+  const viewsFor = (event: H3Event, project: Project) => servedViews(project, servedAt(event, deps.grpcPort()), effectiveAuthOf(context, project))
 
   route(app, '/api/projects/:projectId/endpoints', async (event) => {
     const project = await authorized(event)

@@ -1,4 +1,5 @@
 import type { H3 } from 'h3'
+import { effectiveAuthOf } from '../domain/auth-settings.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { SPEC_KINDS } from '../kinds/registry.ts'
 import { importRequestFromJson, loadImport, MAX_SPEC_BYTES, storeImport, type ImportResult } from '../domain/import.ts'
@@ -48,6 +49,6 @@ export function mountAdminImports(app: H3, deps: AdminDeps, authorized: Authoriz
     // Read and parsed before the write lock is asked for; only storing is tried again while another process holds it.
     const loaded = await loadImport(importRequestFromJson(body))
     const result = await whenStoreFree(context.db, () => storeImport(context, project, loaded))
-    return jsonResponse(201, importResultView(result, servedViews(result.project, servedAt(event, deps.grpcPort()))))
+    return jsonResponse(201, importResultView(result, servedViews(result.project, servedAt(event, deps.grpcPort()), effectiveAuthOf(context, result.project))))
   })
 }

@@ -7,6 +7,7 @@ import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-
 import { createSpecCache } from '../engine/spec-cache.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
+import type { AuthScheme } from '../model.ts'
 import { recordServed, type LoggedExchange } from './pipeline/record.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
@@ -24,6 +25,12 @@ function createSnapshots(context: Context, catalog: Catalog, methodsOf: (descrip
     const descriptors = new Map<number, Record<string, unknown>>()
     const methods = new Map<string, GrpcMethodBinding>()
     const served: string[] = []
+    // What each project demands, read once per snapshot (the catalog rebuilds when a project changes).
+    const authOf = new Map<number, AuthScheme[] | null>()
+    const projectAuth = (projectId: number) => {
+      if (!authOf.has(projectId)) authOf.set(projectId, context.repos.projects.byId(projectId)?.auth ?? null)
+      return authOf.get(projectId)!
+    }
     for (const { endpoint, importedAt } of current) {
       const specId = endpoint.specId!
       const spec = parsed({ specId, importedAt }, () => {
@@ -34,7 +41,7 @@ function createSnapshots(context: Context, catalog: Catalog, methodsOf: (descrip
       if (!info) continue
       descriptors.set(specId, spec.descriptor)
       const { status, body, delayMs, delayMaxMs, errorRate, errorStatus, fault } = endpoint
-      methods.set(endpoint.path, { info, specId, endpointId: endpoint.id, projectId: endpoint.projectId, settings: { status, body, delayMs, delayMaxMs, errorRate, errorStatus, fault } })
+      methods.set(endpoint.path, { info, specId, endpointId: endpoint.id, projectId: endpoint.projectId, auth: projectAuth(endpoint.projectId), settings: { status, body, delayMs, delayMaxMs, errorRate, errorStatus, fault } })
       served.push(`${endpoint.path}@${specId}:${importedAt}`)
     }
     const version = served.sort().join('|')

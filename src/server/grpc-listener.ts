@@ -10,11 +10,12 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import { grpcMessages, grpcOutcome, type GrpcOutcome } from '../kinds/grpc/answer.ts'
 import { PROTO_LOADER_OPTIONS, type GrpcMethodInfo } from '../kinds/grpc/load.ts'
-import type { DelaySpec } from '../engine/delay.ts'
+import { checkAuth } from '../engine/auth-check.ts'
+import { drawDelay, type DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
-import type { Fault } from '../model.ts'
+import type { AuthScheme, Fault } from '../model.ts'
 import { HANG_MS } from './faults.ts'
-import { GRPC_INTERNAL, GRPC_OK, GRPC_UNIMPLEMENTED } from '../kinds/grpc/status.ts'
+import { GRPC_INTERNAL, GRPC_OK, GRPC_PERMISSION_DENIED, GRPC_UNAUTHENTICATED, GRPC_UNIMPLEMENTED } from '../kinds/grpc/status.ts'
 
 export interface GrpcSettings {
   /** gRPC status code to answer (0 OK … 16); an HTTP status 100–599 is mapped to the closest gRPC code (200→OK, 404→NOT_FOUND, 500→INTERNAL, 503→UNAVAILABLE, 401→UNAUTHENTICATED, 403→PERMISSION_DENIED, 400/422→INVALID_ARGUMENT, 409→ALREADY_EXISTS, 429→RESOURCE_EXHAUSTED, 501→UNIMPLEMENTED, 504→DEADLINE_EXCEEDED). */
@@ -37,6 +38,8 @@ export interface GrpcMethodBinding {
   specId: number
   endpointId: number
   projectId: number
+  /** The project's auth, read from the call's metadata; null: none. */
+  auth: AuthScheme[] | null
   settings: GrpcSettings
 }
 
@@ -239,10 +242,38 @@ function servedFor(binding: GrpcMethodBinding, spec: SpecTypes | undefined): Ser
 /** binding null: the path is no longer mocked. */
 interface Outcome extends GrpcOutcome { binding: GrpcMethodBinding | null }
 
+/** Metadata as request headers: the project's auth reads `authorization`, an API key's header, `cookie`. */
+function metadataHeaders(metadata: grpc.Metadata): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(metadata.getMap())) {
+    if (typeof value === 'string' && !name.endsWith('-bin')) {
+      try {
+        headers.set(name, value)
+      } catch {
+        // A value Headers refuses cannot be a credential either.
+      }
+    }
+  }
+  return headers
+}
+
+/** The project's auth over the call's metadata: UNAUTHENTICATED (16) without credentials, PERMISSION_DENIED (7) for one not listed. */
+function refusedCall(binding: GrpcMethodBinding, call: WaitingCall, context: CallContext): Outcome | null {
+  if (!binding.auth) return null
+  const verdict = checkAuth(binding.auth.map((scheme) => [scheme]), { headers: metadataHeaders(call.metadata), query: new URLSearchParams() })
+  if (verdict.ok) return null
+  const { delayFloor, random } = context.options
+  // Only the delay floor holds a refusal, as over HTTP.
+  const delayMs = delayFloor ? drawDelay(delayFloor, random ?? Math.random) : 0
+  return { binding, code: verdict.status === 401 ? GRPC_UNAUTHENTICATED : GRPC_PERMISSION_DENIED, details: `mockapi: ${verdict.message}`, delayMs, fault: null }
+}
+
 /** The binding as it is now (settings change without re-registering) and the status this call gets. */
-function outcomeFor(path: string, served: Served, context: CallContext): Outcome {
+function outcomeFor(path: string, served: Served, context: CallContext, call: WaitingCall): Outcome {
   const binding = context.options.snapshot().methods.get(path)
   if (!binding) return { binding: null, code: GRPC_UNIMPLEMENTED, details: `mockapi: ${path} is no longer mocked`, delayMs: 0, fault: null }
+  const refused = refusedCall(binding, call, context)
+  if (refused) return refused
   if (served.failure) return { binding, code: GRPC_INTERNAL, details: `mockapi: ${served.failure}`, delayMs: binding.settings.delayMs, fault: null }
   return { binding, ...grpcOutcome(binding.settings, context.options.random ?? Math.random, context.options.delayFloor) }
 }
@@ -279,6 +310,7 @@ function sleep(ms: number): Promise<void> {
 /** A call as a `hang` fault waits on it: it ends when the client cancels (or its deadline passes). */
 interface WaitingCall {
   cancelled: boolean
+  metadata: grpc.Metadata
   once(event: 'cancelled', listener: () => void): unknown
   off(event: 'cancelled', listener: () => void): unknown
 }
@@ -339,7 +371,7 @@ interface Reply {
 /** Unary and server-streaming calls: after the delay, `count` messages or the configured failure, then one report. */
 async function answerOnce(path: string, served: Served, context: CallContext, call: WaitingCall, count: number, reply: Reply): Promise<void> {
   const started = performance.now()
-  const outcome = outcomeFor(path, served, context)
+  const outcome = outcomeFor(path, served, context, call)
   await sleep(outcome.delayMs)
   if (outcome.fault === 'hang') await hang(call)
   if (call.cancelled) {
@@ -377,7 +409,7 @@ function answerStream(path: string, served: Served, context: CallContext, call: 
 /** Bidi: one answer per incoming message (a fixed array is taken in turn), ending when the client ends. */
 async function answerEach(path: string, served: Served, context: CallContext, call: ServerDuplexStream<object, object>): Promise<void> {
   const started = performance.now()
-  const outcome = outcomeFor(path, served, context)
+  const outcome = outcomeFor(path, served, context, call)
   const { binding } = outcome
   if (!binding || outcome.code !== GRPC_OK) {
     await sleep(outcome.delayMs)

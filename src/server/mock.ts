@@ -14,6 +14,7 @@ import { DELIVERY_HEADER } from '../queue/worker.ts'
 import { holdResponse } from './delay.ts'
 import { answerFault } from './faults.ts'
 import { AUTH_CHALLENGE, errorResponse, textResponse } from './http-response.ts'
+import { authStage, endpointAuth, mountAuth } from './pipeline/auth.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed } from './pipeline/record.ts'
 import { toMockRequest } from './pipeline/request.ts'
@@ -34,7 +35,7 @@ export interface MockDeps {
 }
 
 /*
- * One request through the stages: match → policy → (delay) → fault → validate → answer → record. Each stage is a
+ * One request through the stages: match → auth → policy → (delay) → fault → validate → answer → record. Each stage is a
  * function with a named input and output, so a new stage (rule selection, faults, auth, proxying)
  * goes between two of them without touching the others.
  */
@@ -144,8 +145,16 @@ async function faultStage(event: H3Event, deps: MockDeps, fault: Fault, headers:
   return answerFault(event, fault, { headers, hangMs: deps.hangMs })
 }
 
+/** An auth refusal is held by the delay floor only (a slow network is slow for it too), then thrown. */
+async function refuseUnauthorized(event: H3Event, deps: MockDeps, refusal: Error): Promise<never> {
+  if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
+  throw refusal
+}
+
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Answered> {
   const { endpoint } = match.route
+  const refusal = authStage(request, endpointAuth(match.project, endpoint, match.route.spec))
+  if (refusal) await refuseUnauthorized(event, deps, refusal)
   const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor)
   await holdResponse(event, decision.delayMs)
   const { outcome } = decision
@@ -161,6 +170,8 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
+  const refusal = authStage(request, mountAuth(match.project))
+  if (refusal) await refuseUnauthorized(event, deps, refusal)
   const preferred = preferredFault(request.headers.get('prefer'))
   const operation = await (await mountAnswerer(match.route.protocol))({ request, route: match.route, random: deps.random })
   await holdResponse(event, Math.max(drawDelay(deps.delayFloor ?? NO_DELAY, deps.random), operation.delayMs))

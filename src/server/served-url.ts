@@ -54,11 +54,14 @@ export function callLine(endpoint: Pick<Endpoint, 'kind' | 'method'>, url: strin
   return words.join(' ')
 }
 
-/** Endpoint views of `project` with the URL each is served at and the line that calls it, on the host a request came to. */
-export function servedViews(project: Pick<Project, 'slug'>, at: ServedAt): (endpoint: Endpoint) => ServedEndpointView {
+/**
+ * Endpoint views of `project` with the URL each is served at and the line that calls it, on the host
+ * a request came to, and the credentials each demands (`authOf`).
+ */
+export function servedViews(project: Pick<Project, 'slug'>, at: ServedAt, authOf: (endpoint: Endpoint) => string): (endpoint: Endpoint) => ServedEndpointView {
   return (endpoint) => {
     const url = servedUrl(endpoint, project.slug, at)
-    return servedEndpointView(endpoint, { url, call: callLine(endpoint, url) })
+    return servedEndpointView(endpoint, { url, call: callLine(endpoint, url), effectiveAuth: authOf(endpoint) })
   }
 }
 

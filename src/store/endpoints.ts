@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { BodyType, Endpoint, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
+import type { BodyType, Endpoint, EndpointAuth, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
 
 interface EndpointRow {
   id: number
@@ -14,6 +14,7 @@ interface EndpointRow {
   delay_ms: number
   delay_max_ms: number | null
   fault: string | null
+  auth: string | null
   body: string | null
   schema: string | null
   error_rate: number
@@ -42,6 +43,7 @@ function toEndpoint(row: EndpointRow): Endpoint {
     delayMs: row.delay_ms,
     delayMaxMs: row.delay_max_ms,
     fault: row.fault as Fault | null,
+    auth: row.auth === null ? null : (JSON.parse(row.auth) as EndpointAuth),
     body: row.body,
     bodyType: row.body_type as BodyType,
     contentType: row.content_type,
@@ -56,6 +58,10 @@ function toEndpoint(row: EndpointRow): Endpoint {
   }
 }
 
+function storedAuth(auth: EndpointAuth): string | null {
+  return auth === null ? null : JSON.stringify(auth)
+}
+
 export interface NewEndpoint {
   projectId: number
   resourceId: number | null
@@ -68,6 +74,7 @@ export interface NewEndpoint {
   delayMs?: number
   delayMaxMs?: number | null
   fault?: Fault | null
+  auth?: EndpointAuth
   body?: string | null
   bodyType?: BodyType
   contentType?: string | null
@@ -81,7 +88,7 @@ export interface NewEndpoint {
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'auth' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -96,11 +103,11 @@ export function createEndpointRepo(db: Db) {
     `${SELECT} WHERE e.project_id = ? AND e.method = ? AND e.path = ?`,
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, body, body_type, content_type, file_id, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, auth, body, body_type, content_type, file_id, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @auth, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
-    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, body = @body, body_type = @bodyType,
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, auth = @auth, body = @body, body_type = @bodyType,
        content_type = @contentType, file_id = @fileId, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
@@ -135,6 +142,7 @@ export function createEndpointRepo(db: Db) {
         delayMs: endpoint.delayMs ?? 0,
         delayMaxMs: endpoint.delayMaxMs ?? null,
         fault: endpoint.fault ?? null,
+        auth: storedAuth(endpoint.auth ?? null),
         body: endpoint.body ?? null,
         bodyType: endpoint.bodyType ?? 'json',
         contentType: endpoint.contentType ?? null,
@@ -148,7 +156,7 @@ export function createEndpointRepo(db: Db) {
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
     },
     configure(id: number, settings: EndpointSettings): Endpoint {
-      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers) })
+      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), auth: storedAuth(settings.auth) })
       return toEndpoint(byId.get(id)!)
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),

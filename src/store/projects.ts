@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { PathRules, Project } from '../model.ts'
+import type { AuthScheme, PathRules, Project } from '../model.ts'
 
 interface ProjectRow {
   id: number
@@ -10,6 +10,8 @@ interface ProjectRow {
   description: string
   seed_value: number | null
   path_rules: PathRules
+  auth: string | null
+  openapi_security: number
   created_at: string
 }
 
@@ -23,6 +25,8 @@ function toProject(row: ProjectRow): Project {
     description: row.description,
     seedValue: row.seed_value,
     pathRules: row.path_rules,
+    auth: row.auth === null ? null : (JSON.parse(row.auth) as AuthScheme[]),
+    openapiSecurity: row.openapi_security === 1,
     createdAt: row.created_at,
   }
 }
@@ -41,6 +45,8 @@ export function createProjectRepo(db: Db) {
   const tokenKey = db.prepare<[number], string>('SELECT token_key FROM projects WHERE id = ?').pluck()
   const updateInfo = db.prepare<[string, string, number | null, number]>('UPDATE projects SET name = ?, description = ?, seed_value = ? WHERE id = ?')
   const setPathRules = db.prepare<[PathRules, number]>('UPDATE projects SET path_rules = ? WHERE id = ?')
+  const setAuth = db.prepare<[string | null, number]>('UPDATE projects SET auth = ? WHERE id = ?')
+  const setOpenapiSecurity = db.prepare<[number, number]>('UPDATE projects SET openapi_security = ? WHERE id = ?')
   const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
@@ -72,6 +78,8 @@ export function createProjectRepo(db: Db) {
       updateInfo.run(info.name, info.description, info.seedValue, id)
     },
     setPathRules: (id: number, mode: PathRules): void => void setPathRules.run(mode, id),
+    setAuth: (id: number, auth: AuthScheme[] | null): void => void setAuth.run(auth === null ? null : JSON.stringify(auth), id),
+    setOpenapiSecurity: (id: number, on: boolean): void => void setOpenapiSecurity.run(on ? 1 : 0, id),
     remove(id: number): void {
       remove.run(id)
       promoteOldest.run()

@@ -57,7 +57,7 @@ export class TestSnapshot {
       const specId = index + 1
       descriptors.set(specId, spec.descriptor)
       for (const info of spec.methods.filter((m) => keep(m.path))) {
-        methods.set(info.path, { info, specId, endpointId: methods.size + 1, projectId: 1, settings: { ...DEFAULT_SETTINGS } })
+        methods.set(info.path, { info, specId, endpointId: methods.size + 1, projectId: 1, auth: null, settings: { ...DEFAULT_SETTINGS } })
       }
     })
     this.current = { version: `v${++this.versions}`, descriptors, methods }

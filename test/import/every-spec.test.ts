@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats'
 import { createSpecValidators } from '../../src/kinds/openapi/ajv.ts'
 import { resolvePointer } from '../../src/kinds/openapi/pointer.ts'
 import { createSampler } from '../../src/kinds/openapi/sample.ts'
+import { operationSecurity } from '../../src/kinds/openapi/security.ts'
 import type { SpecDocument } from '../../src/kinds/openapi/types.ts'
 import type { Endpoint } from '../../src/model.ts'
 import { cleanup, cli, openStore, ROOT, send, serve, tempDir } from '../_helpers.ts'
@@ -117,11 +118,24 @@ describe.each(cases.map((c) => [relative(FIXTURES, c.file), c] as const))('%s', 
           headers['content-type'] = 'application/json'
         }
       }
-      const search = query.size ? `?${query}` : ''
       const mounted = path.startsWith('/api/') ? path.slice(4) : path
+      const where = `${endpoint.method} ${endpoint.path}`
+      // A valid request carries what the operation's security asks for (its first alternative);
+      // without it, a secured operation answers 401 before anything else is looked at.
+      const [asked] = operationSecurity(spec, operation.pointer) ?? []
+      if (asked?.length) {
+        const bare = await send(`${url}/api/${slug}${mounted === '/' ? '/' : mounted}${query.size ? `?${query}` : ''}`, { method: endpoint.method, headers, body })
+        if (bare.status !== 401 || !bare.headers.get('www-authenticate')) failures.push(`${where} without credentials: ${bare.status}, not 401 with a challenge`)
+        for (const requirement of asked) {
+          if (requirement.type === 'present' && requirement.in === 'header') headers[requirement.name] = 'test-credential'
+          else if (requirement.type === 'present' && requirement.in === 'query') query.set(requirement.name, 'test-credential')
+          else if (requirement.type === 'present') headers.cookie = `${headers.cookie ? `${headers.cookie}; ` : ''}${requirement.name}=test-credential`
+          else if (requirement.type === 'http') headers.authorization = `${requirement.scheme} ${Buffer.from('test:credential').toString('base64')}`
+        }
+      }
+      const search = query.size ? `?${query}` : ''
       const response = await send(`${url}/api/${slug}${mounted === '/' ? '/' : mounted}${search}`, { method: endpoint.method, headers, body })
       const text = response.text
-      const where = `${endpoint.method} ${endpoint.path}`
       if (response.status >= 400) {
         failures.push(`${where}: ${response.status} ${text.slice(0, 300)}`)
         continue

@@ -21,6 +21,9 @@ describe('a client generated from the spec talks to the imported mock', () => {
     const server = await serve(db)
     const api = new OpenAPIClientAxios({ definition: parse(readFileSync(SPEC, 'utf8')), withServer: { url: `${server.url}/api/petstore` } })
     client = await api.init()
+    // The spec's operations are secured (oauth2, or api_key for some): its client sends both, as a front end would.
+    client.defaults.headers.common.Authorization = 'Bearer test-token'
+    client.defaults.headers.common.api_key = 'test-key'
   })
 
   it('reads, lists, creates, updates and deletes through the generated methods', async () => {
@@ -44,6 +47,12 @@ describe('a client generated from the spec talks to the imported mock', () => {
     expect(login.headers['x-rate-limit']).toEqual(expect.any(String))
     const removed = await client.deleteUser('theUser')
     expect(removed.status).toBe(200)
+  })
+
+  it('is refused 401 with a challenge without the credentials the spec asks for', async () => {
+    const refused = await client.getInventory(null, null, { headers: { api_key: '' } }).catch((error: any) => error.response)
+    expect(refused.status).toBe(401)
+    expect(refused.headers['www-authenticate']).toBe('ApiKey realm="mockapi", in="header", name="api_key"')
   })
 
   it('gets the documented error shape when the request breaks the spec', async () => {

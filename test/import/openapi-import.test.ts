@@ -125,6 +125,9 @@ describe('mockapi import (CLI)', () => {
   })
 })
 
+/** What swagger-petstore-v3's `security` asks for (oauth2: a bearer token), any value. */
+const STORE_AUTH = { authorization: 'Bearer test-token' }
+
 describe('imported endpoints answer like the spec', () => {
   let base: string
   let db: string
@@ -195,13 +198,14 @@ describe('imported endpoints answer like the spec', () => {
     expect(malformed.status).toBe(400)
     expect(malformed.json.error.code).toBe('INVALID_JSON')
 
-    const badPath = await send(`${base}/store/pet/not-a-number`)
+    // The store's operations are secured (oauth2 or api_key): a valid request carries a credential.
+    const badPath = await send(`${base}/store/pet/not-a-number`, { headers: STORE_AUTH })
     expect(badPath.status).toBe(422)
     expect(badPath.json.error.details[0].path).toBe('path.petId')
-    const badEnum = await send(`${base}/store/pet/findByStatus?status=asleep`)
+    const badEnum = await send(`${base}/store/pet/findByStatus?status=asleep`, { headers: STORE_AUTH })
     expect(badEnum.status).toBe(422)
     expect(badEnum.json.error.details[0].path).toMatch(/^query\.status/)
-    const fine = await send(`${base}/store/pet/findByStatus?status=sold`)
+    const fine = await send(`${base}/store/pet/findByStatus?status=sold`, { headers: STORE_AUTH })
     expect(fine.status).toBe(200)
 
     const event = await waitFor(() => hooks.requests.map((r) => JSON.parse(r.body)).find((e) => e.data.status === 422))
@@ -216,12 +220,12 @@ describe('imported endpoints answer like the spec', () => {
   })
 
   it('Prefer: code picks another documented response; an undocumented code is a plain simulated error', async () => {
-    const notFound = await send(`${base}/store/pet/1`, { headers: { prefer: 'code=404' } })
+    const notFound = await send(`${base}/store/pet/1`, { headers: { ...STORE_AUTH, prefer: 'code=404' } })
     expect(notFound.status).toBe(404)
     const fallback = await send(`${base}/pets/pets`, { headers: { prefer: 'code=500' } })
     expect(fallback.status).toBe(500)
     expect(fallback.json).toEqual({ code: expect.any(Number), message: expect.any(String) })
-    const byDefault = await send(`${base}/store/pet/1`, { headers: { prefer: 'code=418' } })
+    const byDefault = await send(`${base}/store/pet/1`, { headers: { ...STORE_AUTH, prefer: 'code=418' } })
     expect(byDefault.status).toBe(418)
     // Its `default` response documents no content.
     expect(byDefault.text).toBe('')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { parseAuthFlags } from '../../domain/auth-settings.ts'
 import { addEndpointWithBody } from '../../domain/endpoint-config.ts'
 import { checkJsonBody } from '../../domain/endpoints.ts'
 import { parseDelay } from '../../engine/delay.ts'
@@ -18,6 +19,7 @@ interface AddEndpointOptions {
   contentType?: string
   delay?: string
   fault?: string
+  auth?: string[]
   header?: string[]
   json?: boolean
 }
@@ -34,6 +36,7 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
     .option('--content-type <type>', 'Content-Type of the body, instead of the one its type or extension implies')
     .option('--delay <ms|min-max>', 'wait this many milliseconds before answering: 300, or a range 100-300 drawn per request')
     .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
+    .option('--auth <scheme>', 'credentials it demands: bearer[:t1,t2], apiKey:header|query|cookie:NAME[:k1,k2], basic:user:pass[,…], none, or JSON; repeatable (any one passes)', collect)
     .option('--header <name:value>', 'response header, repeatable', collect)
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the created endpoint as JSON')
@@ -52,6 +55,7 @@ export function registerAddEndpoint(program: Command, ctx: CliContext): void {
           body,
           delay: options.delay === undefined ? undefined : parseDelay(options.delay),
           fault: options.fault,
+          auth: options.auth === undefined ? undefined : parseAuthFlags(options.auth) ?? undefined,
         }, {
           headers: options.header ? parseHeaders(options.header) : undefined,
           text: options.text === undefined ? undefined : readJsonArgument(options.text, cwd),

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { effectiveAuthOf, parseAuthFlags } from '../../domain/auth-settings.ts'
 import { checkResponseBody, configureEndpoint, requireEndpoint, type SettingsInput } from '../../domain/endpoint-config.ts'
 import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
@@ -17,6 +18,7 @@ interface SetOptions {
   delay?: string
   fault?: string
   clearFault?: boolean
+  auth?: string[]
   body?: string
   text?: string
   file?: string
@@ -53,13 +55,15 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable JSON on stdout')
     .action((method: string, path: string, options: { project?: string; json?: boolean }, command: Command) =>
       withRuntime(command, ctx, ({ context }) => {
-        const view = endpointView(requireEndpoint(context, { project: options.project, method, path }))
+        const found = requireEndpoint(context, { project: options.project, method, path })
+        const view = { ...endpointView(found), effectiveAuth: effectiveAuthOf(context, context.repos.projects.byId(found.projectId)!)(found) }
         if (options.json) return printJson(ctx.io, view)
         const line = (label: string, value: unknown) => ctx.io.out(`${label.padEnd(13)}${value}`)
         line('endpoint', `${view.method} ${view.path}  (${view.kind}${view.action ? `: ${view.action}` : ''}, id ${view.id})`)
         line('status', view.status)
         line('delay', `${view.delay} ms${typeof view.delay === 'string' ? ' (drawn per request)' : ''}`)
         if (view.fault !== null) line('fault', `${view.fault} (every call)`)
+        line('auth', view.effectiveAuth)
         line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
         line('error rate', `${view.errorRate} % → ${view.errorStatus}`)
         line('schema', view.schema === null ? '(none)' : JSON.stringify(view.schema))
@@ -76,6 +80,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--delay <ms|min-max>', 'wait before answering: 300, or a range 100-300 drawn per request')
     .option('--fault <fault>', 'answer every call with a network fault instead: reset, empty, malformed or hang')
     .option('--clear-fault', 'answer normally again')
+    .option('--auth <scheme>', "credentials it demands: bearer[:t1,t2], apiKey:header|query|cookie:NAME[:k1,k2], basic:user:pass[,…], JSON; repeatable (any one passes); none: public; inherit: the project's", collect)
     .option('--body <json>', 'fixed response body or template ({{faker.person.fullName}}, {{params.id}}, …), or @file')
     .option('--text <text>', 'answer this text (a template, text/plain) instead of JSON, or @file; at most 1 MiB')
     .option('--file <path>', 'answer this file as it is (at most 5 MiB, kept in the database; Content-Type from its extension)')
@@ -96,6 +101,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
           headers: options.clearHeaders ? {} : options.header ? parseHeaders(options.header) : undefined,
           delay: options.delay === undefined ? undefined : parseDelay(options.delay),
           fault: options.clearFault ? null : options.fault,
+          auth: options.auth === undefined ? undefined : parseAuthFlags(options.auth),
           body: options.clearBody ? null : options.body === undefined ? undefined : readJsonBodyArgument(options.body, cwd),
           text: options.text === undefined ? undefined : readJsonArgument(options.text, cwd),
           file: options.file === undefined ? undefined : readFileArgument(options.file, cwd),

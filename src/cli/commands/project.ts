@@ -1,9 +1,18 @@
 import type { Command } from 'commander'
+import type { Project } from '../../model.ts'
+import { parseAuthFlags } from '../../domain/auth-settings.ts'
+import { describeEffectiveAuth } from '../../engine/auth-check.ts'
 import { AppError } from '../../errors.ts'
 import { createProject, defaultProject, deleteProject, requireProjectBySlug, selectProject, setDefaultProject, updateProjectSettings } from '../../domain/projects.ts'
 import { endpointView, projectView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
+import { collect } from '../parse.ts'
+
+/** `bearer, any token | apiKey in header X-API-Key, any key`, or `none`. */
+function projectAuthText(auth: Project['auth']): string {
+  return auth ? describeEffectiveAuth({ source: 'project', requirements: auth.map((scheme) => [scheme]) }).replace(/ \(project\)$/, '') : 'none'
+}
 
 export function registerProject(program: Command, ctx: CliContext): void {
   const project = program.command('project').description('create, delete, show one project, or choose the default one')
@@ -47,17 +56,29 @@ export function registerProject(program: Command, ctx: CliContext): void {
   project
     .command('set [slug]')
     .description("change a project's settings (default: the only or the default project)")
-    .addHelpText('after', '\nExamples:\n  $ mockapi project set shop --path-rules warn\n  $ mockapi project set --path-rules off')
+    .addHelpText('after', '\nExamples:\n  $ mockapi project set shop --path-rules warn\n  $ mockapi project set --path-rules off\n  $ mockapi project set shop --auth bearer:t-123 --auth apiKey:header:X-API-Key\n  $ mockapi project set shop --openapi-security off')
     .option('--path-rules <mode>', 'how new paths are judged: strict (the naming rules refuse), warn (they warn) or off (any sound path); existing paths stay')
+    .option('--auth <scheme>', 'credentials every mock route demands: bearer[:t1,t2], apiKey:header|query|cookie:NAME[:k1,k2], basic:user:pass[,…], or JSON; repeatable (any one passes); none: no auth', collect)
+    .option('--openapi-security <on|off>', "whether imported OpenAPI operations enforce their spec's security requirements (default on)")
     .option('--json', 'print the project as JSON')
-    .action((slug: string | undefined, options: { pathRules?: string; json?: boolean }, command: Command) =>
+    .action((slug: string | undefined, options: { pathRules?: string; auth?: string[]; openapiSecurity?: string; json?: boolean }, command: Command) =>
       withRuntime(command, ctx, ({ context }) => {
         const found = selectProject(context, slug)
-        const changes = options.pathRules === undefined ? {} : { pathRules: options.pathRules }
-        if (Object.keys(changes).length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: give --path-rules strict|warn|off')
+        const changes: Record<string, unknown> = {}
+        if (options.pathRules !== undefined) changes.pathRules = options.pathRules
+        if (options.auth !== undefined) {
+          const auth = options.auth.length === 1 && options.auth[0] === 'none' ? null : parseAuthFlags(options.auth)
+          if (auth === 'none') throw new AppError('INVALID_INPUT', '--auth none stands alone')
+          changes.auth = auth
+        }
+        if (options.openapiSecurity !== undefined) {
+          if (options.openapiSecurity !== 'on' && options.openapiSecurity !== 'off') throw new AppError('INVALID_INPUT', `--openapi-security "${options.openapiSecurity}" must be on or off`)
+          changes.openapiSecurity = options.openapiSecurity === 'on'
+        }
+        if (Object.keys(changes).length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: give --path-rules strict|warn|off, --auth or --openapi-security on|off')
         const updated = updateProjectSettings(context, found, changes)
         if (options.json) return printJson(ctx.io, projectView(updated))
-        ctx.io.out(success(`project ${updated.slug}: path rules ${updated.pathRules}`))
+        ctx.io.out(success(`project ${updated.slug}: path rules ${updated.pathRules}, auth ${projectAuthText(updated.auth)}, OpenAPI security ${updated.openapiSecurity ? 'on' : 'off'}`))
       }))
 
   project
@@ -73,6 +94,8 @@ export function registerProject(program: Command, ctx: CliContext): void {
         ctx.io.out(`${found.name}  (slug ${found.slug}, id ${found.id}${found.isDefault ? ', default' : ''})`)
         ctx.io.out(`share token  ${found.shareToken}`)
         ctx.io.out(`path rules   ${found.pathRules}`)
+        ctx.io.out(`auth         ${projectAuthText(found.auth)}`)
+        ctx.io.out(`security     ${found.openapiSecurity ? 'on (imported OpenAPI operations enforce theirs)' : 'off (imported OpenAPI operations ignore theirs)'}`)
         ctx.io.out(`created      ${found.createdAt}\n`)
         printTable(ctx.io, ['METHOD', 'PATH', 'KIND', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.kind, e.status]), 'no endpoints yet')
       }))

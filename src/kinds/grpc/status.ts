@@ -7,9 +7,11 @@ const CODE_NAMES = [
 
 export const GRPC_OK = 0
 export const GRPC_INVALID_ARGUMENT = 3
+export const GRPC_PERMISSION_DENIED = 7
 export const GRPC_UNIMPLEMENTED = 12
 export const GRPC_INTERNAL = 13
 export const GRPC_UNAVAILABLE = 14
+export const GRPC_UNAUTHENTICATED = 16
 
 /** HTTP statuses with an obvious gRPC twin (after google.rpc.Code's own HTTP mapping). */
 const FROM_HTTP: Record<number, number> = {

@@ -1,6 +1,7 @@
 import type { SpecKind } from '../kind.ts'
 import { defaultStatus } from './default-status.ts'
 import { listOperations } from './operations.ts'
+import { operationSecurity } from './security.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
 
 const asDocument = (spec: { title: string; version: string; document: Record<string, unknown> }): SpecDocument =>
@@ -14,6 +15,7 @@ export const openapiKind: SpecKind<'openapi'> = {
   name: 'openapi',
   routing: 'route',
   routeStages: async () => (await import('./answer.ts')).openapiStages,
+  security: (spec, endpoint) => (endpoint.operation ? operationSecurity(spec, endpoint.operation.pointer) : null),
   label: 'OpenAPI spec',
   defaultStatus: (endpoint) => (endpoint.operation ? defaultStatus(endpoint.operation) : 200),
   detect: {

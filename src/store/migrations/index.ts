@@ -13,6 +13,7 @@ import { up as fieldIndexTriggers } from './0100-field-index-triggers.ts'
 import { up as pathRules } from './0110-path-rules.ts'
 import { up as delayRangesFaults } from './0120-delay-ranges-faults.ts'
 import { up as bodies } from './0130-bodies.ts'
+import { up as auth } from './0140-auth.ts'
 
 export interface Migration {
   version: number
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 110, up: pathRules },
   { version: 120, up: delayRangesFaults },
   { version: 130, up: bodies },
+  { version: 140, up: auth },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
