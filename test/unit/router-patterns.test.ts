@@ -69,8 +69,19 @@ describe('router with wildcards and mixed segments', () => {
 
   it('answers 405 with the methods of a wildcard route', () => {
     const methods = createRouter([route('GET', '/files/**'), route('PUT', '/files/**')])
-    expect(methods.match('DELETE', ['files', 'a', 'b'])).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'PUT'] })
+    expect(methods.match('DELETE', ['files', 'a', 'b'])).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD', 'PUT'] })
     expect(methods.match('HEAD', ['files', 'a'])).toMatchObject({ kind: 'found', value: 'GET /files/**' })
+  })
+
+  it('lists in a 405 the methods of every route matching the path, HEAD wherever GET is', () => {
+    const routes = createRouter([route('GET', '/files/:id'), route('DELETE', '/files/**'), route('GET', '/a/:x/c'), route('POST', '/a/b/:y'), route('HEAD', '/h/*'), route('PUT', '/h/x')])
+    expect(routes.match('POST', splitPath('/files/x'))).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD'] })
+    expect(routes.match('PUT', splitPath('/a/b/c'))).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD', 'POST'] })
+    expect(routes.match('GET', splitPath('/a/b/c'))).toMatchObject({ kind: 'found', value: 'GET /a/:x/c', params: { x: 'b' } })
+    expect(routes.match('DELETE', splitPath('/files/x'))).toMatchObject({ kind: 'found', value: 'DELETE /files/**' })
+    // Only the paths that match count: /a/b/d matches POST /a/b/:y alone.
+    expect(routes.match('PUT', splitPath('/a/b/d'))).toEqual({ kind: 'method-not-allowed', allow: ['POST'] })
+    expect(routes.match('GET', splitPath('/h/x'))).toEqual({ kind: 'method-not-allowed', allow: ['HEAD', 'PUT'] })
   })
 
   it('keeps a parameter named __proto__ an own value', () => {
