@@ -1,4 +1,4 @@
-import { parseSegment } from '../engine/path-pattern.ts'
+import { decodeLiteral, parseSegment, segmentKey, type SegmentPart } from '../engine/path-pattern.ts'
 import { AppError } from '../errors.ts'
 import type { PathRules } from '../model.ts'
 
@@ -35,6 +35,8 @@ const PARAM = /^:[A-Za-z_][A-Za-z0-9_]*$/
 // What a segment starting with `:` needs to be a parameter at all (the name may go on into text: `:name.json`).
 const PARAM_START = /^:[A-Za-z_]/
 const VERSION = /^v[0-9]+$/
+// `{name}`, with the names the route patterns read (inner hyphens only).
+const BRACED = /\{([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*)\}/g
 
 function refuse(rule: string, message: string): never {
   throw new AppError('INVALID_PATH', `${message} (rule: ${rule})`, { details: [{ rule }] })
@@ -79,22 +81,43 @@ function checkShape(path: string, mode: PathRules, report: Report): { segments: 
   if (/[?#\s]/.test(path)) refuse('plain-path', `path "${path}" must not contain a query, a fragment or spaces`)
   if (/[\u0000-\u001f\u007f]/.test(path)) refuse('plain-path', `path ${JSON.stringify(path)} must not contain control characters`)
   if (path.length > MAX_PATH_LENGTH) refuse('path-length', `path is ${path.length} characters long; at most ${MAX_PATH_LENGTH}`)
+  // Clients turn `\` into `/` before sending: it only escapes `:` or `*` here.
+  if (/\\(?![:*])/.test(path)) refuse('plain-path', `path "${path}": "\\" only escapes ":" or "*" (e.g. "\\:"); clients send a backslash as "/", write %5C for one`)
+  if (/%(?![0-9A-Fa-f]{2})/.test(path)) refuse('percent-encoding', `path "${path}": "%" must start an escape of two hex digits; write %25 for a percent sign`)
+  try {
+    decodeURIComponent(path)
+  } catch {
+    refuse('percent-encoding', `path "${path}" has percent escapes that do not decode to UTF-8 text, so no request could match it`)
+  }
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
-  const segments = trimmed === '/' ? [] : trimmed.split('/').slice(1)
+  const segments = trimmed === '/' ? [] : trimmed.split('/').slice(1).map(withColons)
   if (segments[0] !== 'api') report('starts-with-api', `path "${path}" must start with /api`)
   if (segments.some((s) => s === '')) refuse('no-empty-segments', `path "${path}" has an empty segment`)
   segments.forEach((segment, i) => {
+    const decoded = decodeLiteral(segment)
+    if (decoded === '.' || decoded === '..') refuse('dot-segments', `path "${path}": clients resolve a "${segment}" segment before sending, so no request could match it`)
     if (segment.length > MAX_SEGMENT_LENGTH) refuse('path-length', `segment "${segment.slice(0, 40)}…" is ${segment.length} characters long; at most ${MAX_SEGMENT_LENGTH}`)
     if (segment !== '**' && segment.includes('**')) refuse('wildcards', `segment "${segment}": "**" must be a segment of its own (e.g. /files/**)`)
     if (segment === '**' && i !== segments.length - 1) refuse('wildcards', `path "${path}": "**" (the rest of the path) must be its last segment`)
     if (segment.startsWith(':') && !PARAM_START.test(segment)) refuse('param-names', `parameter "${segment}" must be ":" followed by a name of letters, digits or _`)
     const parts = segment === '**' ? [] : parseSegment(segment, () => '')
+    if (/[{}]/.test(segment.replace(BRACED, ''))) {
+      refuse('param-names', `segment "${segment}": a parameter is ":name" or "{name}" (letters, digits and _); write %7B and %7D for braces`)
+    }
     if (parts.some((part, j) => part.kind === 'param' && parts[j + 1]?.kind === 'param')) {
       refuse('param-names', `segment "${segment}" has two parameters side by side; put text between them (e.g. ":from-:to")`)
     }
   })
   if (segments[0] === 'api') return { segments: segments.slice(1), prefix: '/api' }
   return { segments, prefix: '' }
+}
+
+/** The segment with each `{name}` written `:name`, as imports store them, unless that would read differently (`v{n}`, `{id}x`). */
+function withColons(segment: string): string {
+  if (!segment.includes('{')) return segment
+  const converted = segment.replace(BRACED, ':$1')
+  const key = (parts: SegmentPart[]) => JSON.stringify(parts.map((part) => (part.kind === 'param' ? part.name : segmentKey(part))))
+  return key(parseSegment(converted, () => '')) === key(parseSegment(segment, () => '')) ? converted : segment
 }
 
 const isPattern = (segment: string) => segment === '*' || segment === '**'

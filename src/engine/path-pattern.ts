@@ -7,6 +7,13 @@
  * follows a character that cannot be in a name, so `/v1/things:batchGet` stays literal while
  * `:id:activate` is `id` then `:activate`. A name is letters, digits and `_`, with inner hyphens
  * (`:user-id`, as imported OpenAPI paths write `{user-id}`); `\` makes the next character literal.
+ * `{name}` is a parameter too, anywhere in a segment, as OpenAPI and WireMock write them (the path
+ * rules store it as `:name` where that reads the same).
+ *
+ * Literal text is read percent-decoded, as request segments are before matching: `/search/a%20b`
+ * answers `/search/a%20b`. The stored path keeps the text as written (so an export gives it back
+ * byte for byte); a `%` not starting a valid escape stays as it is, which keeps paths stored before
+ * the path rules refused them answering what they answered.
  */
 
 export type SegmentPart = { kind: 'literal'; text: string } | { kind: 'param'; name: string }
@@ -33,12 +40,33 @@ function nameEnd(segment: string, from: number): number {
   return end
 }
 
-/** The parts of one segment, in order; adjacent literal text is joined. */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g
+
+/** Literal text as a request segment reads after decoding; runs that are not valid UTF-8 stay as written. */
+export function decodeLiteral(text: string): string {
+  if (!text.includes('%')) return text
+  return text.replace(ESCAPES, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run
+    }
+  })
+}
+
+/** Where a `{name}` opening at `from` ends (after its `}`), or 0 when none does. */
+function bracedEnd(segment: string, from: number): number {
+  if (!NAME_START.test(segment[from + 1] ?? '')) return 0
+  const end = nameEnd(segment, from + 1)
+  return segment[end] === '}' ? end + 1 : 0
+}
+
+/** The parts of one segment, in order; adjacent literal text is joined and percent-decoded. */
 export function parseSegment(segment: string, nextAnonymous: () => string): SegmentPart[] {
   const parts: SegmentPart[] = []
   let text = ''
   const flush = () => {
-    if (text) parts.push({ kind: 'literal', text })
+    if (text) parts.push({ kind: 'literal', text: decodeLiteral(text) })
     text = ''
   }
   for (let i = 0; i < segment.length;) {
@@ -50,6 +78,11 @@ export function parseSegment(segment: string, nextAnonymous: () => string): Segm
       flush()
       parts.push({ kind: 'param', name: nextAnonymous() })
       i += 1
+    } else if (char === '{' && bracedEnd(segment, i) > 0) {
+      flush()
+      const end = bracedEnd(segment, i)
+      parts.push({ kind: 'param', name: segment.slice(i + 1, end - 1) })
+      i = end
     } else if (char === ':' && i + 1 < segment.length && NAME_START.test(segment[i + 1]!) && (i === 0 || !NAME_CHAR.test(segment[i - 1]!))) {
       flush()
       const end = nameEnd(segment, i + 1)
@@ -78,7 +111,8 @@ export function parseRoutePath(path: string): SegmentPattern[] {
   })
 }
 
-const escapeText = (text: string) => text.replace(/[\\:*]/g, (char) => `\\${char}`)
+// `/` too: a decoded `%2F` is text inside its segment, not a boundary.
+const escapeText = (text: string) => text.replace(/[\\:*/]/g, (char) => `\\${char}`)
 
 /** A segment pattern written back, parameters without their names: equal keys match the same segments. */
 export function segmentKey(pattern: SegmentPattern): string {

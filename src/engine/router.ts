@@ -6,8 +6,9 @@ import { matchMixed, paramNames, parseRoutePath, segmentKey, type SegmentPart, t
  * first: a literal, then a mixed segment (more literal text first), then a parameter or `*`, then
  * `**` (which also answers zero segments, after a route of its own). When the first matching path
  * lacks the method, later matches are tried before answering 405, so `/api/users/me` (GET) and
- * `/api/users/:id` (DELETE) both work. HEAD is answered by a path's GET unless the path has its own
- * HEAD (as HTTP requires of GET resources).
+ * `/api/users/:id` (DELETE) both work; the 405's `Allow` lists the methods of every route matching
+ * the path. HEAD is answered by a path's GET unless the path has its own HEAD (as HTTP requires of
+ * GET resources), so `Allow` names HEAD wherever it names GET.
  *
  * The walk backtracks, but every node of the tree sits at one depth and is reached by one path,
  * so a match visits each node at most once: its cost is bounded by the routes' tree (a mixed
@@ -81,6 +82,14 @@ function childFor<T>(node: Node<T>, pattern: SegmentPattern): Node<T> {
   }
 }
 
+/** The methods answering a path, from the method maps of every route matching it, sorted. */
+function allowed(pathMatches: readonly Map<string, unknown>[]): string[] {
+  const methods = new Set<string>()
+  for (const map of pathMatches) for (const method of map.keys()) methods.add(method)
+  if (methods.has('GET')) methods.add('HEAD')
+  return [...methods].sort()
+}
+
 export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
   const root = createNode<T>()
   for (const route of routes) {
@@ -101,19 +110,21 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
   return {
     match(method, segments) {
       const captured: string[] = []
-      let firstPathMatch: Map<string, Entry<T>> | null = null
+      // The method maps of the paths matched without the method: recorded only on the way to a 405.
+      const pathMatches: Map<string, Entry<T>>[] = []
       const tryRest = (node: Node<T>, index: number): { entry: Entry<T>; values: string[] } | null => {
         if (!node.rest) return null
-        firstPathMatch ??= node.rest
         const entry = entryIn(node.rest, method)
-        return entry ? { entry, values: [...captured, segments.slice(index).join('/')] } : null
+        if (entry) return { entry, values: [...captured, segments.slice(index).join('/')] }
+        pathMatches.push(node.rest)
+        return null
       }
       const walk = (node: Node<T>, index: number): { entry: Entry<T>; values: string[] } | null => {
         if (index === segments.length) {
           if (node.methods.size > 0) {
-            firstPathMatch ??= node.methods
             const entry = entryIn(node.methods, method)
             if (entry) return { entry, values: [...captured] }
+            pathMatches.push(node.methods)
           }
           return tryRest(node, index)
         }
@@ -149,7 +160,7 @@ export function createRouter<T>(routes: Iterable<Route<T>>): Router<T> {
         })
         return { kind: 'found', value: found.entry.value, params }
       }
-      if (firstPathMatch) return { kind: 'method-not-allowed', allow: [...(firstPathMatch as Map<string, Entry<T>>).keys()].sort() }
+      if (pathMatches.length > 0) return { kind: 'method-not-allowed', allow: allowed(pathMatches) }
       return { kind: 'not-found' }
     },
   }

@@ -54,7 +54,7 @@ describe('mockapi serve', () => {
     expect((await cli(['--db', db, 'remove-endpoint', 'DELETE', '/api/posts/:id'], { cwd })).code).toBe(0)
     const removed = await send(`${base}/posts/1`, { method: 'DELETE' })
     expect(removed.status).toBe(405)
-    expect(removed.headers.get('allow')).toBe('GET, PATCH, PUT')
+    expect(removed.headers.get('allow')).toBe('GET, HEAD, PATCH, PUT')
     expect((await send(`${base}/posts/1`)).status).toBe(200)
 
     expect(await stop()).toBe(0)

@@ -186,7 +186,7 @@ describe('DELETE /api/projects/{id}/endpoints/{eid}', () => {
     expect(deleted.text).toBe('')
     const gone = await send(`${url}/api/shop/posts/${created.json.id}`, { method: 'DELETE' })
     expect(gone.status).toBe(405)
-    expect(gone.headers.get('allow')).toBe('GET, PUT')
+    expect(gone.headers.get('allow')).toBe('GET, HEAD, PUT')
     expect((await send(`${url}/api/shop/posts/${created.json.id}`)).status).toBe(200)
     expect((await endpoints()).some((e: { id: number }) => e.id === remove.id)).toBe(false)
     expect((await send(`${api}/1/endpoints/${remove.id}`, { method: 'DELETE', headers: auth })).status).toBe(404)

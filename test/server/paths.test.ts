@@ -60,7 +60,7 @@ describe('free paths (pathRules: off)', () => {
   it('answers 405 with Allow on a wildcard route, and 404 past a single *', async () => {
     const refused = await send(`${url}/api/files/x`, { method: 'DELETE' })
     expect(refused.status).toBe(405)
-    expect(refused.headers.get('allow')).toBe('GET')
+    expect(refused.headers.get('allow')).toBe('GET, HEAD')
     expect((await send(`${url}/api/files/a/b`)).status).toBe(404)
   })
 
@@ -253,5 +253,93 @@ describe('imported OpenAPI paths with parameters inside a segment', () => {
     await ws.ok('add-endpoint', 'GET', '/files/:name', '--body', '{"any":"{{params.name}}"}')
     expect((await send(`${url}/api/google/files/a.txt`)).json).toEqual({ any: 'a.txt' })
     expect((await send(`${url}/api/google/files/a.json`)).json).toEqual({ file: true })
+  })
+})
+
+describe('paths a request can reach', () => {
+  let ws: CliWorkspace
+  let url: string
+
+  beforeAll(async () => {
+    ws = cliWorkspace()
+    await ws.ok('init', '--name', 'Free', '--slug', 'free', '--path-rules', 'off', '--yes')
+    await ws.ok('add-endpoint', 'GET', '/search/a%20b', '--body', '{"search":true}')
+    await ws.ok('add-endpoint', 'GET', '/pct/100%25', '--body', '{"pct":true}')
+    await ws.ok('add-endpoint', 'GET', '/t/%5C', '--body', '{"backslash":true}')
+    await ws.ok('add-endpoint', 'GET', '/legacy/x', '--body', '{"legacy":true}')
+    // A path stored before the rules refused a lone "%": it answers what it answered (a request's %25).
+    const raw = new Database(ws.db)
+    raw.prepare("UPDATE endpoints SET path = '/legacy/100%' WHERE path = '/legacy/x'").run()
+    raw.close()
+    expect(await ws.ok('add-endpoint', 'GET', '/files/{id}', '--body', '{"file":"{{params.id}}"}')).toMatch(/GET \/files\/:id/)
+    await ws.ok('add-endpoint', 'DELETE', '/files/**', '--status', '204')
+    await ws.ok('add-endpoint', 'GET', '/a/:x/c', '--body', '{"route":"GET /a/:x/c"}')
+    await ws.ok('add-endpoint', 'POST', '/a/b/:y', '--body', '{"route":"POST /a/b/:y"}')
+    url = (await serve(ws.db)).url
+  })
+
+  it('matches percent-encoded text as a client sends it', async () => {
+    expect((await send(`${url}/search/a%20b`)).json).toEqual({ search: true })
+    expect((await send(`${url}/api/free/search/a%20b`)).json).toEqual({ search: true })
+    expect((await send(`${url}/search/a%2520b`)).status).toBe(404)
+    expect((await send(`${url}/pct/100%25`)).json).toEqual({ pct: true })
+    expect((await send(`${url}/t/%5C`)).json).toEqual({ backslash: true })
+    expect((await send(`${url}/legacy/100%25`)).json).toEqual({ legacy: true })
+  })
+
+  it('reads {id} as a parameter, stored as :id', async () => {
+    expect((await send(`${url}/files/7`)).json).toEqual({ file: '7' })
+    expect(await ws.ok('endpoint', 'show', 'GET', '/files/{id}')).toMatch(/GET \/files\/:id/)
+    const taken = await ws.run('add-endpoint', 'GET', '/files/:name', '--body', '{}')
+    expect(taken.stderr).toMatch(/GET \/files\/:id already exists/)
+  })
+
+  it('refuses in every mode a path no request could reach, saying how to write it, changing nothing', async () => {
+    const before = snapshot(ws.db)
+    for (const mode of ['off', 'warn'] as const) {
+      await ws.ok('project', 'set', '--path-rules', mode)
+      for (const [path, hint] of [['/pct/100%', /write %25 for a percent sign \(rule: percent-encoding\)/], ['/d/..', /rule: dot-segments/], ['/d2/.', /rule: dot-segments/], ['/t/\\', /write %5C for one \(rule: plain-path\)/], ['/f/{', /rule: param-names/]] as const) {
+        const refused = await ws.run('add-endpoint', 'GET', path, '--body', '{}')
+        expect(refused.code, `${mode} ${path}`).not.toBe(0)
+        expect(refused.stderr, `${mode} ${path}`).toMatch(hint)
+      }
+    }
+    await ws.ok('project', 'set', '--path-rules', 'off')
+    const file = join(ws.cwd, 'dots.yaml')
+    writeFileSync(file, 'name: Free\nslug: free\npathRules: off\nendpoints:\n  - { method: GET, path: /d/.., body: {} }\n')
+    expect((await ws.run('apply', file)).stderr).toMatch(/rule: dot-segments/)
+    expect(snapshot(ws.db)).toBe(before)
+  })
+
+  it('answers a 405 with the methods of every route matching the path, HEAD wherever GET is', async () => {
+    const files = await send(`${url}/files/x`, { method: 'POST' })
+    expect(files.status).toBe(405)
+    expect(files.headers.get('allow')).toBe('DELETE, GET, HEAD')
+    expect((await send(`${url}/files/x`, { method: 'DELETE' })).status).toBe(204)
+    expect((await send(`${url}/files/x`, { method: 'HEAD' })).status).toBe(200)
+    const nested = await send(`${url}/a/b/c`, { method: 'PUT' })
+    expect(nested.headers.get('allow')).toBe('GET, HEAD, POST')
+    expect((await send(`${url}/a/b/c`)).json).toEqual({ route: 'GET /a/:x/c' })
+    expect((await send(`${url}/a/b/c`, { method: 'POST' })).json).toEqual({ route: 'POST /a/b/:y' })
+  })
+
+  it('exports the paths as written, and apply gives them back byte for byte', async () => {
+    const file = join(ws.cwd, 'free.yaml')
+    await ws.ok('export', '--project', 'free', '-o', file)
+    const exported = await ws.ok('export', '--project', 'free')
+    expect(exported).toMatch(/\/search\/a%20b/)
+    expect(exported).toMatch(/\/files\/:id/)
+    const other = cliWorkspace()
+    // The path stored before the rules is exported as it is; apply says how to write it.
+    expect((await other.run('apply', file)).stderr).toMatch(/path "\/legacy\/100%": .* write %25 for a percent sign/)
+    writeFileSync(file, exported.replace('/legacy/100%', '/legacy/100%25'))
+    await other.ok('apply', file)
+    expect(await other.ok('export', '--project', 'free')).toBe(exported.replace('/legacy/100%', '/legacy/100%25'))
+    expect(await other.ok('apply', file)).not.toMatch(/^[+~-] /m)
+    expect((await send(`${(await serve(other.db)).url}/legacy/100%25`)).json).toEqual({ legacy: true })
+  })
+
+  it('stays alive and intact', async () => {
+    await expectAliveAndIntact(url, ws.db)
   })
 })

@@ -90,9 +90,45 @@ describe('path rules by mode', () => {
     ['/a/:1', 'param-names'],
     [`/${'a'.repeat(2048)}`, 'path-length'],
     [`/${'a'.repeat(257)}`, 'path-length'],
+    ['/pct/100%', 'percent-encoding'],
+    ['/pct/%4', 'percent-encoding'],
+    ['/pct/%zz', 'percent-encoding'],
+    ['/pct/%FF', 'percent-encoding'],
+    ['/d/..', 'dot-segments'],
+    ['/d2/.', 'dot-segments'],
+    ['/d/%2e%2E/x', 'dot-segments'],
+    ['/t/\\', 'plain-path'],
+    ['/t/a\\b', 'plain-path'],
+    ['/f/{', 'param-names'],
+    ['/f/{1}', 'param-names'],
+    ['/f/{a}{b}', 'param-names'],
   ])('off still refuses the structure of %s (%s)', (path, rule) => {
     expect(ruleOf(() => checkEndpointPath(path, 'off'))).toBe(rule)
     expect(ruleOf(() => checkEndpointPath(path, 'warn'))).toBe(rule)
+  })
+
+  it('says why a path no request could reach is refused, and how to write it', () => {
+    expect(() => checkEndpointPath('/pct/100%', 'off')).toThrow('"%" must start an escape of two hex digits; write %25 for a percent sign (rule: percent-encoding)')
+    expect(() => checkEndpointPath('/d/..', 'off')).toThrow('clients resolve a ".." segment before sending, so no request could match it (rule: dot-segments)')
+    expect(() => checkEndpointPath('/t/\\', 'off')).toThrow('write %5C for one (rule: plain-path)')
+    expect(() => checkEndpointPath('/f/{', 'off')).toThrow('write %7B and %7D for braces (rule: param-names)')
+  })
+
+  it('keeps percent escapes as written: the router reads them decoded', () => {
+    for (const path of ['/search/a%20b', '/pct/100%25', '/t/%5C', '/f/%7Bid%7D', '/d/%2e.x']) {
+      expect(checkEndpointPath(path, 'off')).toEqual({ path, warnings: [] })
+    }
+  })
+
+  it('writes {name} as :name, as OpenAPI imports do, where that reads the same', () => {
+    expect(checkEndpointPath('/files/{id}', 'off').path).toBe('/files/:id')
+    expect(checkEndpointPath('/files/{name}.json', 'off').path).toBe('/files/:name.json')
+    expect(checkEndpointPath('/users/{user-id}/orders/{orderId}', 'off').path).toBe('/users/:user-id/orders/:orderId')
+    expect(checkEndpointPath('/api/users/{id}', 'strict').path).toBe('/api/users/:id')
+    expect(checkResourcePath('/api/users/{userId}/posts').path).toBe('/api/users/:userId/posts')
+    // `v:n` and `:idx` would read as text and as another name: these keep their braces.
+    expect(checkEndpointPath('/v{n}', 'off').path).toBe('/v{n}')
+    expect(checkEndpointPath('/f/{id}x', 'off').path).toBe('/f/{id}x')
   })
 
   it('a resource path needs names in every mode: its records need a collection', () => {

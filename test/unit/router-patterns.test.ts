@@ -25,7 +25,27 @@ describe('route patterns', () => {
     ])
   })
 
+  it('reads {name} as a parameter and literal text percent-decoded, as requests are', () => {
+    expect(parseRoutePath('/files/{id}/{name}.json')).toEqual([
+      { kind: 'literal', text: 'files' },
+      { kind: 'param', name: 'id' },
+      { kind: 'mixed', parts: [{ kind: 'param', name: 'name' }, { kind: 'literal', text: '.json' }] },
+    ])
+    expect(parseRoutePath('/v{n}/{a-}').map((p) => p)).toEqual([
+      { kind: 'mixed', parts: [{ kind: 'literal', text: 'v' }, { kind: 'param', name: 'n' }] },
+      { kind: 'literal', text: '{a-}' },
+    ])
+    expect(parseRoutePath('/search/a%20b/%3Ax/%2F').map((p) => p.kind === 'literal' && p.text)).toEqual(['search', 'a b', ':x', '/'])
+    // Stored before the path rules refused them: a `%` that starts no escape stays text.
+    expect(parseRoutePath('/pct/100%/%FF/%41%').map((p) => p.kind === 'literal' && p.text)).toEqual(['pct', '100%', '%FF', 'A%'])
+  })
+
   it('gives one shape to routes that answer the same requests, and different shapes otherwise', () => {
+    expect(routeShape('/files/{id}')).toBe(routeShape('/files/:id'))
+    expect(routeShape('/x/%41')).toBe(routeShape('/x/A'))
+    expect(routeShape('/x/a%2Fb')).not.toBe(routeShape('/x/a/b'))
+    expect(routeShape('/x/%3Ab')).toBe(routeShape('/x/\\:b'))
+    expect(routeShape('/x/%3Ab')).not.toBe(routeShape('/x/:b'))
     expect(routeShape('/files/:name')).toBe(routeShape('/files/*'))
     expect(routeShape('/files/:name.json')).not.toBe(routeShape('/files/:id'))
     expect(routeShape('/files/:a.json')).toBe(routeShape('/files/*.json'))
@@ -69,8 +89,31 @@ describe('router with wildcards and mixed segments', () => {
 
   it('answers 405 with the methods of a wildcard route', () => {
     const methods = createRouter([route('GET', '/files/**'), route('PUT', '/files/**')])
-    expect(methods.match('DELETE', ['files', 'a', 'b'])).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'PUT'] })
+    expect(methods.match('DELETE', ['files', 'a', 'b'])).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD', 'PUT'] })
     expect(methods.match('HEAD', ['files', 'a'])).toMatchObject({ kind: 'found', value: 'GET /files/**' })
+  })
+
+  it('lists in a 405 the methods of every route matching the path, HEAD wherever GET is', () => {
+    const routes = createRouter([route('GET', '/files/:id'), route('DELETE', '/files/**'), route('GET', '/a/:x/c'), route('POST', '/a/b/:y'), route('HEAD', '/h/*'), route('PUT', '/h/x')])
+    expect(routes.match('POST', splitPath('/files/x'))).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD'] })
+    expect(routes.match('PUT', splitPath('/a/b/c'))).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD', 'POST'] })
+    expect(routes.match('GET', splitPath('/a/b/c'))).toMatchObject({ kind: 'found', value: 'GET /a/:x/c', params: { x: 'b' } })
+    expect(routes.match('DELETE', splitPath('/files/x'))).toMatchObject({ kind: 'found', value: 'DELETE /files/**' })
+    // Only the paths that match count: /a/b/d matches POST /a/b/:y alone.
+    expect(routes.match('PUT', splitPath('/a/b/d'))).toEqual({ kind: 'method-not-allowed', allow: ['POST'] })
+    expect(routes.match('GET', splitPath('/h/x'))).toEqual({ kind: 'method-not-allowed', allow: ['HEAD', 'PUT'] })
+  })
+
+  it('matches literal text by its decoded reading, as the server decodes request segments', () => {
+    const decoded = routerOf('/search/a%20b', '/pct/100%25', '/legacy/100%', '/t/%5C', '/s/a%2Fb', '/files/{id}', '/m/:name%2Ejson')
+    expect(found(decoded, '/search/a b')).toMatchObject({ value: 'GET /search/a%20b' })
+    expect(found(decoded, '/search/a%20b')).toEqual({ kind: 'not-found' })
+    expect(found(decoded, '/pct/100%')).toMatchObject({ value: 'GET /pct/100%25' })
+    expect(found(decoded, '/legacy/100%')).toMatchObject({ value: 'GET /legacy/100%' })
+    expect(found(decoded, '/t/\\')).toMatchObject({ value: 'GET /t/%5C' })
+    expect(decoded.match('GET', ['s', 'a/b'])).toMatchObject({ value: 'GET /s/a%2Fb' })
+    expect(found(decoded, '/files/7')).toMatchObject({ value: 'GET /files/{id}', params: { id: '7' } })
+    expect(found(decoded, '/m/x.json')).toMatchObject({ params: { name: 'x' } })
   })
 
   it('keeps a parameter named __proto__ an own value', () => {

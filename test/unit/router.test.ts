@@ -21,8 +21,9 @@ describe('router', () => {
     expect(router.match('DELETE', ['users', 'me'])).toMatchObject({ kind: 'found', value: 'DELETE /users/:id', params: { id: 'me' } })
   })
 
-  it('answers 405 data with the methods of the first matching path, 404 otherwise', () => {
-    expect(router.match('PUT', ['users', '7'])).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET'] })
+  it('answers 405 data with the methods of every matching path, 404 otherwise', () => {
+    expect(router.match('PUT', ['users', '7'])).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD'] })
+    expect(router.match('PUT', ['users', 'me'])).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD'] })
     expect(router.match('GET', ['users', '7', 'comments'])).toEqual({ kind: 'not-found' })
     expect(router.match('GET', [])).toEqual({ kind: 'not-found' })
   })
