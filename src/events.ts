@@ -2,6 +2,12 @@ import { EventEmitter } from 'node:events'
 import type { Attempt, Fault } from './model.ts'
 
 /** One answered mock request; the event recorder turns it into `mock.request` / `mock.error` events. */
+/** Which of an endpoint's responses answered: its 1-based position and its name. */
+export interface AnsweredBy {
+  position: number
+  name: string | null
+}
+
 export interface RequestServed {
   projectId: number | null
   endpointId: number | null
@@ -14,6 +20,8 @@ export interface RequestServed {
   failed?: boolean
   /** A simulated network fault answered instead (status 0 over HTTP: no response at all); absent or null: none. */
   fault?: Fault | null
+  /** The endpoint's response that answered; absent or null: the endpoint itself. */
+  answeredBy?: AnsweredBy | null
   durationMs: number
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean
@@ -45,6 +53,8 @@ export interface RequestEntry {
   endpointId: number | null
   /** The simulated network fault the client got instead of an answer; absent when none. */
   fault?: Fault
+  /** The endpoint's response that answered; absent when the endpoint answered itself. */
+  answeredBy?: AnsweredBy
   request: ExchangeSide
   response: ExchangeSide
 }

@@ -30,6 +30,34 @@ export type PathRules = (typeof PATH_RULES)[number]
 export const FAULTS = ['reset', 'empty', 'malformed', 'hang'] as const
 export type Fault = (typeof FAULTS)[number]
 
+/** How an endpoint with responses picks one: the first whose `when` holds, each in turn, or one at random. */
+export const PICKS = ['rules', 'sequence', 'random'] as const
+export type ResponsePick = (typeof PICKS)[number]
+
+/**
+ * What a response's `body` holds: JSON text. Kept as a field so that other body types (text, a
+ * stored file) add a value here rather than a new shape.
+ */
+export const RESPONSE_BODY_TYPES = ['json'] as const
+export type ResponseBodyType = (typeof RESPONSE_BODY_TYPES)[number]
+
+/** One of an endpoint's responses (docs/mocking.md, "Responses and rules"); null fields take the endpoint's. */
+export interface EndpointResponse {
+  name: string | null
+  /** The conditions as written (engine/conditions.ts checks them); null: the fallback. */
+  when: Record<string, unknown> | null
+  status: number | null
+  /** Laid over the endpoint's headers. */
+  headers: Record<string, string>
+  /** null: no body at all. */
+  bodyType: ResponseBodyType | null
+  body: string | null
+  /** null: the endpoint's delay; with `delayMaxMs`, a range. */
+  delayMs: number | null
+  delayMaxMs: number | null
+  fault: Fault | null
+}
+
 export interface Project {
   id: number
   name: string
@@ -41,6 +69,8 @@ export interface Project {
   seedValue: number | null
   /** strict: naming rules refuse; warn: they warn; off: only the structural checks. */
   pathRules: PathRules
+  /** Bumped by every reset: sequences of responses start again at their first. */
+  sequenceEpoch: number
   createdAt: string
 }
 
@@ -75,6 +105,10 @@ export interface Endpoint {
   delayMaxMs: number | null
   /** A network fault every call gets instead of an answer; null: none. */
   fault: Fault | null
+  /** How `responses` are picked. */
+  pick: ResponsePick
+  /** Answers chosen per request (by `pick`); empty: the endpoint answers as configured. */
+  responses: EndpointResponse[]
   /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
   /** JSON Schema text the request body must satisfy; null: no check. */

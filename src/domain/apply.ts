@@ -57,6 +57,8 @@ function settingsOf(spec: EndpointSpec | undefined, base: EndpointSettings, make
     headers: spec.headers,
     delay: spec.delay === undefined ? undefined : parseDelay(spec.delay),
     fault: spec.fault,
+    pick: spec.pick,
+    responses: spec.responses,
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,

@@ -3,13 +3,14 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
-import { FAULTS, type Endpoint } from '../model.ts'
+import { FAULTS, PICKS, type Endpoint } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import type { Context } from './context.ts'
 import { checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
+import { checkPick, checkResponseList, checkResponsesAllowed, responsesFromJson } from './responses.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -28,18 +29,22 @@ export interface SettingsInput {
   schema?: string | null | undefined
   errorRate?: number | undefined
   errorStatus?: number | undefined
+  /** rules | sequence | random. */
+  pick?: string | undefined
+  /** The whole list, replaced: each response as JSON (`responses.ts`, `responseFromJson`). */
+  responses?: unknown[] | undefined
 }
 
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, body: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, pick: 'rules', responses: [], body: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 /** What most kinds answer: an HTTP status. */
 const HTTP_STATUSES: StatusRule = { check: checkStatus, isErrorStatus: (status) => status >= 400, errorStatusHint: '' }
 
-function checkHeaders(headers: Record<string, string>): Record<string, string> {
+export function checkHeaders(headers: Record<string, string>): Record<string, string> {
   for (const [name, value] of Object.entries(headers)) {
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) throw new AppError('INVALID_INPUT', `header name "${name}" is not a valid HTTP header name`)
     if (typeof value !== 'string' || /[\r\n]/.test(value)) throw new AppError('INVALID_INPUT', `header "${name}" must be a one-line string`)
@@ -62,6 +67,8 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     headers: input.headers === undefined ? current.headers : checkHeaders(input.headers),
     ...mergedDelay(input, current),
     fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
+    pick: input.pick === undefined ? current.pick : checkPick(input.pick),
+    responses: input.responses === undefined ? current.responses : responsesFromJson(input.responses, { checkHeaders, makeFaker, checkStatus: statuses.check }),
     body: input.body === undefined ? current.body : input.body === null ? null : checkJsonBody(input.body),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
@@ -71,14 +78,16 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     throw new AppError('INVALID_INPUT', `error rate ${next.errorRate} must be a percentage from 0 to 100`)
   }
   if (!statuses.isErrorStatus(next.errorStatus)) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${statuses.errorStatusHint}`)
+  if (next.responses.length > 0 && kind) checkResponsesAllowed(kind)
+  checkResponseList(next.responses, next.pick)
   if (next.schema !== null) compileSchema(next.schema)
   if (next.body !== null && hasPlaceholders(next.body)) checkTemplate(next.body, makeFaker())
   return next
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, delayMaxMs, fault, body, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, delayMaxMs, fault, body, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, delayMaxMs, fault, pick, responses, body, schema, errorRate, errorStatus } = endpoint
+  return { status, headers, delayMs, delayMaxMs, fault, pick, responses, body, schema, errorRate, errorStatus }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -95,7 +104,7 @@ export function configureEndpoint(context: Context, endpoint: Endpoint, input: S
   return writeTransaction(context.db, () => context.repos.endpoints.configure(endpoint.id, settings))
 }
 
-const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'errorRate', 'errorStatus', 'headers', 'body', 'schema'] as const
+const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'errorRate', 'errorStatus', 'headers', 'body', 'schema', 'pick', 'responses'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -135,6 +144,8 @@ export function settingsFromJson(input: unknown): SettingsInput {
   if (delay !== undefined && fields.delayMs !== undefined) invalidSetting('delay', 'and "delayMs" say the same thing: send one of them')
   const fault = fields.fault
   if (fault !== undefined && fault !== null && typeof fault !== 'string') invalidSetting('fault', `must be one of ${FAULTS.join(', ')}, or null for none`)
+  if (fields.pick !== undefined && typeof fields.pick !== 'string') invalidSetting('pick', `must be one of ${PICKS.join(', ')}`)
+  if (fields.responses !== undefined && !Array.isArray(fields.responses)) invalidSetting('responses', 'must be a list of responses (the whole list, replaced)')
   return {
     status: numberOf('status'),
     delay: delay === undefined ? undefined : fieldValue('delay', () => parseDelay(delay as string | number)),
@@ -145,6 +156,8 @@ export function settingsFromJson(input: unknown): SettingsInput {
     headers: headers as Record<string, string> | undefined,
     body: jsonOf('body'),
     schema: jsonOf('schema'),
+    pick: fields.pick as string | undefined,
+    responses: fields.responses as unknown[] | undefined,
   }
 }
 
@@ -162,12 +175,22 @@ export async function checkResponseBody(context: Context, endpoint: Endpoint, bo
 export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
   const current = currentSettings(endpoint)
   for (const [field, value] of Object.entries(input)) {
-    if (value === undefined) continue
+    // pick and responses are judged together: a new pick may come with a list that suits it.
+    if (value === undefined || field === 'pick' || field === 'responses') continue
     try {
       mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
       if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400) invalidSetting(field, `is not valid: ${error.message}`)
+      throw error
+    }
+  }
+  if (input.pick !== undefined || input.responses !== undefined) {
+    try {
+      mergeSettings(current, { pick: input.pick, responses: input.responses }, makeFaker, endpoint.kind)
+    } catch (error) {
+      // A refusal that names its field already (`responses[1].when.body`) keeps it.
+      if (error instanceof AppError && error.status === 400 && !error.details) invalidSetting(input.responses !== undefined ? 'responses' : 'pick', `is not valid: ${error.message}`)
       throw error
     }
   }

@@ -5,6 +5,7 @@ import { specKindOf } from '../kinds/registry.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
+import { responseView } from '../views.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { standardEndpoints } from './resources.ts'
 
@@ -44,6 +45,8 @@ function endpointSpec(endpoint: Endpoint, importTitles: Map<number, string>): En
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
   if (settings.delayMs !== 0 || settings.delayMaxMs !== null) spec.delay = formatDelay(delayOf(settings))
   if (settings.fault !== null) spec.fault = settings.fault
+  if (settings.pick !== defaults.pick) spec.pick = settings.pick
+  if (settings.responses.length > 0) spec.responses = settings.responses.map(responseView)
   if (settings.body !== null) spec.body = JSON.parse(settings.body) as unknown
   if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
   if (settings.errorRate !== 0) spec.errorRate = settings.errorRate

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { Fault, PathRules, SpecFormat } from '../model.ts'
+import type { Fault, PathRules, ResponsePick, SpecFormat } from '../model.ts'
+import type { ResponseJson } from './responses.ts'
 
 /**
  * The project file's JSON Schema (schema/mockapi.schema.json) is the source of truth for its shape:
@@ -40,6 +41,8 @@ export interface RawEndpoint {
   headers?: Record<string, string> | null
   delay?: number | string
   fault?: Fault
+  pick?: ResponsePick
+  responses?: ResponseJson[]
   body?: unknown
   schema?: Record<string, unknown> | boolean
   errorRate?: number

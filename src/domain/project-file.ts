@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type EventType, type Fault, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
+import { checkHeaders } from './endpoint-config.ts'
+import { checkResponseList, responsesFromJson, type ResponseJson } from './responses.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -54,6 +56,9 @@ export interface EndpointSpec {
   /** Milliseconds, or a range `"100-300"` (checked when the file is read). */
   delay?: number | string
   fault?: Fault
+  pick?: ResponsePick
+  /** Checked when the file is read, but for templates (checked when applied). */
+  responses?: ResponseJson[]
   body?: unknown
   schema?: unknown
   errorRate?: number
@@ -156,6 +161,18 @@ export function parseProjectFile(text: string, source: string): ProjectFile {
       spec.delay = e.delay
     }
     if (e.fault !== undefined) spec.fault = e.fault
+    if (e.pick !== undefined) spec.pick = e.pick
+    if (e.responses !== undefined) {
+      try {
+        checkResponseList(responsesFromJson(e.responses, { checkHeaders, makeFaker: null }), e.pick ?? 'rules')
+      } catch (error) {
+        const detail = error instanceof AppError ? (error.details as { field: string; message: string }[] | undefined)?.[0] : undefined
+        if (!detail) throw error
+        const path: Path = [...detail.field.matchAll(/\[(\d+)\]|([^.[\]]+)/g)].map(([, index, key]) => (index !== undefined ? Number(index) : key!))
+        fail([...at, ...path], detail.message)
+      }
+      spec.responses = e.responses
+    }
     if (e.body !== undefined) spec.body = e.body
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate

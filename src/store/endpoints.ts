@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { Endpoint, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
+import type { Endpoint, EndpointKind, EndpointResponse, Fault, HttpMethod, OpenApiOperation, ResourceAction, ResponsePick } from '../model.ts'
 
 interface EndpointRow {
   id: number
@@ -14,6 +14,8 @@ interface EndpointRow {
   delay_ms: number
   delay_max_ms: number | null
   fault: string | null
+  pick: string
+  responses: string
   body: string | null
   schema: string | null
   error_rate: number
@@ -37,6 +39,8 @@ function toEndpoint(row: EndpointRow): Endpoint {
     delayMs: row.delay_ms,
     delayMaxMs: row.delay_max_ms,
     fault: row.fault as Fault | null,
+    pick: row.pick as ResponsePick,
+    responses: JSON.parse(row.responses) as EndpointResponse[],
     body: row.body,
     schema: row.schema,
     errorRate: row.error_rate,
@@ -59,6 +63,8 @@ export interface NewEndpoint {
   delayMs?: number
   delayMaxMs?: number | null
   fault?: Fault | null
+  pick?: ResponsePick
+  responses?: EndpointResponse[]
   body?: string | null
   schema?: string | null
   errorRate?: number
@@ -69,7 +75,7 @@ export interface NewEndpoint {
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'pick' | 'responses' | 'body' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -81,11 +87,11 @@ export function createEndpointRepo(db: Db) {
     'SELECT * FROM endpoints WHERE project_id = ? AND method = ? AND path = ?',
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, body, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, pick, responses, body, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @pick, @responses, @body, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
-    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, body = @body, schema = @schema,
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, pick = @pick, responses = @responses, body = @body, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
   const reimport = db.prepare(
@@ -119,6 +125,8 @@ export function createEndpointRepo(db: Db) {
         delayMs: endpoint.delayMs ?? 0,
         delayMaxMs: endpoint.delayMaxMs ?? null,
         fault: endpoint.fault ?? null,
+        pick: endpoint.pick ?? 'rules',
+        responses: JSON.stringify(endpoint.responses ?? []),
         body: endpoint.body ?? null,
         schema: endpoint.schema ?? null,
         errorRate: endpoint.errorRate ?? 0,
@@ -129,7 +137,7 @@ export function createEndpointRepo(db: Db) {
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
     },
     configure(id: number, settings: EndpointSettings): Endpoint {
-      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers) })
+      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), responses: JSON.stringify(settings.responses) })
       return toEndpoint(byId.get(id)!)
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),

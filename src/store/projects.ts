@@ -10,6 +10,7 @@ interface ProjectRow {
   description: string
   seed_value: number | null
   path_rules: PathRules
+  sequence_epoch: number
   created_at: string
 }
 
@@ -23,6 +24,7 @@ function toProject(row: ProjectRow): Project {
     description: row.description,
     seedValue: row.seed_value,
     pathRules: row.path_rules,
+    sequenceEpoch: row.sequence_epoch,
     createdAt: row.created_at,
   }
 }
@@ -41,6 +43,7 @@ export function createProjectRepo(db: Db) {
   const tokenKey = db.prepare<[number], string>('SELECT token_key FROM projects WHERE id = ?').pluck()
   const updateInfo = db.prepare<[string, string, number | null, number]>('UPDATE projects SET name = ?, description = ?, seed_value = ? WHERE id = ?')
   const setPathRules = db.prepare<[PathRules, number]>('UPDATE projects SET path_rules = ? WHERE id = ?')
+  const bumpSequenceEpoch = db.prepare<[number]>('UPDATE projects SET sequence_epoch = sequence_epoch + 1 WHERE id = ?')
   const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
@@ -72,6 +75,8 @@ export function createProjectRepo(db: Db) {
       updateInfo.run(info.name, info.description, info.seedValue, id)
     },
     setPathRules: (id: number, mode: PathRules): void => void setPathRules.run(mode, id),
+    /** Every sequence of responses in the project starts again at its first (a reset). */
+    bumpSequenceEpoch: (id: number): void => void bumpSequenceEpoch.run(id),
     remove(id: number): void {
       remove.run(id)
       promoteOldest.run()

@@ -3,6 +3,7 @@ import { checkResponseBody, configureEndpoint, requireEndpoint, type SettingsInp
 import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
+import { describeResponse } from '../../domain/responses.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, success } from '../output.ts'
@@ -22,6 +23,7 @@ interface SetOptions {
   clearSchema?: boolean
   errorRate?: string
   errorStatus?: number
+  pick?: string
   json?: boolean
 }
 
@@ -41,13 +43,18 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable JSON on stdout')
     .action((method: string, path: string, options: { project?: string; json?: boolean }, command: Command) =>
       withRuntime(command, ctx, ({ context }) => {
-        const view = endpointView(requireEndpoint(context, { project: options.project, method, path }))
+        const shown = requireEndpoint(context, { project: options.project, method, path })
+        const view = endpointView(shown)
         if (options.json) return printJson(ctx.io, view)
         const line = (label: string, value: unknown) => ctx.io.out(`${label.padEnd(13)}${value}`)
         line('endpoint', `${view.method} ${view.path}  (${view.kind}${view.action ? `: ${view.action}` : ''}, id ${view.id})`)
         line('status', view.status)
         line('delay', `${view.delay} ms${typeof view.delay === 'string' ? ' (drawn per request)' : ''}`)
         if (view.fault !== null) line('fault', `${view.fault} (every call)`)
+        if (view.responses.length > 0) {
+          line('pick', view.pick)
+          for (const [i, response] of shown.responses.entries()) line(i === 0 ? 'responses' : '', describeResponse(response, i + 1))
+        }
         line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
         line('error rate', `${view.errorRate} % → ${view.errorStatus}`)
         line('schema', view.schema === null ? '(none)' : JSON.stringify(view.schema))
@@ -69,6 +76,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--clear-schema', 'stop validating the request body')
     .option('--error-rate <percent>', 'share of requests (0–100) answered with --error-status')
     .option('--error-status <code>', 'status of simulated errors (default 500)', parseInteger)
+    .option('--pick <mode>', 'how a response is chosen (see `mockapi response`): rules, sequence or random')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the endpoint as JSON')
     .action((method: string, path: string, options: SetOptions, command: Command) =>
@@ -83,6 +91,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
           schema: options.clearSchema ? null : options.schema === undefined ? undefined : readJsonArgument(options.schema, cwd),
           errorRate: options.errorRate === undefined ? undefined : parseRate(options.errorRate),
           errorStatus: options.errorStatus,
+          pick: options.pick,
         }
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')
         const target = requireEndpoint(context, { project: options.project, method, path })

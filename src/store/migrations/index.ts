@@ -12,6 +12,7 @@ import { up as uniqueIds } from './0090-unique-ids.ts'
 import { up as fieldIndexTriggers } from './0100-field-index-triggers.ts'
 import { up as pathRules } from './0110-path-rules.ts'
 import { up as delayRangesFaults } from './0120-delay-ranges-faults.ts'
+import { up as responses } from './0150-responses.ts'
 
 export interface Migration {
   version: number
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 100, up: fieldIndexTriggers },
   { version: 110, up: pathRules },
   { version: 120, up: delayRangesFaults },
+  { version: 150, up: responses },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
