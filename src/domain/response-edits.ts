@@ -22,3 +22,11 @@ export function removeResponse(context: Context, endpoint: Endpoint, which: stri
   const list = endpoint.responses.map(responseView).filter((_, i) => i !== index)
   return configureEndpoint(context, endpoint, { responses: list }, makeFaker)
 }
+
+/** PUT of one response: `raw` in place of the one at `which` (position or name), the list checked again. */
+export function replaceResponse(context: Context, endpoint: Endpoint, which: string, raw: unknown, makeFaker: FakerFactory): Endpoint {
+  const index = responseIndex(endpoint, which)
+  const list: unknown[] = endpoint.responses.map(responseView)
+  list[index] = raw
+  return configureEndpoint(context, endpoint, { responses: list }, makeFaker)
+}

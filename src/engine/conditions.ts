@@ -98,6 +98,11 @@ function flatValues(values: unknown[]): unknown[] {
   return values.flatMap((value) => (Array.isArray(value) ? value : [value]))
 }
 
+/** A literal holds for the value itself (a list equals a list) or, for a repeated field, any one of its values. */
+function anyEquals(values: unknown[], literal: unknown): boolean {
+  return values.some((value) => equalsLiteral(value, literal)) || flatValues(values).some((value) => equalsLiteral(value, literal))
+}
+
 function regexTest(regex: SafeRegex, text: string, budget: RegexBudget): boolean {
   const cost = Math.max(1, regex.programSize) * Math.max(1, text.length)
   if (cost > REGEX_TEST_LIMIT || cost > budget.left) {
@@ -121,7 +126,7 @@ class Compiler {
   condition(raw: unknown, at: string, depth: number, inJson = true): Test {
     if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
     this.count(at)
-    if (!isObject(raw)) return (values) => flatValues(values).some((value) => equalsLiteral(value, raw))
+    if (!isObject(raw)) return (values) => anyEquals(values, raw)
     if (!isOperatorObject(raw)) {
       const operatorKey = Object.keys(raw).find((key) => (OPERATORS as readonly string[]).includes(key))
       if (operatorKey !== undefined) throw new ConditionError(at, `mixes the operator "${operatorKey}" with field names; put operators in an object of their own`)
@@ -152,7 +157,7 @@ class Compiler {
   operator(operator: string, operand: unknown, at: string, depth: number, inJson: boolean): Test {
     switch (operator) {
       case 'equals':
-        return (values) => flatValues(values).some((value) => equalsLiteral(value, operand))
+        return (values) => anyEquals(values, operand)
       case 'contains':
         return (values) =>
           values.some((value) =>
@@ -196,7 +201,7 @@ class Compiler {
       case 'in': {
         if (!Array.isArray(operand)) throw new ConditionError(at, `must be a list of values, got ${JSON.stringify(operand)}`)
         if (operand.length > LIMITS.inItems) throw new ConditionError(at, `lists at most ${LIMITS.inItems} values`)
-        return (values) => flatValues(values).some((value) => operand.some((literal) => equalsLiteral(value, literal)))
+        return (values) => operand.some((literal) => anyEquals(values, literal))
       }
       case 'not': {
         const inner = this.condition(operand, at, depth + 1, inJson)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { mintToken } from '../../src/domain/auth.ts'
 import type { RequestServed } from '../../src/events.ts'
 import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, ROOT, send, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -269,6 +269,76 @@ describe('refusals change nothing', () => {
     expect(back.status).toBe(200)
     expect((await send(`${url}/api/things?n=2`)).json).toEqual({ n: 2 })
     expect((await send(`${url}/api/things`)).json).toEqual({})
+    await expectAliveAndIntact(url, db)
+  })
+})
+
+describe('events and the request log', () => {
+  it('carry which response answered', async () => {
+    const { url, db } = await workspaceServer(sessions)
+    const { context } = openStore(db)
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    expect((await send(`${url}/api/projects/1/requests`, { headers: auth })).status).toBe(200)
+    const hook = await send(`${url}/api/projects/1/webhooks`, { method: 'POST', headers: auth, body: { name: 'all', targetUrl: 'http://127.0.0.1:9/hook', events: ['mock.request'] } })
+    expect(hook.status).toBe(201)
+    expect((await send(`${url}/api/sessions`, { method: 'POST', body: { username: 'admin', password: 'secret' } })).status).toBe(201)
+    const log = await waitFor(async () => ((await send(`${url}/api/projects/1/requests`, { headers: auth })).json as { path: string; answeredBy?: unknown }[]).find((e) => e.path === '/api/sessions'))
+    expect(log.answeredBy).toEqual({ position: 1, name: 'admin' })
+    const payload = await waitFor(() => {
+      const row = context.db.prepare<[], { payload: string }>("SELECT payload FROM events WHERE type = 'mock.request'").get()
+      return row && (JSON.parse(row.payload) as { data: Record<string, unknown> })
+    })
+    expect(payload.data).toMatchObject({ path: '/api/sessions', status: 201, answeredBy: { position: 1, name: 'admin' } })
+  })
+})
+
+describe('where responses apply', () => {
+  it('refuses them on a GraphQL operation', async () => {
+    const { ok, run } = cliWorkspace()
+    await ok('import', join(ROOT, 'fixtures', 'graphql', 'swapi', 'schema.graphql'))
+    const refused = await run('response', 'add', 'POST', '/graphql#Query.person', '--status', '200')
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toMatch(/responses apply to HTTP routes; this graphql operation answers through its schema/)
+  })
+
+  it('an imported OpenAPI operation answers a chosen body, its documented answer for a body-less status, and the spec otherwise', async () => {
+    const { url } = await workspaceServer(async (ok) => {
+      await ok('import', join(ROOT, 'fixtures', 'openapi', 'swagger-petstore-v3', 'openapi.yaml'), '--project', 'r')
+      await ok('response', 'add', 'GET', '/pet/:petId', '--when', '{"params":{"petId":0}}', '--status', '404', '--project', 'r')
+      await ok('response', 'add', 'GET', '/pet/:petId', '--when', '{"params":{"petId":7}}', '--body', '{"id":7,"name":"seven"}', '--project', 'r')
+    })
+    expect((await send(`${url}/api/r/pet/0`)).status).toBe(404)
+    expect((await send(`${url}/api/r/pet/7`)).json).toEqual({ id: 7, name: 'seven' })
+    const documented = await send(`${url}/api/r/pet/1`)
+    expect([documented.status, documented.json.name]).toEqual([200, 'doggie'])
+  })
+})
+
+describe('…/endpoints/{eid}/responses', () => {
+  it('adds, replaces and removes one response at a time, 404 past the end', async () => {
+    const { url, db } = await workspaceServer(async (ok) => {
+      await ok('add-endpoint', 'GET', '/api/things', '--body', '{}')
+    })
+    const { context } = openStore(db)
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const id = (await send(`${url}/api/projects/1/endpoints`, { headers: auth })).json.find((e: { path: string }) => e.path === '/api/things').id
+    const base = `${url}/api/projects/1/endpoints/${id}/responses`
+    expect((await send(base, { headers: auth })).json).toEqual({ pick: 'rules', responses: [] })
+    const added = await send(base, { method: 'POST', body: { status: 404 }, headers: auth })
+    expect(added.status).toBe(201)
+    const first = await send(`${base}?at=1`, { method: 'POST', body: { name: 'vip', when: { headers: { 'x-tier': 'vip' } }, body: { vip: true } }, headers: auth })
+    expect(first.json.responses).toEqual([{ name: 'vip', when: { headers: { 'x-tier': 'vip' } }, body: { vip: true } }, { status: 404 }])
+    expect((await send(`${url}/api/things`, { headers: { 'X-Tier': 'vip' } })).json).toEqual({ vip: true })
+    expect((await send(`${url}/api/things`)).status).toBe(404)
+    const bad = await send(base, { method: 'POST', body: { status: 500 }, headers: auth })
+    expect([bad.status, bad.json.error.details[0].field]).toEqual([400, 'responses[2]'])
+    expect((await send(`${base}?at=x`, { method: 'POST', body: {}, headers: auth })).json.error.details[0].field).toBe('at')
+    const replaced = await send(`${base}/2`, { method: 'PUT', body: { status: 410 }, headers: auth })
+    expect(replaced.json.responses[1]).toEqual({ status: 410 })
+    expect((await send(`${base}/3`, { method: 'DELETE', headers: auth })).status).toBe(404)
+    const removed = await send(`${base}/vip`, { method: 'DELETE', headers: auth })
+    expect(removed.json).toEqual({ pick: 'rules', responses: [{ status: 410 }] })
+    expect((await send(`${base}/1`, { method: 'PATCH', headers: auth })).status).toBe(405)
     await expectAliveAndIntact(url, db)
   })
 })
