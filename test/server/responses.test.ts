@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { mintToken } from '../../src/domain/auth.ts'
 import type { RequestServed } from '../../src/events.ts'
 import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, ROOT, send, waitFor } from '../_helpers.ts'
+import { cleanup, cliProcessAsync, cliWorkspace, expectAliveAndIntact, openStore, ROOT, send, settle, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -139,6 +139,20 @@ describe('pick: sequence and random', () => {
     await ok('response', 'add', 'GET', '/api/polls', '--body', '{"n":4}')
     expect([await n(url), await n(url), await n(url), await n(url), await n(url)]).toEqual([1, 2, 3, 4, 1])
     await ok('response', 'remove', 'GET', '/api/polls', '4')
+    expect(await n(url)).toBe(1)
+  })
+
+  it('starts again on a reset from the API or from another process', async () => {
+    const { url, db, cwd } = await workspaceServer(three)
+    const { context } = openStore(db)
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    expect([await n(url), await n(url)]).toEqual([1, 2])
+    expect((await send(`${url}/api/projects/1/reset`, { method: 'POST', headers: auth })).status).toBe(200)
+    expect([await n(url), await n(url)]).toEqual([1, 2])
+    const other = await cliProcessAsync(['--db', db, 'reset'], { cwd })
+    expect(other.code, other.stderr).toBe(0)
+    // Another process's commit shows within the cache's recheck (50 ms); without the reset the next would be 3.
+    await settle()
     expect(await n(url)).toBe(1)
   })
 
