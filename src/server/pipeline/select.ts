@@ -61,10 +61,12 @@ export function createSelector(random: Random) {
       return index
     }
     if (endpoint.pick === 'random') return Math.floor(random() * count)
+    const fallback = compiled.whens.indexOf(null)
+    if (compiled.whens.every((when) => when === null)) return fallback
     const facts = await requestFacts(request, match.params, compiled.readsBody)
     const budget = regexBudget()
     const ruled = compiled.whens.findIndex((when) => when !== null && when.test(facts, budget))
-    return ruled >= 0 ? ruled : compiled.whens.indexOf(null)
+    return ruled >= 0 ? ruled : fallback
   }
 
   return async function select(request: MockRequest, match: EndpointMatch): Promise<Selected> {
