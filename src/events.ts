@@ -22,6 +22,8 @@ export interface RequestServed {
   fault?: Fault | null
   /** The endpoint's response that answered; absent or null: the endpoint itself. */
   answeredBy?: AnsweredBy | null
+  /** What the request log should say about how it was answered (`pattern skipped: value too long`). */
+  note?: string | null
   durationMs: number
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean
@@ -55,6 +57,8 @@ export interface RequestEntry {
   fault?: Fault
   /** The endpoint's response that answered; absent when the endpoint answered itself. */
   answeredBy?: AnsweredBy
+  /** How it was answered, where that needs saying (`pattern skipped: value too long`); absent: nothing. */
+  note?: string
   request: ExchangeSide
   response: ExchangeSide
 }

@@ -135,6 +135,8 @@ interface Answered {
   fault: Fault | null
   /** The endpoint's response that was chosen; null: the endpoint answered itself. */
   answeredBy?: AnsweredBy | null
+  /** For the request log: `pattern skipped: value too long`. */
+  note?: string | null
 }
 
 function toResponse(answer: MockAnswer): Response {
@@ -150,20 +152,20 @@ type Select = (request: MockRequest, match: EndpointMatch) => Promise<Selected>
 
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
-  const { match, answeredBy } = await select(request, matched)
+  const { match, answeredBy, note } = await select(request, matched)
   const { endpoint } = match.route
   const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor)
   await holdResponse(event, decision.delayMs)
   const { outcome } = decision
   if (outcome.kind === 'fault') {
-    return { response: await faultStage(event, deps, outcome.fault, endpoint.headers), endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy }
+    return { response: await faultStage(event, deps, outcome.fault, endpoint.headers), endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
   }
   const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
   const response = toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
-  return { response, endpointId: endpoint.id, failed: false, fault: null, answeredBy }
+  return { response, endpointId: endpoint.id, failed: false, fault: null, answeredBy, note }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
@@ -213,6 +215,7 @@ export function createMockHandler(deps: MockDeps) {
       failed: answered.failed,
       fault: answered.fault,
       ...(answered.answeredBy ? { answeredBy: answered.answeredBy } : {}),
+      ...(answered.note ? { note: answered.note } : {}),
       method: request.method,
       path: request.url.pathname,
       query: request.url.searchParams,

@@ -107,15 +107,20 @@ describe('pick: rules', () => {
     expect(await rule('/api/orders', { method: 'POST', body: '<Envelope/>', headers: { 'content-type': 'text/xml' } })).toBe('raw')
   })
 
-  it('a costly match over a large body does not hold, and answers promptly', async () => {
-    const { url } = await workspaceServer(async (ok) => {
+  it('a costly match over a large body does not hold, answers promptly, and the request log says so', async () => {
+    const { url, db } = await workspaceServer(async (ok) => {
       await ok('add-endpoint', 'POST', '/api/big', '--body', '{"rule":"none"}')
       await ok('response', 'add', 'POST', '/api/big', '--when', '{"body":{"matches":"[a-z]{400}[0-9]"}}', '--body', '{"rule":"regex"}')
       await ok('response', 'add', 'POST', '/api/big', '--when', '{"body":{"text":{"matches":"x$"}}}', '--body', '{"rule":"small"}')
     })
+    const { context } = openStore(db)
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    expect((await send(`${url}/api/projects/1/requests`, { headers: auth })).status).toBe(200)
     const body = 'a'.repeat(1_000_000)
     const big = await send(`${url}/api/big`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } })
     expect(big.json.rule).toBe('none')
+    const logged = await waitFor(async () => ((await send(`${url}/api/projects/1/requests`, { headers: auth })).json as { path: string; note?: string }[]).find((e) => e.path === '/api/big'))
+    expect(logged.note).toBe('pattern skipped: value too long')
     expect((await send(`${url}/api/big`, { method: 'POST', body: { text: 'ax' } })).json.rule).toBe('small')
   })
 })

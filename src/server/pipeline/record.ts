@@ -30,6 +30,7 @@ export function recordServed(events: MockEvents, served: Served, exchange: (() =
         endpointId: served.endpointId,
         ...(served.fault ? { fault: served.fault } : {}),
         ...(served.answeredBy ? { answeredBy: served.answeredBy } : {}),
+        ...(served.note ? { note: served.note } : {}),
         request,
         response,
       },

@@ -13,6 +13,8 @@ type EndpointMatch = Extract<Match, { kind: 'endpoint' }>
 export interface Selected {
   match: EndpointMatch
   answeredBy: AnsweredBy | null
+  /** Why a rule did not hold that might have, for the request log; null: nothing to say. */
+  note: string | null
 }
 
 /** An endpoint's responses ready to pick from, with where its sequence is. */
@@ -51,34 +53,35 @@ export function createSelector(random: Random) {
     return compiled
   }
 
-  async function chosenIndex(request: MockRequest, match: EndpointMatch, compiled: Compiled): Promise<number> {
+  async function chosenIndex(request: MockRequest, match: EndpointMatch, compiled: Compiled): Promise<{ index: number; note: string | null }> {
     const { endpoint } = match.route
     const count = endpoint.responses.length
     // Taken before any await: concurrent requests get distinct positions.
     if (endpoint.pick === 'sequence') {
       const index = compiled.next % count
       compiled.next = (index + 1) % count
-      return index
+      return { index, note: null }
     }
-    if (endpoint.pick === 'random') return Math.floor(random() * count)
+    if (endpoint.pick === 'random') return { index: Math.floor(random() * count), note: null }
     const fallback = compiled.whens.indexOf(null)
-    if (compiled.whens.every((when) => when === null)) return fallback
+    if (compiled.whens.every((when) => when === null)) return { index: fallback, note: null }
     const facts = await requestFacts(request, match.params, compiled.readsBody)
     const budget = regexBudget()
     const ruled = compiled.whens.findIndex((when) => when !== null && when.test(facts, budget))
-    return ruled >= 0 ? ruled : fallback
+    return { index: ruled >= 0 ? ruled : fallback, note: budget.skipped ? 'pattern skipped: value too long' : null }
   }
 
   return async function select(request: MockRequest, match: EndpointMatch): Promise<Selected> {
     const { endpoint } = match.route
-    if (endpoint.responses.length === 0) return { match, answeredBy: null }
+    if (endpoint.responses.length === 0) return { match, answeredBy: null, note: null }
     const compiled = compiledFor(endpoint, match.project.sequenceEpoch)
-    const index = await chosenIndex(request, match, compiled)
-    if (index < 0) return { match, answeredBy: null }
+    const { index, note } = await chosenIndex(request, match, compiled)
+    if (index < 0) return { match, answeredBy: null, note }
     const response = endpoint.responses[index]!
     return {
       match: { ...match, route: { ...match.route, endpoint: effectiveEndpoint(endpoint, response) } },
       answeredBy: { position: index + 1, name: response.name },
+      note,
     }
   }
 }
