@@ -2,6 +2,12 @@ import { EventEmitter } from 'node:events'
 import type { Attempt, Fault } from './model.ts'
 
 /** One answered mock request; the event recorder turns it into `mock.request` / `mock.error` events. */
+/** Which of an endpoint's responses answered: its 1-based position and its name. */
+export interface AnsweredBy {
+  position: number
+  name: string | null
+}
+
 export interface RequestServed {
   projectId: number | null
   endpointId: number | null
@@ -14,6 +20,10 @@ export interface RequestServed {
   failed?: boolean
   /** A simulated network fault answered instead (status 0 over HTTP: no response at all); absent or null: none. */
   fault?: Fault | null
+  /** The endpoint's response that answered; absent or null: the endpoint itself. */
+  answeredBy?: AnsweredBy | null
+  /** What the request log should say about how it was answered (`pattern skipped: value too long`). */
+  note?: string | null
   durationMs: number
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean
@@ -45,6 +55,10 @@ export interface RequestEntry {
   endpointId: number | null
   /** The simulated network fault the client got instead of an answer; absent when none. */
   fault?: Fault
+  /** The endpoint's response that answered; absent when the endpoint answered itself. */
+  answeredBy?: AnsweredBy
+  /** How it was answered, where that needs saying (`pattern skipped: value too long`); absent: nothing. */
+  note?: string
   request: ExchangeSide
   response: ExchangeSide
 }

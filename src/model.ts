@@ -57,6 +57,34 @@ export type AuthScheme =
 /** An endpoint's auth: schemes (any one passes), `none` (public), or null (the project's). */
 export type EndpointAuth = AuthScheme[] | 'none' | null
 
+/** How an endpoint with responses picks one: the first whose `when` holds, each in turn, or one at random. */
+export const PICKS = ['rules', 'sequence', 'random'] as const
+export type ResponsePick = (typeof PICKS)[number]
+
+/**
+ * What a response's `body` holds: JSON text. Kept as a field so that other body types (text, a
+ * stored file) add a value here rather than a new shape.
+ */
+export const RESPONSE_BODY_TYPES = ['json'] as const
+export type ResponseBodyType = (typeof RESPONSE_BODY_TYPES)[number]
+
+/** One of an endpoint's responses (docs/mocking.md, "Responses and rules"); null fields take the endpoint's. */
+export interface EndpointResponse {
+  name: string | null
+  /** The conditions as written (engine/conditions.ts checks them); null: the fallback. */
+  when: Record<string, unknown> | null
+  status: number | null
+  /** Laid over the endpoint's headers. */
+  headers: Record<string, string>
+  /** null: no body at all. */
+  bodyType: ResponseBodyType | null
+  body: string | null
+  /** null: the endpoint's delay; with `delayMaxMs`, a range. */
+  delayMs: number | null
+  delayMaxMs: number | null
+  fault: Fault | null
+}
+
 export interface Project {
   id: number
   name: string
@@ -72,6 +100,8 @@ export interface Project {
   auth: AuthScheme[] | null
   /** Imported OpenAPI operations enforce their `security` requirements. */
   openapiSecurity: boolean
+  /** Bumped by every reset: sequences of responses start again at their first. */
+  sequenceEpoch: number
   createdAt: string
 }
 
@@ -108,6 +138,10 @@ export interface Endpoint {
   fault: Fault | null
   /** The credentials this endpoint demands: its own schemes, `none`, or null for the project's. */
   auth: EndpointAuth
+  /** How `responses` are picked. */
+  pick: ResponsePick
+  /** Answers chosen per request (by `pick`); empty: the endpoint answers as configured. */
+  responses: EndpointResponse[]
   /** JSON text answered instead of the records (may hold {{…}} placeholders); null: the default for its kind. */
   body: string | null
   /** `json`: `body` is JSON text; `text`: `body` is a text template; `file`: `fileId`'s bytes are answered. */

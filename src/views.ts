@@ -1,4 +1,4 @@
-import type { Attempt, Endpoint, Project, Resource, SpecFormat, Subscription } from './model.ts'
+import type { Attempt, Endpoint, EndpointResponse, Fault, Project, Resource, SpecFormat, Subscription } from './model.ts'
 
 /** The public JSON shapes shared by `--json` output and the management API (docs/management-api.md). */
 export function projectView(project: Project) {
@@ -20,6 +20,29 @@ export type ProjectView = ReturnType<typeof projectView>
 /** A project as the management API lists it: its view with how many resources and endpoints it has. */
 export type ProjectSummaryView = ProjectView & { resourceCount: number; endpointCount: number }
 
+/** A response as the project file, the API and `--json` write it: the fields set, in a fixed order, the body as JSON. */
+export interface ResponseView {
+  name?: string
+  when?: Record<string, unknown>
+  status?: number
+  headers?: Record<string, string>
+  body?: unknown
+  delay?: number | string
+  fault?: Fault
+}
+
+export function responseView(response: EndpointResponse): ResponseView {
+  const view: ResponseView = {}
+  if (response.name !== null) view.name = response.name
+  if (response.when !== null) view.when = response.when
+  if (response.status !== null) view.status = response.status
+  if (Object.keys(response.headers).length > 0) view.headers = response.headers
+  if (response.body !== null) view.body = JSON.parse(response.body) as unknown
+  if (response.delayMs !== null) view.delay = response.delayMaxMs === null ? response.delayMs : `${response.delayMs}-${response.delayMaxMs}`
+  if (response.fault !== null) view.fault = response.fault
+  return view
+}
+
 export function endpointView(endpoint: Endpoint) {
   return {
     id: endpoint.id,
@@ -35,6 +58,9 @@ export function endpointView(endpoint: Endpoint) {
     fault: endpoint.fault,
     /** Its own auth: schemes, `none`, or null for the project's. */
     auth: endpoint.auth,
+    /** How one of `responses` is chosen per request. */
+    pick: endpoint.pick,
+    responses: endpoint.responses.map(responseView),
     headers: endpoint.headers,
     /** json (`body`), text (`text`) or file (`file`); contentType overrides what the type implies. */
     bodyType: endpoint.bodyType,

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   'add-endpoint': () => import('./commands/add-endpoint.ts').then((m) => m.registerAddEndpoint),
   endpoints: () => import('./commands/endpoints.ts').then((m) => m.registerEndpoints),
   endpoint: () => import('./commands/endpoint.ts').then((m) => m.registerEndpoint),
+  response: () => import('./commands/response.ts').then((m) => m.registerResponse),
   'remove-endpoint': () => import('./commands/remove-endpoint.ts').then((m) => m.registerRemoveEndpoint),
   templates: () => import('./commands/templates.ts').then((m) => m.registerTemplates),
   'apply-template': () => import('./commands/templates.ts').then((m) => m.registerTemplates),

@@ -145,7 +145,7 @@ export const listEndpoints = async () => (await inProject('/endpoints')).data
 
 /**
  * @param {number} endpointId
- * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string }} change
+ * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string, pick?: string, responses?: unknown[] }} change
  * @returns {Promise<ServedEndpointView>}
  */
 export const updateEndpoint = async (endpointId, change) => (await inProject(`/endpoints/${endpointId}`, { method: 'PATCH', body: change })).data

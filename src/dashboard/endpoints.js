@@ -5,6 +5,7 @@ import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpo
 import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
 import { authText, parseAuthText } from './auth-text.js'
 import { refreshProjects } from './projects.js'
+import { responsesEditor } from './responses.js'
 import { state } from './state.js'
 
 /** @typedef {import('./api.js').ServedEndpointView} ServedEndpointView */
@@ -47,7 +48,8 @@ function endpointRow(endpoint) {
       line
         ? h('div', { class: 'curl' }, h('code', { 'data-testid': 'endpoint-curl' }, line),
           h('button', { type: 'button', class: 'small', 'aria-label': `Copy ${tool(line)} for ${name}`, onclick: () => copyText(line, `the ${tool(line)} line`) }, 'Copy'))
-        : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it')),
+        : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it'),
+      responsesEditor(endpoint, name)),
     h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
     ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
     h('td', { class: 'fit' }, faultSelect(endpoint, name)),

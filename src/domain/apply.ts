@@ -60,6 +60,8 @@ function settingsOf(context: Context, spec: EndpointSpec | undefined, endpoint: 
     delay: spec.delay === undefined ? undefined : parseDelay(spec.delay),
     fault: spec.fault,
     auth: spec.auth,
+    pick: spec.pick,
+    responses: spec.responses,
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     text: spec.text,
     // Stored once per name and bytes, so applying the same file again keeps the same id.

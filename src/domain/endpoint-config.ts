@@ -3,7 +3,7 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
-import { FAULTS, type Endpoint, type EndpointAuth } from '../model.ts'
+import { FAULTS, PICKS, type Endpoint, type EndpointAuth } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
@@ -12,6 +12,7 @@ import type { Context } from './context.ts'
 import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod, type AddEndpointInput } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
 import { checkEndpointAuth } from './auth-settings.ts'
+import { checkPick, checkResponseList, checkResponsesAllowed, responsesFromJson } from './responses.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -39,18 +40,22 @@ export interface SettingsInput {
   schema?: string | null | undefined
   errorRate?: number | undefined
   errorStatus?: number | undefined
+  /** rules | sequence | random. */
+  pick?: string | undefined
+  /** The whole list, replaced: each response as JSON (`responses.ts`, `responseFromJson`). */
+  responses?: unknown[] | undefined
 }
 
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, auth: null, body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, auth: null, pick: 'rules', responses: [], body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
 }
 
 /** What most kinds answer: an HTTP status. */
 const HTTP_STATUSES: StatusRule = { check: checkStatus, isErrorStatus: (status) => status >= 400, errorStatusHint: '' }
 
-function checkHeaders(headers: Record<string, string>): Record<string, string> {
+export function checkHeaders(headers: Record<string, string>): Record<string, string> {
   for (const [name, value] of Object.entries(headers)) {
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) throw new AppError('INVALID_INPUT', `header name "${name}" is not a valid HTTP header name`)
     if (typeof value !== 'string' || /[\r\n]/.test(value)) throw new AppError('INVALID_INPUT', `header "${name}" must be a one-line string`)
@@ -74,6 +79,8 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     ...mergedDelay(input, current),
     fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
     auth: input.auth === undefined ? current.auth : checkEndpointAuth(input.auth),
+    pick: input.pick === undefined ? current.pick : checkPick(input.pick),
+    responses: input.responses === undefined ? current.responses : responsesFromJson(input.responses, { checkHeaders, makeFaker, checkStatus: statuses.check }),
     ...mergeBody(current, input),
     contentType: input.contentType === undefined ? current.contentType : input.contentType === null ? null : checkContentType(input.contentType),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
@@ -87,6 +94,8 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     throw new AppError('INVALID_INPUT', `error rate ${next.errorRate} must be a percentage from 0 to 100`)
   }
   if (!statuses.isErrorStatus(next.errorStatus)) throw new AppError('INVALID_INPUT', `error status ${next.errorStatus} must be 400 or more${statuses.errorStatusHint}`)
+  if (next.responses.length > 0 && kind) checkResponsesAllowed(kind)
+  checkResponseList(next.responses, next.pick)
   if (next.schema !== null) compileSchema(next.schema)
   if (next.body !== null && hasPlaceholders(next.body)) (next.bodyType === 'text' ? checkTextTemplate : checkTemplate)(next.body, makeFaker())
   for (const [name, value] of Object.entries(next.headers)) {
@@ -118,8 +127,8 @@ function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<Endpoi
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, delayMaxMs, fault, auth, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, delayMaxMs, fault, auth, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, delayMaxMs, fault, auth, pick, responses, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
+  return { status, headers, delayMs, delayMaxMs, fault, auth, pick, responses, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -154,7 +163,7 @@ export function addEndpointWithBody(context: Context, input: AddEndpointInput, s
   })
 }
 
-const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'auth', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema'] as const
+const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'auth', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema', 'pick', 'responses'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -196,6 +205,8 @@ export function settingsFromJson(input: unknown): SettingsInput {
   if (fault !== undefined && fault !== null && typeof fault !== 'string') invalidSetting('fault', `must be one of ${FAULTS.join(', ')}, or null for none`)
   if (fields.text !== undefined && typeof fields.text !== 'string') invalidSetting('text', 'must be a string (the text answered)')
   if (fields.contentType !== undefined && fields.contentType !== null && typeof fields.contentType !== 'string') invalidSetting('contentType', 'must be a string such as text/csv, or null')
+  if (fields.pick !== undefined && typeof fields.pick !== 'string') invalidSetting('pick', `must be one of ${PICKS.join(', ')}`)
+  if (fields.responses !== undefined && !Array.isArray(fields.responses)) invalidSetting('responses', 'must be a list of responses (the whole list, replaced)')
   return {
     status: numberOf('status'),
     delay: delay === undefined ? undefined : fieldValue('delay', () => parseDelay(delay as string | number)),
@@ -210,6 +221,8 @@ export function settingsFromJson(input: unknown): SettingsInput {
     file: fields.file === undefined ? undefined : fileFromJson(fields.file, 'file'),
     contentType: fields.contentType as string | null | undefined,
     schema: jsonOf('schema'),
+    pick: fields.pick as string | undefined,
+    responses: fields.responses as unknown[] | undefined,
   }
 }
 
@@ -247,13 +260,23 @@ export async function configureEndpointFields(context: Context, endpoint: Endpoi
   const given = ['body', 'text', 'file'].filter((field) => input[field as keyof SettingsInput] !== undefined && input[field as keyof SettingsInput] !== null)
   if (given.length > 1) invalidSetting(given[1]!, `cannot be given with ${given[0]}: a response has one body`)
   for (const [field, value] of Object.entries(input)) {
-    if (value === undefined) continue
+    // pick and responses are judged together: a new pick may come with a list that suits it.
+    if (value === undefined || field === 'pick' || field === 'responses') continue
     try {
       if (field === 'file') checkUpload(value as UploadedFile)
       else mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
       if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400 && !namesItsField(error, field)) invalidSetting(field, `is not valid: ${error.message}`)
+      throw error
+    }
+  }
+  if (input.pick !== undefined || input.responses !== undefined) {
+    try {
+      mergeSettings(current, { pick: input.pick, responses: input.responses }, makeFaker, endpoint.kind)
+    } catch (error) {
+      // A refusal that names its field already (`responses[1].when.body`) keeps it.
+      if (error instanceof AppError && error.status === 400 && !error.details) invalidSetting(input.responses !== undefined ? 'responses' : 'pick', `is not valid: ${error.message}`)
       throw error
     }
   }

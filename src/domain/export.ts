@@ -6,6 +6,7 @@ import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
+import { responseView } from '../views.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { standardEndpoints } from './resources.ts'
 
@@ -46,6 +47,8 @@ function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<nu
   if (settings.delayMs !== 0 || settings.delayMaxMs !== null) spec.delay = formatDelay(delayOf(settings))
   if (settings.fault !== null) spec.fault = settings.fault
   if (settings.auth !== null) spec.auth = settings.auth
+  if (settings.pick !== defaults.pick) spec.pick = settings.pick
+  if (settings.responses.length > 0) spec.responses = settings.responses.map(responseView)
   if (settings.body !== null && settings.bodyType === 'json') spec.body = JSON.parse(settings.body) as unknown
   if (settings.body !== null && settings.bodyType === 'text') spec.text = settings.body
   // The bytes themselves, so the exported file stands alone.

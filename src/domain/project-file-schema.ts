@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { AuthScheme, Fault, PathRules, SpecFormat } from '../model.ts'
+import type { AuthScheme, Fault, PathRules, ResponsePick, SpecFormat } from '../model.ts'
+import type { ResponseJson } from './responses.ts'
 
 /**
  * The project file's JSON Schema (schema/mockapi.schema.json) is the source of truth for its shape:
@@ -43,6 +44,8 @@ export interface RawEndpoint {
   delay?: number | string
   fault?: Fault
   auth?: 'none' | AuthScheme | AuthScheme[]
+  pick?: ResponsePick
+  responses?: ResponseJson[]
   body?: unknown
   text?: string
   file?: string | { name: string; base64: string }

@@ -3,9 +3,11 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type PathRules, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
 import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
 import { decodeBase64, MAX_FILE_BYTES } from './bodies.ts'
+import { checkHeaders } from './endpoint-config.ts'
+import { checkResponseList, responsesFromJson, type ResponseJson } from './responses.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
 import { specKindOf, UNNAMED_FORMAT } from '../kinds/registry.ts'
 
@@ -63,6 +65,9 @@ export interface EndpointSpec {
   fault?: Fault
   /** `none`, or schemes; absent: the project's. */
   auth?: 'none' | AuthScheme[]
+  pick?: ResponsePick
+  /** Checked when the file is read, but for templates (checked when applied). */
+  responses?: ResponseJson[]
   body?: unknown
   /** A text body (a template). */
   text?: string
@@ -191,6 +196,18 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     if (e.auth !== undefined) spec.auth = authAt(at, (field) => checkEndpointAuth(e.auth, field) as 'none' | AuthScheme[])
     if ([e.body, e.text, e.file].filter((value) => value !== undefined).length > 1) {
       fail(at, 'has more than one of body, text and file: an endpoint answers one body')
+    }
+    if (e.pick !== undefined) spec.pick = e.pick
+    if (e.responses !== undefined) {
+      try {
+        checkResponseList(responsesFromJson(e.responses, { checkHeaders, makeFaker: null }), e.pick ?? 'rules')
+      } catch (error) {
+        const detail = error instanceof AppError ? (error.details as { field: string; message: string }[] | undefined)?.[0] : undefined
+        if (!detail) throw error
+        const path: Path = [...detail.field.matchAll(/\[(\d+)\]|([^.[\]]+)/g)].map(([, index, key]) => (index !== undefined ? Number(index) : key!))
+        fail([...at, ...path], detail.message)
+      }
+      spec.responses = e.responses
     }
     if (e.body !== undefined) spec.body = e.body
     if (e.text !== undefined) spec.text = e.text

@@ -67,6 +67,7 @@ export function resetProject(context: Context, projectId: number): { collections
       restored += records.restoreSnapshot(collectionId)
       collections.setNextId(collectionId, records.maxIntegerId(collectionId) + 1)
     }
+    context.repos.projects.bumpSequenceEpoch(projectId)
     return { collections: ids.length, records: restored }
   })
 }

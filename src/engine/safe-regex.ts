@@ -10,6 +10,8 @@ import { RE2JS } from 're2js'
 export interface SafeRegex {
   test(text: string): boolean
   toString(): string
+  /** RE2's instruction count: matching costs about this times the input's length. */
+  programSize: number
 }
 
 export class UnsafePatternError extends Error {
@@ -33,7 +35,7 @@ export function compileSafeRegex(pattern: string): SafeRegex {
   } catch (error) {
     throw new UnsafePatternError(pattern, String((error as Error).message).replace(/^error parsing regexp: /, ''))
   }
-  const regex: SafeRegex = { test: (text) => compiled.test(text), toString: () => pattern }
+  const regex: SafeRegex = { test: (text) => compiled.test(text), toString: () => pattern, programSize: compiled.programSize() }
   if (cache.size >= MAX_CACHED) cache.clear()
   cache.set(pattern, regex)
   return regex
@@ -54,7 +56,7 @@ export function ajvRegExpEngine(options: { strict: boolean }): RegExpEngine {
       return compileSafeRegex(pattern)
     } catch (error) {
       if (options.strict || !(error instanceof UnsafePatternError)) throw error
-      return { test: () => true, toString: () => pattern }
+      return { test: () => true, toString: () => pattern, programSize: 0 }
     }
   }
   // ajv names the engine in standalone code only, which mockapi never generates.

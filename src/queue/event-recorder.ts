@@ -83,6 +83,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
             status: served.status,
             durationMs: served.durationMs,
             ...(served.fault ? { fault: served.fault } : {}),
+            ...(served.answeredBy ? { answeredBy: served.answeredBy } : {}),
           }
           const payload = JSON.stringify({ type, timestamp: createdAt, data })
           if (!context.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })) continue

@@ -14,6 +14,7 @@ import { mountAdminEndpoints } from './admin-endpoints.ts'
 import { mountAdminImports } from './admin-imports.ts'
 import { mountAdminLive } from './admin-live.ts'
 import { mountAdminResources } from './admin-resources.ts'
+import { mountAdminResponses } from './admin-responses.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
 
@@ -126,6 +127,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   })
 
   mountAdminEndpoints(app, deps, authorized)
+  mountAdminResponses(app, deps, authorized)
   mountAdminResources(app, deps, authorized)
   mountAdminLive(app, deps, authorized)
   mountAdminImports(app, deps, authorized)

@@ -7,7 +7,7 @@ import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, typ
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
-import type { MockEvents } from '../events.ts'
+import type { AnsweredBy, MockEvents } from '../events.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointKind, Fault } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
@@ -17,6 +17,7 @@ import { AUTH_CHALLENGE, errorResponse, textResponse } from './http-response.ts'
 import { authStage, endpointAuth, mountAuth } from './pipeline/auth.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed } from './pipeline/record.ts'
+import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
 import { capturedExchange, startCapture } from './request-capture.ts'
 
@@ -35,7 +36,7 @@ export interface MockDeps {
 }
 
 /*
- * One request through the stages: match → auth → policy → (delay) → fault → validate → answer → record. Each stage is a
+ * One request through the stages: match → auth → select → policy → (delay) → fault → validate → answer → record. Each stage is a
  * function with a named input and output, so a new stage (rule selection, faults, auth, proxying)
  * goes between two of them without touching the others.
  */
@@ -134,6 +135,10 @@ interface Answered {
   failed: boolean
   /** The connection faulted instead: `response` is a sentinel nothing reads. */
   fault: Fault | null
+  /** The endpoint's response that was chosen; null: the endpoint answered itself. */
+  answeredBy?: AnsweredBy | null
+  /** For the request log: `pattern skipped: value too long`. */
+  note?: string | null
 }
 
 function toResponse(answer: MockAnswer): Response {
@@ -151,22 +156,27 @@ async function refuseUnauthorized(event: H3Event, deps: MockDeps, refusal: Error
   throw refusal
 }
 
-async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: EndpointMatch): Promise<Answered> {
-  const { endpoint } = match.route
-  const refusal = authStage(request, endpointAuth(match.project, endpoint, match.route.spec))
+type Select = (request: MockRequest, match: EndpointMatch) => Promise<Selected>
+
+async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
+  // auth before selection: a refused request neither takes a turn of a sequence nor has its body read.
+  const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
   if (refusal) await refuseUnauthorized(event, deps, refusal)
+  // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
+  const { match, answeredBy, note } = await select(request, matched)
+  const { endpoint } = match.route
   const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor)
   await holdResponse(event, decision.delayMs)
   const { outcome } = decision
   if (outcome.kind === 'fault') {
-    return { response: await faultStage(event, deps, outcome.fault, endpoint.headers), endpointId: endpoint.id, failed: true, fault: outcome.fault }
+    return { response: await faultStage(event, deps, outcome.fault, endpoint.headers), endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
   }
   const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
   const response = toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
-  return { response, endpointId: endpoint.id, failed: false, fault: null }
+  return { response, endpointId: endpoint.id, failed: false, fault: null, answeredBy, note }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
@@ -190,6 +200,7 @@ function withChallenge(response: Response): Response {
 
 /** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
 export function createMockHandler(deps: MockDeps) {
+  const select = createSelector(deps.random)
   return async (event: H3Event): Promise<Response> => {
     const started = performance.now()
     // Headers and bodies are kept only while the request log listens (the dashboard asked for it).
@@ -205,7 +216,7 @@ export function createMockHandler(deps: MockDeps) {
         throw match.error
       }
       answered = match.kind === 'endpoint'
-        ? await answerEndpointMatch(event, deps, request, match)
+        ? await answerEndpointMatch(event, deps, request, match, select)
         : await answerOperationsMatch(event, deps, request, match)
     } catch (error) {
       answered = { response: errorResponse(error, { debug: deps.debug }), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
@@ -216,6 +227,8 @@ export function createMockHandler(deps: MockDeps) {
       endpointId: answered.endpointId,
       failed: answered.failed,
       fault: answered.fault,
+      ...(answered.answeredBy ? { answeredBy: answered.answeredBy } : {}),
+      ...(answered.note ? { note: answered.note } : {}),
       method: request.method,
       path: request.url.pathname,
       query: request.url.searchParams,

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { BodyType, Endpoint, EndpointAuth, EndpointKind, Fault, HttpMethod, OpenApiOperation, ResourceAction } from '../model.ts'
+import type { BodyType, Endpoint, EndpointAuth, EndpointKind, EndpointResponse, Fault, HttpMethod, OpenApiOperation, ResourceAction, ResponsePick } from '../model.ts'
 
 interface EndpointRow {
   id: number
@@ -15,6 +15,8 @@ interface EndpointRow {
   delay_max_ms: number | null
   fault: string | null
   auth: string | null
+  pick: string
+  responses: string
   body: string | null
   schema: string | null
   error_rate: number
@@ -44,6 +46,8 @@ function toEndpoint(row: EndpointRow): Endpoint {
     delayMaxMs: row.delay_max_ms,
     fault: row.fault as Fault | null,
     auth: row.auth === null ? null : (JSON.parse(row.auth) as EndpointAuth),
+    pick: row.pick as ResponsePick,
+    responses: JSON.parse(row.responses) as EndpointResponse[],
     body: row.body,
     bodyType: row.body_type as BodyType,
     contentType: row.content_type,
@@ -75,6 +79,8 @@ export interface NewEndpoint {
   delayMaxMs?: number | null
   fault?: Fault | null
   auth?: EndpointAuth
+  pick?: ResponsePick
+  responses?: EndpointResponse[]
   body?: string | null
   bodyType?: BodyType
   contentType?: string | null
@@ -88,7 +94,7 @@ export interface NewEndpoint {
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'auth' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'auth' | 'pick' | 'responses' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -103,11 +109,11 @@ export function createEndpointRepo(db: Db) {
     `${SELECT} WHERE e.project_id = ? AND e.method = ? AND e.path = ?`,
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, auth, body, body_type, content_type, file_id, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @auth, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, auth, pick, responses, body, body_type, content_type, file_id, schema, error_rate, error_status, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @auth, @pick, @responses, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
-    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, auth = @auth, body = @body, body_type = @bodyType,
+    `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, auth = @auth, pick = @pick, responses = @responses, body = @body, body_type = @bodyType,
        content_type = @contentType, file_id = @fileId, schema = @schema,
        error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
   )
@@ -143,6 +149,8 @@ export function createEndpointRepo(db: Db) {
         delayMaxMs: endpoint.delayMaxMs ?? null,
         fault: endpoint.fault ?? null,
         auth: storedAuth(endpoint.auth ?? null),
+        pick: endpoint.pick ?? 'rules',
+        responses: JSON.stringify(endpoint.responses ?? []),
         body: endpoint.body ?? null,
         bodyType: endpoint.bodyType ?? 'json',
         contentType: endpoint.contentType ?? null,
@@ -156,7 +164,7 @@ export function createEndpointRepo(db: Db) {
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
     },
     configure(id: number, settings: EndpointSettings): Endpoint {
-      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), auth: storedAuth(settings.auth) })
+      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), auth: storedAuth(settings.auth), responses: JSON.stringify(settings.responses) })
       return toEndpoint(byId.get(id)!)
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),

@@ -12,6 +12,7 @@ interface ProjectRow {
   path_rules: PathRules
   auth: string | null
   openapi_security: number
+  sequence_epoch: number
   created_at: string
 }
 
@@ -27,6 +28,7 @@ function toProject(row: ProjectRow): Project {
     pathRules: row.path_rules,
     auth: row.auth === null ? null : (JSON.parse(row.auth) as AuthScheme[]),
     openapiSecurity: row.openapi_security === 1,
+    sequenceEpoch: row.sequence_epoch,
     createdAt: row.created_at,
   }
 }
@@ -47,6 +49,7 @@ export function createProjectRepo(db: Db) {
   const setPathRules = db.prepare<[PathRules, number]>('UPDATE projects SET path_rules = ? WHERE id = ?')
   const setAuth = db.prepare<[string | null, number]>('UPDATE projects SET auth = ? WHERE id = ?')
   const setOpenapiSecurity = db.prepare<[number, number]>('UPDATE projects SET openapi_security = ? WHERE id = ?')
+  const bumpSequenceEpoch = db.prepare<[number]>('UPDATE projects SET sequence_epoch = sequence_epoch + 1 WHERE id = ?')
   const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
     'UPDATE projects SET is_default = 1 WHERE id = (SELECT id FROM projects ORDER BY id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM projects WHERE is_default = 1)',
@@ -80,6 +83,8 @@ export function createProjectRepo(db: Db) {
     setPathRules: (id: number, mode: PathRules): void => void setPathRules.run(mode, id),
     setAuth: (id: number, auth: AuthScheme[] | null): void => void setAuth.run(auth === null ? null : JSON.stringify(auth), id),
     setOpenapiSecurity: (id: number, on: boolean): void => void setOpenapiSecurity.run(on ? 1 : 0, id),
+    /** Every sequence of responses in the project starts again at its first (a reset). */
+    bumpSequenceEpoch: (id: number): void => void bumpSequenceEpoch.run(id),
     remove(id: number): void {
       remove.run(id)
       promoteOldest.run()

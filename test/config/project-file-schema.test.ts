@@ -134,7 +134,7 @@ describe('the project file schema', () => {
 
   it.each([
     ['an endpoint', FILE.replace('status: 203', 'statsu: 201'), 'mockapi.yaml, line 11, column 5: unknown key "statsu" in endpoints[0]; did you mean "status"?'],
-    ['an endpoint, with nothing close', FILE.replace('status: 203', 'respnses: 3'), 'mockapi.yaml, line 11, column 5: unknown key "respnses" in endpoints[0]; expected one of method, path, status, headers, delay, fault, auth, body, text, file, contentType, schema, errorRate, errorStatus, import, operation'],
+    ['an endpoint, with nothing close', FILE.replace('status: 203', 'answers: 3'), 'mockapi.yaml, line 11, column 5: unknown key "answers" in endpoints[0]; expected one of method, path, status, headers, delay, fault, auth, pick, responses, body, text, file, contentType, schema, errorRate, errorStatus, import, operation'],
     ['an endpoint, instead of a required key', FILE.replace('  - method: GET', '  - methd: GET'), 'mockapi.yaml, line 9, column 5: unknown key "methd" in endpoints[0]; did you mean "method"?'],
     ['the top level', FILE.replace('slug: shop', 'slg: shop'), 'mockapi.yaml, line 3, column 1: unknown key "slg" at the top level; did you mean "slug"?'],
     ['a resource', FILE.replace('fields:', 'feilds:'), 'mockapi.yaml, line 6, column 5: unknown key "feilds" in resources[0]; did you mean "fields"?'],
@@ -177,15 +177,15 @@ describe('the project file schema', () => {
     await ok('init', '--yes', '--name', 'Shop', '--slug', 'shop', '--resource', '/api/products')
     const before = await ok('export')
     // The example: these two applied as "2 changes" that did nothing.
-    const typo = before.replace('endpoints: []', 'endpoints:\n  - method: POST\n    path: /api/products\n    respnses: 3\n    statsu: 201')
+    const typo = before.replace('endpoints: []', 'endpoints:\n  - method: POST\n    path: /api/products\n    answers: 3\n    statsu: 201')
     expect(typo).not.toBe(before)
     writeFileSync(join(cwd, 'mockapi.yaml'), typo)
     const refused = await run('apply', 'mockapi.yaml')
     expect(refused.code).toBe(1)
     expect(refused.stderr.trim().split('\n')).toHaveLength(1)
-    expect(refused.stderr).toMatch(/mockapi\.yaml, line \d+, column 5: unknown key "respnses" in endpoints\[0\]; expected one of method, path, status/)
+    expect(refused.stderr).toMatch(/mockapi\.yaml, line \d+, column 5: unknown key "answers" in endpoints\[0\]; expected one of method, path, status/)
     expect(await ok('export')).toBe(before)
-    writeFileSync(join(cwd, 'mockapi.yaml'), typo.replace(/\n {4}respnses: 3\n {4}statsu: 201/, '\n    status: 201'))
+    writeFileSync(join(cwd, 'mockapi.yaml'), typo.replace(/\n {4}answers: 3\n {4}statsu: 201/, '\n    status: 201'))
     expect(await ok('apply', 'mockapi.yaml')).toContain('already matches')
   })
 

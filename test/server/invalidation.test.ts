@@ -62,10 +62,15 @@ describe('what is not counted as a change', () => {
     expect((await send(`${server.url}/api/counted/notes/${created.json.id}`, { method: 'DELETE' })).status).toBe(200)
     expect((await send(`${server.url}/api/counted/notes/nope`)).status).toBe(404)
     expect((await send(`${server.url}/api/webhooks/inbox/${hooked.shareToken}`, { method: 'POST', body: { event: 'x' } })).status).toBe(201)
-    expect((await send(`${api}/${hooked.id}/reset`, { method: 'POST', headers: auth })).status).toBe(200)
     await waitFor(() => receiver.requests.length >= 5, 5000, 'the five deliveries')
     expect(configurationWriteCount()).toBe(before)
     await receiver.close()
+  })
+
+  it('a reset counts once: it starts every sequence of responses again (projects.sequence_epoch)', async () => {
+    const before = configurationWriteCount()
+    expect((await send(`${api}/1/reset`, { method: 'POST', headers: auth })).status).toBe(200)
+    expect(configurationWriteCount()).toBe(before + 1)
   })
 })
 

@@ -114,7 +114,7 @@ describe('a project-scoped token dies with its project', () => {
 /** Rows of a table in id order, without the columns a migration may drop or add. */
 function rowsOf(db: Database.Database, table: string, order = 'rowid'): Record<string, unknown>[] {
   return (db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).all() as Record<string, unknown>[])
-    .map(({ snapshot: _snapshot, token_key: _key, path_rules: _pathRules, delay_max_ms: _delayMax, fault: _fault, auth: _auth, openapi_security: _openapiSecurity, ...rest }) => rest)
+    .map(({ snapshot: _snapshot, token_key: _key, path_rules: _pathRules, delay_max_ms: _delayMax, fault: _fault, auth: _auth, openapi_security: _openapiSecurity, pick: _pick, responses: _responses, sequence_epoch: _epoch, ...rest }) => rest)
 }
 
 const TABLES = ['projects', 'collections', 'records', 'resources', 'api_specs', 'endpoints', 'inbox', 'subscriptions', 'events', 'deliveries', 'attempts', 'indexed_fields', 'field_values', 'meta']
@@ -178,6 +178,9 @@ describe('migrating a database made at version 70', () => {
     // Existing projects and endpoints ask for no credentials; imported OpenAPI operations enforce their security (0140).
     expect(db.prepare('SELECT count(*) FROM projects WHERE auth IS NULL AND openapi_security = 1').pluck().get()).toBe(2)
     expect(db.prepare('SELECT count(*) FROM endpoints WHERE auth IS NOT NULL').pluck().get()).toBe(0)
+    // Existing endpoints have no responses (they answer as before); sequences start at the first.
+    expect(db.prepare("SELECT count(*) FROM endpoints WHERE pick = 'rules' AND responses = '[]'").pluck().get()).toBe(db.prepare('SELECT count(*) FROM endpoints').pluck().get())
+    expect(db.prepare('SELECT sequence_epoch FROM projects').pluck().all()).toEqual([0, 0])
     const keys = db.prepare('SELECT token_key FROM projects').pluck().all() as string[]
     expect(new Set(keys).size).toBe(2)
     for (const key of keys) expect(key).toMatch(/^[0-9a-f]{32}$/)

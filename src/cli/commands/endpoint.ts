@@ -5,6 +5,7 @@ import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
 import { contentTypeOf } from '../../engine/media-type.ts'
+import { describeResponse } from '../../domain/responses.ts'
 import { endpointView, type EndpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, success } from '../output.ts'
@@ -29,6 +30,7 @@ interface SetOptions {
   clearSchema?: boolean
   errorRate?: string
   errorStatus?: number
+  pick?: string
   json?: boolean
 }
 
@@ -64,6 +66,10 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         line('delay', `${view.delay} ms${typeof view.delay === 'string' ? ' (drawn per request)' : ''}`)
         if (view.fault !== null) line('fault', `${view.fault} (every call)`)
         line('auth', view.effectiveAuth)
+        if (view.responses.length > 0) {
+          line('pick', view.pick)
+          for (const [i, response] of found.responses.entries()) line(i === 0 ? 'responses' : '', describeResponse(response, i + 1))
+        }
         line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
         line('error rate', `${view.errorRate} % → ${view.errorStatus}`)
         line('schema', view.schema === null ? '(none)' : JSON.stringify(view.schema))
@@ -91,6 +97,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--clear-schema', 'stop validating the request body')
     .option('--error-rate <percent>', 'share of requests (0–100) answered with --error-status')
     .option('--error-status <code>', 'status of simulated errors (default 500)', parseInteger)
+    .option('--pick <mode>', 'how a response is chosen (see `mockapi response`): rules, sequence or random')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the endpoint as JSON')
     .action((method: string, path: string, options: SetOptions, command: Command) =>
@@ -109,6 +116,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
           schema: options.clearSchema ? null : options.schema === undefined ? undefined : readJsonArgument(options.schema, cwd),
           errorRate: options.errorRate === undefined ? undefined : parseRate(options.errorRate),
           errorStatus: options.errorStatus,
+          pick: options.pick,
         }
         if (options.clearBody && (options.text !== undefined || options.file !== undefined || options.body !== undefined)) throw new AppError('INVALID_INPUT', '--clear-body cannot be given with --body, --text or --file')
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')

@@ -135,7 +135,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       ctx.io.out(chalk.dim('Ctrl-C to stop'))
       if (!options.quiet) {
         server.events.on('request.served', (served: RequestServed) => {
-          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${served.fault ? chalk.red(`✖ ${served.fault}`) : statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}`)
+          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${served.fault ? chalk.red(`✖ ${served.fault}`) : statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}${served.answeredBy ? chalk.dim(` → #${served.answeredBy.position}${served.answeredBy.name === null ? '' : ` "${served.answeredBy.name}"`}`) : ''}`)
         })
         server.events.on('delivery.attempted', (a: DeliveryAttempted) => {
           const result = a.succeeded ? chalk.green(String(a.statusCode)) : chalk.red(a.error ?? 'failed')

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts'
 import { finalStatus, hasConfiguredBody, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
+import { FORM_TYPE, formFields, MULTIPART_TYPE, multipartFields } from '../../engine/form-fields.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import type { AnswerDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
@@ -24,20 +25,6 @@ async function responderFor(spec: () => SpecDocument): Promise<Responder> {
   return responder
 }
 
-const FORM_TYPE = 'application/x-www-form-urlencoded'
-const MULTIPART_TYPE = 'multipart/form-data'
-
-/** Form fields as an object; a repeated key (`a=1&a=2`) becomes an array, as form arrays are sent. */
-function formFields(entries: Iterable<[string, string]>): Record<string, string | string[]> {
-  // A Map, then fromEntries: a field named __proto__ stays a plain field.
-  const fields = new Map<string, string | string[]>()
-  for (const [name, value] of entries) {
-    const before = fields.get(name)
-    fields.set(name, before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value])
-  }
-  return Object.fromEntries(fields)
-}
-
 /** JSON and form bodies (urlencoded and multipart) are parsed for validation; others (XML, binary) pass as raw bytes, unchecked. */
 async function readOperationBody(request: MockRequest): Promise<unknown> {
   const bytes = await request.body()
@@ -47,11 +34,9 @@ async function readOperationBody(request: MockRequest): Promise<unknown> {
   const mime = contentType?.split(';', 1)[0]!.trim().toLowerCase()
   if (mime === FORM_TYPE) return formFields(new URLSearchParams(Buffer.from(bytes).toString('utf8')))
   if (mime === MULTIPART_TYPE) {
-    // Node's own (undici) multipart parser; an uploaded file counts as its file name.
-    const form = await new Response(bytes, { headers: { 'content-type': contentType! } }).formData().catch(() => {
-      throw new AppError('INVALID_BODY', 'request body is not valid multipart/form-data')
-    })
-    return formFields([...form].map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : value.name]))
+    const fields = await multipartFields(bytes, contentType!)
+    if (!fields) throw new AppError('INVALID_BODY', 'request body is not valid multipart/form-data')
+    return fields
   }
   return bytes
 }

@@ -29,6 +29,8 @@ export function recordServed(events: MockEvents, served: Served, exchange: (() =
         durationMs: served.durationMs,
         endpointId: served.endpointId,
         ...(served.fault ? { fault: served.fault } : {}),
+        ...(served.answeredBy ? { answeredBy: served.answeredBy } : {}),
+        ...(served.note ? { note: served.note } : {}),
         request,
         response,
       },

@@ -14,6 +14,7 @@ import { up as pathRules } from './0110-path-rules.ts'
 import { up as delayRangesFaults } from './0120-delay-ranges-faults.ts'
 import { up as bodies } from './0130-bodies.ts'
 import { up as auth } from './0140-auth.ts'
+import { up as responses } from './0150-responses.ts'
 
 export interface Migration {
   version: number
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 120, up: delayRangesFaults },
   { version: 130, up: bodies },
   { version: 140, up: auth },
+  { version: 150, up: responses },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0

@@ -1,0 +1,106 @@
+import type { Command } from 'commander'
+import { requireEndpoint } from '../../domain/endpoint-config.ts'
+import { addResponse, removeResponse } from '../../domain/response-edits.ts'
+import { describeResponse } from '../../domain/responses.ts'
+import { describeWhen } from '../../engine/conditions.ts'
+import { loadFaker } from '../../engine/generators.ts'
+import { AppError } from '../../errors.ts'
+import { endpointView, type ResponseView } from '../../views.ts'
+import { withRuntime, type CliContext } from '../context.ts'
+import { printJson, printTable, success } from '../output.ts'
+import { collect, parseHeaders, parseInteger, readJsonArgument } from '../parse.ts'
+
+interface AddOptions {
+  when?: string
+  status?: number
+  header?: string[]
+  body?: string
+  delay?: string
+  fault?: string
+  name?: string
+  at?: number
+  project?: string
+  json?: boolean
+}
+
+/** A flag's JSON (inline or @file), refused by the flag's name when it does not parse. */
+function jsonFlag(flag: string, value: string, cwd: string): unknown {
+  const text = readJsonArgument(value, cwd)
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `${flag} is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+/** The response the flags describe, in the shape the API and the project file take. */
+function responseOf(options: AddOptions, cwd: string): ResponseView & { when?: unknown; fault?: string } {
+  const response: Record<string, unknown> = {}
+  if (options.name !== undefined) response.name = options.name
+  if (options.when !== undefined) response.when = jsonFlag('--when', options.when, cwd)
+  if (options.status !== undefined) response.status = options.status
+  if (options.header) response.headers = parseHeaders(options.header)
+  if (options.body !== undefined) response.body = jsonFlag('--body', options.body, cwd)
+  if (options.delay !== undefined) response.delay = /^\d+$/.test(options.delay.trim()) ? Number(options.delay) : options.delay
+  if (options.fault !== undefined) response.fault = options.fault
+  return response
+}
+
+export function registerResponse(program: Command, ctx: CliContext): void {
+  const response = program.command('response').description('the responses of one endpoint, picked per request by rules, in sequence or at random')
+
+  response
+    .command('add <method> <path>')
+    .description('add a response; without --when it is the fallback (pick: rules)')
+    .option('--when <json>', 'conditions on params, query, headers, cookies, body (JSON, or @file): {"body":{"email":"taken@example.com"}}')
+    .option('--status <code>', 'status of this answer (default: the endpoint\'s)', parseInteger)
+    .option('--header <name:value>', 'header laid over the endpoint\'s, repeatable', collect)
+    .option('--body <json>', 'JSON body or template, or @file (default: no body)')
+    .option('--delay <ms|min-max>', 'wait before this answer: 300, or a range 100-300')
+    .option('--fault <fault>', 'a network fault instead of this answer: reset, empty, malformed or hang')
+    .option('--name <label>', 'a name events, the serve log and `response remove` use')
+    .option('--at <position>', 'insert at this 1-based position (default: last)', parseInteger)
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'print the endpoint as JSON')
+    .action((method: string, path: string, options: AddOptions, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
+        const raw = responseOf(options, ctx.environment.cwd)
+        const target = requireEndpoint(context, { project: options.project, method, path })
+        const updated = addResponse(context, target, raw, options.at, await loadFaker())
+        if (options.json) return printJson(ctx.io, endpointView(updated))
+        const position = options.at ?? updated.responses.length
+        ctx.io.out(success(`${updated.method} ${updated.path}: added ${describeResponse(updated.responses[position - 1]!, position)}`))
+      }))
+
+  response
+    .command('list <method> <path>')
+    .description('the responses of one endpoint, in order, and how they are picked')
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .option('--json', 'machine-readable JSON on stdout')
+    .action((method: string, path: string, options: { project?: string; json?: boolean }, command: Command) =>
+      withRuntime(command, ctx, ({ context }) => {
+        const view = endpointView(requireEndpoint(context, { project: options.project, method, path }))
+        if (options.json) return printJson(ctx.io, { pick: view.pick, responses: view.responses })
+        ctx.io.out(`pick: ${view.pick}`)
+        printTable(ctx.io, ['#', 'NAME', 'WHEN', 'STATUS', 'BODY', 'DELAY', 'FAULT'], view.responses.map((r, i) => [
+          i + 1,
+          r.name ?? '',
+          r.when ? describeWhen(r.when) : view.pick === 'rules' ? '(fallback)' : '',
+          r.status ?? view.status,
+          r.body === undefined ? '(none)' : JSON.stringify(r.body).slice(0, 40),
+          r.delay === undefined ? '' : `${r.delay}ms`,
+          r.fault ?? '',
+        ]), 'no responses: the endpoint answers as configured')
+      }))
+
+  response
+    .command('remove <method> <path> <which>')
+    .description('remove a response by its 1-based position or its name')
+    .option('--project <slug>', 'project (default: the only or the default one)')
+    .action((method: string, path: string, which: string, options: { project?: string }, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
+        const target = requireEndpoint(context, { project: options.project, method, path })
+        const updated = removeResponse(context, target, which, await loadFaker())
+        ctx.io.out(success(`${updated.method} ${updated.path}: removed response ${/^\d+$/.test(which) ? `#${which}` : `"${which}"`} (${updated.responses.length} left)`))
+      }))
+}

@@ -1,0 +1,293 @@
+import { JsonPathError, parsePath, valuesAt, type PathStep } from './json-path.ts'
+import { compileSafeRegex, UnsafePatternError, type SafeRegex } from './safe-regex.ts'
+
+/*
+ * The `when` of a response: conditions on the request's params, query, headers, cookies and body,
+ * checked when the endpoint is configured (compileWhen) and tested per request (holds).
+ */
+
+export const WHEN_TARGETS = ['params', 'query', 'headers', 'cookies', 'body'] as const
+export const OPERATORS = ['equals', 'contains', 'matches', 'present', 'absent', 'gt', 'gte', 'lt', 'lte', 'in', 'not'] as const
+
+export const LIMITS = { whenBytes: 16 * 1024, depth: 16, conditions: 100, inItems: 1_000, patternLength: 1_000, programSize: 500 }
+
+/**
+ * RE2's matching costs about program size × input length. A single test over more than this is not
+ * run (the condition does not hold); nor is one past the request's budget across all its tests.
+ */
+export const REGEX_TEST_LIMIT = 4_000_000
+export const REGEX_REQUEST_BUDGET = 16_000_000
+
+export class ConditionError extends Error {
+  readonly path: string
+  constructor(path: string, message: string) {
+    super(`${path}: ${message}`)
+    this.path = path
+    this.name = 'ConditionError'
+  }
+}
+
+/** What conditions read of one request. Header names are lower case; a repeated query value is an array. */
+export interface RequestFacts {
+  params: Record<string, string>
+  query: Record<string, string | string[]>
+  headers: Record<string, string>
+  cookies: Record<string, string>
+  /** Parsed JSON, form fields, or the raw text; undefined without a body. */
+  body: unknown
+  /** The body as text; null without one. */
+  bodyText: string | null
+}
+
+/** The regex work left to one request; `skipped` tells the log a pattern was not run. */
+export interface RegexBudget {
+  left: number
+  skipped: boolean
+}
+
+export function regexBudget(): RegexBudget {
+  return { left: REGEX_REQUEST_BUDGET, skipped: false }
+}
+
+/** A test over the values a condition's field has in the request: none when it is absent, several when repeated. */
+type Test = (values: unknown[], budget: RegexBudget) => boolean
+
+export interface CompiledWhen {
+  test: (facts: RequestFacts, budget: RegexBudget) => boolean
+  /** Whether the body must be read to test it. */
+  readsBody: boolean
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+const isOperatorObject = (value: Record<string, unknown>): boolean => {
+  const keys = Object.keys(value)
+  return keys.length > 0 && keys.every((key) => (OPERATORS as readonly string[]).includes(key))
+}
+
+function didYouMean(word: string, among: readonly string[]): string {
+  const close = among.find((candidate) => candidate.startsWith(word.slice(0, 3).toLowerCase()))
+  return close ? ` (did you mean ${close}?)` : ''
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]))
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a)
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]))
+  }
+  return false
+}
+
+/** A number as a request carries it: a JSON number, or a query/header/form string that reads as one. */
+function numberOf(value: unknown): number | null {
+  if (typeof value === 'number') return value
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value)
+  return null
+}
+
+/** Numbers and booleans by value (`"42"` from a query equals 42), strings exactly, the rest deeply. */
+function equalsLiteral(value: unknown, literal: unknown): boolean {
+  if (typeof literal === 'number') return numberOf(value) === literal
+  if (typeof literal === 'boolean') return value === literal || value === String(literal)
+  return deepEqual(value, literal)
+}
+
+/** Query and header values may repeat (an array): each counts as a value of the field. */
+function flatValues(values: unknown[]): unknown[] {
+  return values.flatMap((value) => (Array.isArray(value) ? value : [value]))
+}
+
+/** A literal holds for the value itself (a list equals a list) or, for a repeated field, any one of its values. */
+function anyEquals(values: unknown[], literal: unknown): boolean {
+  return values.some((value) => equalsLiteral(value, literal)) || flatValues(values).some((value) => equalsLiteral(value, literal))
+}
+
+function regexTest(regex: SafeRegex, text: string, budget: RegexBudget): boolean {
+  const cost = Math.max(1, regex.programSize) * Math.max(1, text.length)
+  if (cost > REGEX_TEST_LIMIT || cost > budget.left) {
+    budget.skipped = true
+    return false
+  }
+  budget.left -= cost
+  return regex.test(text)
+}
+
+class Compiler {
+  conditions = 0
+  readsBody = false
+
+  count(at: string): void {
+    this.conditions += 1
+    if (this.conditions > LIMITS.conditions) throw new ConditionError(at, `a response may test at most ${LIMITS.conditions} conditions`)
+  }
+
+  /** A literal or an operator object, testing a field's values. */
+  condition(raw: unknown, at: string, depth: number, inJson = true): Test {
+    if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
+    this.count(at)
+    if (!isObject(raw)) return (values) => anyEquals(values, raw)
+    if (!isOperatorObject(raw)) {
+      const operatorKey = Object.keys(raw).find((key) => (OPERATORS as readonly string[]).includes(key))
+      if (operatorKey !== undefined) throw new ConditionError(at, `mixes the operator "${operatorKey}" with field names; put operators in an object of their own`)
+      // Params, query, headers and cookies are text: a mapping there can only be operators.
+      const unknown = Object.keys(raw)[0]
+      if (!inJson) throw new ConditionError(at, `unknown operator "${unknown}": use ${OPERATORS.join(', ')}${didYouMean(unknown ?? '', OPERATORS)}`)
+      return this.subset(raw, at, depth)
+    }
+    const tests = Object.entries(raw).map(([operator, operand]) => this.operator(operator, operand, `${at}.${operator}`, depth, inJson))
+    return (values, budget) => tests.every((test) => test(values, budget))
+  }
+
+  /** A mapping that is not an operator object: a subset of a JSON value, keyed by names or paths. */
+  subset(raw: Record<string, unknown>, at: string, depth: number): Test {
+    const fields = Object.entries(raw).map(([key, condition]) => ({ steps: this.path(key, `${at}.${key}`), test: this.condition(condition, `${at}.${key}`, depth + 1) }))
+    return (values, budget) => values.some((value) => fields.every(({ steps, test }) => test(valuesAt(value, steps), budget)))
+  }
+
+  path(key: string, at: string): PathStep[] {
+    try {
+      return parsePath(key)
+    } catch (error) {
+      if (error instanceof JsonPathError) throw new ConditionError(at, error.message)
+      throw error
+    }
+  }
+
+  operator(operator: string, operand: unknown, at: string, depth: number, inJson: boolean): Test {
+    switch (operator) {
+      case 'equals':
+        return (values) => anyEquals(values, operand)
+      case 'contains':
+        return (values) =>
+          values.some((value) =>
+            Array.isArray(value)
+              ? value.some((item) => equalsLiteral(item, operand))
+              : typeof operand === 'string' && typeof value === 'string' && value.includes(operand),
+          )
+      case 'matches': {
+        if (typeof operand !== 'string') throw new ConditionError(at, `must be a regular expression as a string, got ${JSON.stringify(operand)}`)
+        if (operand.length > LIMITS.patternLength) throw new ConditionError(at, `pattern is longer than ${LIMITS.patternLength} characters`)
+        let regex: SafeRegex
+        try {
+          regex = compileSafeRegex(operand)
+        } catch (error) {
+          if (error instanceof UnsafePatternError) throw new ConditionError(at, error.message)
+          throw error
+        }
+        if (regex.programSize > LIMITS.programSize) {
+          throw new ConditionError(at, `pattern too costly (${regex.programSize} RE2 instructions, at most ${LIMITS.programSize}): use fewer or smaller repeats, or contains`)
+        }
+        return (values, budget) =>
+          flatValues(values).some((value) => (typeof value === 'string' || typeof value === 'number') && regexTest(regex, String(value), budget))
+      }
+      case 'present':
+      case 'absent': {
+        if (operand !== true) throw new ConditionError(at, `takes true only (to say the opposite, use ${operator === 'present' ? 'absent' : 'present'}: true)`)
+        return operator === 'present' ? (values) => values.length > 0 : (values) => values.length === 0
+      }
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte': {
+        if (typeof operand !== 'number' || !Number.isFinite(operand)) throw new ConditionError(at, `compares numbers: give a number, got ${JSON.stringify(operand)}`)
+        const compare = { gt: (n: number) => n > operand, gte: (n: number) => n >= operand, lt: (n: number) => n < operand, lte: (n: number) => n <= operand }[operator]
+        return (values) =>
+          flatValues(values).some((value) => {
+            const number = numberOf(value)
+            return number !== null && compare(number)
+          })
+      }
+      case 'in': {
+        if (!Array.isArray(operand)) throw new ConditionError(at, `must be a list of values, got ${JSON.stringify(operand)}`)
+        if (operand.length > LIMITS.inItems) throw new ConditionError(at, `lists at most ${LIMITS.inItems} values`)
+        return (values) => operand.some((literal) => anyEquals(values, literal))
+      }
+      case 'not': {
+        const inner = this.condition(operand, at, depth + 1, inJson)
+        return (values, budget) => !inner(values, budget)
+      }
+      default:
+        throw new ConditionError(at, `unknown operator "${operator}"`)
+    }
+  }
+
+  /** One `when` object: its targets AND, `any` ORs a list of `when`s. */
+  when(raw: unknown, at: string, depth: number): (facts: RequestFacts, budget: RegexBudget) => boolean {
+    if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
+    if (!isObject(raw)) throw new ConditionError(at, `must be an object of ${WHEN_TARGETS.join(', ')} or any, got ${JSON.stringify(raw)}`)
+    const parts: ((facts: RequestFacts, budget: RegexBudget) => boolean)[] = []
+    for (const [target, conditions] of Object.entries(raw)) {
+      const there = `${at}.${target}`
+      if (target === 'any') {
+        if (!Array.isArray(conditions) || conditions.length === 0) throw new ConditionError(there, 'must be a non-empty list of conditions, any of which may hold')
+        const alternatives = conditions.map((alternative, i) => this.when(alternative, `${there}[${i}]`, depth + 1))
+        parts.push((facts, budget) => alternatives.some((alternative) => alternative(facts, budget)))
+        continue
+      }
+      if (!(WHEN_TARGETS as readonly string[]).includes(target)) {
+        throw new ConditionError(there, `is not something a request has: use ${WHEN_TARGETS.join(', ')} or any${didYouMean(target, [...WHEN_TARGETS, 'any'])}`)
+      }
+      if (target === 'body') {
+        this.readsBody = true
+        if (!isObject(conditions) || isOperatorObject(conditions)) {
+          // An operator at `body:` itself tests the raw text (XML, SOAP, anything not JSON).
+          const test = this.condition(conditions, there, depth + 1)
+          parts.push((facts, budget) => test(facts.bodyText === null ? [] : [facts.bodyText], budget))
+        } else {
+          const test = this.subset(conditions, there, depth + 1)
+          parts.push((facts, budget) => facts.body !== undefined && test([facts.body], budget))
+        }
+        continue
+      }
+      if (!isObject(conditions)) throw new ConditionError(there, `must be an object of names to conditions, got ${JSON.stringify(conditions)}`)
+      const name = target as 'params' | 'query' | 'headers' | 'cookies'
+      const fields = Object.entries(conditions).map(([key, condition]) => {
+        const field = name === 'headers' ? key.toLowerCase() : key
+        return { field, test: this.condition(condition, `${there}.${key}`, depth + 1, false) }
+      })
+      parts.push((facts, budget) =>
+        fields.every(({ field, test }) => {
+          const source = facts[name]
+          return test(Object.hasOwn(source, field) ? [source[field]] : [], budget)
+        }),
+      )
+    }
+    return (facts, budget) => parts.every((part) => part(facts, budget))
+  }
+}
+
+/** Checks a `when` (throws ConditionError naming where) and compiles it to a test of a request. */
+export function compileWhen(raw: unknown, at = 'when'): CompiledWhen {
+  let size: number
+  try {
+    size = Buffer.byteLength(JSON.stringify(raw) ?? '')
+  } catch {
+    throw new ConditionError(at, 'must be plain JSON')
+  }
+  if (size > LIMITS.whenBytes) throw new ConditionError(at, `is ${size} bytes of JSON; at most ${LIMITS.whenBytes}`)
+  const compiler = new Compiler()
+  const test = compiler.when(raw, at, 0)
+  return { test, readsBody: compiler.readsBody }
+}
+
+/** `when` in a line: `body.username = admin, headers.x-account matches ^locked-`. */
+export function describeWhen(raw: Record<string, unknown>): string {
+  const parts: string[] = []
+  const describe = (path: string, condition: unknown): void => {
+    if (isObject(condition) && !isOperatorObject(condition)) {
+      for (const [key, inner] of Object.entries(condition)) describe(`${path}.${key}`, inner)
+      return
+    }
+    if (isObject(condition)) {
+      for (const [operator, operand] of Object.entries(condition)) parts.push(`${path} ${operator} ${JSON.stringify(operand)}`)
+      return
+    }
+    parts.push(`${path} = ${typeof condition === 'string' ? condition : JSON.stringify(condition)}`)
+  }
+  for (const [target, conditions] of Object.entries(raw)) {
+    if (target === 'any' && Array.isArray(conditions)) parts.push(`any(${conditions.map((c) => (isObject(c) ? describeWhen(c) : '')).join(' | ')})`)
+    else describe(target, conditions)
+  }
+  return parts.join(', ')
+}

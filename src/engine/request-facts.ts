@@ -1,0 +1,56 @@
+import type { RequestFacts } from './conditions.ts'
+import type { MockRequest } from './exchange.ts'
+import { FORM_TYPE, formFields, MULTIPART_TYPE, multipartFields } from './form-fields.ts'
+import { isJsonContentType } from './media-type.ts'
+
+/** `a=1; b=x%20y`: the first `=` splits, a value that cannot be decoded stays as sent, the first of a repeated name wins. */
+export function parseCookies(header: string | null): Record<string, string> {
+  const cookies = new Map<string, string>()
+  for (const part of (header ?? '').split(';')) {
+    const equals = part.indexOf('=')
+    if (equals <= 0) continue
+    const name = part.slice(0, equals).trim()
+    const raw = part.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1')
+    let value = raw
+    try {
+      value = decodeURIComponent(raw)
+    } catch {
+      // A malformed % sequence: the raw text is what the client sent.
+    }
+    if (name && !cookies.has(name)) cookies.set(name, value)
+  }
+  return Object.fromEntries(cookies)
+}
+
+/** A body as conditions read it: JSON, form fields, else its text. Never fails a request: what does not parse stays text. */
+async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body' | 'bodyText'>> {
+  const bytes = await request.body()
+  if (bytes.byteLength === 0) return { body: undefined, bodyText: null }
+  const text = Buffer.from(bytes).toString('utf8')
+  const contentType = request.headers.get('content-type')
+  const mime = contentType?.split(';', 1)[0]!.trim().toLowerCase()
+  if (isJsonContentType(contentType)) {
+    try {
+      return { body: JSON.parse(text) as unknown, bodyText: text }
+    } catch {
+      return { body: text, bodyText: text }
+    }
+  }
+  if (mime === FORM_TYPE) return { body: formFields(new URLSearchParams(text)), bodyText: text }
+  if (mime === MULTIPART_TYPE) return { body: (await multipartFields(bytes, contentType!)) ?? text, bodyText: text }
+  return { body: text, bodyText: text }
+}
+
+/** What a response's `when` reads of a request; the body only when some `when` tests it. */
+export async function requestFacts(request: MockRequest, params: Record<string, string>, needsBody: boolean): Promise<RequestFacts> {
+  const query: Record<string, string | string[]> = formFields(request.url.searchParams)
+  // Headers joins repeated values with ", " (and keeps names lower case already).
+  const headers = Object.fromEntries(request.headers)
+  return {
+    params: Object.fromEntries(Object.entries(params)),
+    query,
+    headers,
+    cookies: parseCookies(request.headers.get('cookie')),
+    ...(needsBody ? await bodyFacts(request) : { body: undefined, bodyText: null }),
+  }
+}

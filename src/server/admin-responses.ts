@@ -1,0 +1,63 @@
+import type { H3, H3Event } from 'h3'
+import { requireEndpointById } from '../domain/endpoints.ts'
+import { addResponse, removeResponse, replaceResponse } from '../domain/response-edits.ts'
+import { whenStoreFree } from '../domain/transaction.ts'
+import { AppError } from '../errors.ts'
+import type { Endpoint, Project } from '../model.ts'
+import { endpointView } from '../views.ts'
+import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
+import { readJsonBody } from './body.ts'
+import { jsonResponse } from './http-response.ts'
+
+/** What every route here answers: how the endpoint picks, and its list. */
+function listView(endpoint: Endpoint) {
+  const { pick, responses } = endpointView(endpoint)
+  return { pick, responses }
+}
+
+/** `?at=2`: a 1-based position, or undefined for the end. */
+function atOf(event: H3Event): number | undefined {
+  const at = new URL(event.req.url).searchParams.get('at')
+  if (at === null) return undefined
+  if (!/^\d+$/.test(at)) throw new AppError('INVALID_INPUT', `at "${at}" must be a 1-based position`, { details: [{ field: 'at', message: 'must be a 1-based position' }] })
+  return Number(at)
+}
+
+/** `…/endpoints/{eid}/responses[/{position|name}]`: one response at a time, as `mockapi response` does. */
+export function mountAdminResponses(app: H3, deps: AdminDeps, authorized: Authorize): void {
+  const { context } = deps
+  const target = async (event: H3Event): Promise<{ project: Project; endpoint: Endpoint }> => {
+    const project = await authorized(event)
+    return { project, endpoint: requireEndpointById(context, project, pathParam(event, 'endpointId')) }
+  }
+  // faker (templates) loads with the first change, not with the server.
+  const faker = async () => (await (await import('../engine/generators.ts')).loadFaker())
+
+  route(app, '/api/projects/:projectId/endpoints/:endpointId/responses', async (event) => {
+    const { endpoint } = await target(event)
+    if (isRead(event)) return jsonResponse(200, listView(endpoint))
+    if (event.req.method !== 'POST') notAllowed(event, ['GET', 'POST'])
+    const input = await readJsonBody(event, deps.bodyLimit)
+    const at = atOf(event)
+    const makeFaker = await faker()
+    const updated = await whenStoreFree(context.db, () => addResponse(context, endpoint, input, at, makeFaker))
+    return jsonResponse(201, listView(updated))
+  })
+
+  route(app, '/api/projects/:projectId/endpoints/:endpointId/responses/:which', async (event) => {
+    const { endpoint } = await target(event)
+    const which = pathParam(event, 'which')
+    if (event.req.method === 'PUT') {
+      const input = await readJsonBody(event, deps.bodyLimit)
+      const makeFaker = await faker()
+      const updated = await whenStoreFree(context.db, () => replaceResponse(context, endpoint, which, input, makeFaker))
+      return jsonResponse(200, listView(updated))
+    }
+    if (event.req.method === 'DELETE') {
+      const makeFaker = await faker()
+      const updated = await whenStoreFree(context.db, () => removeResponse(context, endpoint, which, makeFaker))
+      return jsonResponse(200, listView(updated))
+    }
+    notAllowed(event, ['PUT', 'DELETE'])
+  })
+}
