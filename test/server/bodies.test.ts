@@ -130,6 +130,22 @@ describe('text bodies', () => {
   })
 })
 
+describe('a configured Content-Type header', () => {
+  it('is the one Content-Type sent, however it is spelled, on a fixed body and on records', async () => {
+    await ws.ok('add-endpoint', 'GET', '/api/lower', '--body', '{"a":1}', '--header', 'content-type: text/x-lower')
+    const lower = await fetch(`${base}/lower`)
+    expect(lower.headers.get('content-type')).toBe('text/x-lower')
+    expect(await lower.text()).toBe('{"a":1}')
+    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--header', 'CONTENT-TYPE: application/x-upper', '--header', 'access-control-allow-origin: https://app.example')
+    const records = await fetch(`${base}/items`)
+    expect(records.headers.get('content-type')).toBe('application/x-upper')
+    expect(records.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(Array.isArray(await records.json())).toBe(true)
+    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--clear-headers')
+    expect((await fetch(`${base}/items`)).headers.get('content-type')).toBe('application/json; charset=utf-8')
+  })
+})
+
 describe('templated headers', () => {
   it('renders header values per request: {{uuid}} differs, request values are read', async () => {
     await ws.ok('add-endpoint', 'POST', '/api/echo', '--body', '{"ok":true}', '--header', 'X-Req: {{uuid}}', '--header', 'X-Name: user {{body.name}}', '--header', 'X-Plain: {literal')
