@@ -172,6 +172,18 @@ describe('templated headers', () => {
     expect(unsendable.headers.get('x-req')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
+  it('a rendered value longer than 8 KiB is left out, the answer still reaches the client', async () => {
+    await ws.ok('add-endpoint', 'POST', '/api/echo-long', '--body', '{"ok":true}', '--header', 'X-Echo: {{body.v}}', '--header', 'X-Req: {{uuid}}')
+    const echo = (v: string) => fetch(`${base}/echo-long`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ v }) })
+    const huge = await echo('x'.repeat(200 * 1024))
+    expect(huge.status).toBe(200)
+    expect(huge.headers.get('x-echo')).toBeNull()
+    expect(huge.headers.get('x-req')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await huge.json()).toEqual({ ok: true })
+    expect((await echo('y'.repeat(8192))).headers.get('x-echo')).toBe('y'.repeat(8192))
+    expect((await echo('z'.repeat(8193))).headers.get('x-echo')).toBeNull()
+  })
+
   it('refuses an unknown placeholder in a header when configured, naming the header', async () => {
     const refused = await ws.run('endpoint', 'set', 'POST', '/api/echo', '--header', 'X-Bad: {{nope.x}}')
     expect(refused.code).not.toBe(0)
