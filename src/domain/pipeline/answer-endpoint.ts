@@ -142,6 +142,17 @@ export async function configuredHeaders(input: EndpointAnswerInput): Promise<Rec
   return typed(input.route.endpoint.contentType, await renderHeaders(input))
 }
 
+/**
+ * The headers the answer would have had, rendered for this request, with its body's Content-Type:
+ * what a `malformed` fault writes before it breaks. A request body the answer would refuse reads as none.
+ */
+export async function faultHeaders(input: Omit<EndpointAnswerInput, 'status' | 'body'>): Promise<Record<string, string>> {
+  const { endpoint } = input.route
+  const body = await readEndpointBody(input.request, endpoint).catch(() => undefined)
+  const headers = await renderHeaders({ ...input, status: endpoint.status, body })
+  return typed(hasConfiguredBody(endpoint) ? bodyContentType(endpoint) : endpoint.contentType, headers)
+}
+
 /** A configured fixed body, the resource's records, or `{}`. */
 export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAnswer> {
   const { context, request, route, params, body } = input
