@@ -89,7 +89,7 @@ type Path = (string | number)[]
 export interface ParseOptions {
   /** Where `file: ./avatar.png` paths start: the project file's folder (default: the working directory). */
   baseDir?: string
-  /** Given, header templates are checked here, refused at their line; else only when applied. */
+  /** Given, templates (headers, text, body) are checked here and refused at their line; else only when applied, unlocated. */
   makeFaker?: FakerFactory
 }
 
