@@ -139,13 +139,24 @@ export function requireEndpoint(context: Context, input: { project?: string | un
   return endpoint
 }
 
-/** `mockapi endpoint set`: changes only the settings given, on this endpoint only. */
+/**
+ * `mockapi endpoint set`: changes only the settings given, on this endpoint only. `endpoint` may
+ * have been read long before (an upload's body is read after it): the settings given are merged
+ * onto the endpoint as it is when the write lock is taken, so a change made meanwhile is kept,
+ * and an endpoint deleted meanwhile is NOT_FOUND.
+ */
 export function configureEndpoint(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
   // Checked before the write lock is taken, except with a file: it is stored first so that the
   // settings can name it, and a refusal rolls the two back together.
   const checked = input.file ? null : mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
   return writeTransaction(context.db, () => {
-    const settings = checked ?? mergeSettings(currentSettings(endpoint), { ...input, fileId: storeFile(context, endpoint.projectId, input.file!) }, makeFaker, endpoint.kind)
+    const fresh = context.repos.endpoints.byId(endpoint.id)
+    if (!fresh) throw new AppError('NOT_FOUND', `endpoint ${endpoint.id} (${endpoint.method} ${endpoint.path}) was deleted meanwhile`)
+    // Merged again only when it changed since: the checks (schemas, templates) are not repeated under the lock for nothing.
+    const unchanged = JSON.stringify(currentSettings(fresh)) === JSON.stringify(currentSettings(endpoint)) && fresh.kind === endpoint.kind
+    const settings = checked && unchanged
+      ? checked
+      : mergeSettings(currentSettings(fresh), input.file ? { ...input, fileId: storeFile(context, fresh.projectId, input.file) } : input, makeFaker, fresh.kind)
     const configured = context.repos.endpoints.configure(endpoint.id, settings)
     // A file no endpoint answers any more is not kept (nor exported) for nothing.
     context.repos.files.removeUnused(endpoint.projectId)

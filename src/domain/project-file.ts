@@ -4,8 +4,10 @@ import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } fr
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
 import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
+import type { FakerFactory } from '../engine/generators.ts'
+import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
-import { decodeBase64, MAX_FILE_BYTES } from './bodies.ts'
+import { checkContentType, checkText, decodeBase64, MAX_FILE_BYTES } from './bodies.ts'
 import { checkHeaders } from './endpoint-config.ts'
 import { checkResponseList, responsesFromJson, type ResponseJson } from './responses.ts'
 import { closestName, schemaProblems } from './project-file-schema.ts'
@@ -99,6 +101,8 @@ type Path = (string | number)[]
 export interface ParseOptions {
   /** Where `file: ./avatar.png` paths start: the project file's folder (default: the working directory). */
   baseDir?: string
+  /** Given, templates (headers, text, body) are checked here and refused at their line; else only when applied, unlocated. */
+  makeFaker?: FakerFactory
 }
 
 export function parseProjectFile(text: string, source: string, options: ParseOptions = {}): ProjectFile {
@@ -129,6 +133,15 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
   }
   const fail = (path: Path, message: string): never => {
     throw refusal(offsetOf(path), `${where(path)} ${message}`)
+  }
+  /** A check of the settings' own, refused at the value's line. */
+  const checkAt = (path: Path, check: () => unknown): void => {
+    try {
+      check()
+    } catch (error) {
+      if (error instanceof AppError) fail(path, `is not valid: ${error.message}`)
+      throw error
+    }
   }
 
   const checked = schemaProblems(document.toJS())
@@ -183,6 +196,16 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     const spec: EndpointSpec = { method: e.method.toUpperCase(), path: e.path }
     if (e.status !== undefined) spec.status = e.status
     if (e.headers !== undefined) spec.headers = e.headers ?? {}
+    const { makeFaker } = options
+    if (makeFaker) {
+      for (const [name, value] of Object.entries(spec.headers ?? {})) {
+        if (hasPlaceholders(value)) checkAt([...at, 'headers', name], () => checkTextTemplate(value, makeFaker()))
+      }
+      if (e.text !== undefined && hasPlaceholders(e.text)) checkAt([...at, 'text'], () => checkTextTemplate(e.text!, makeFaker()))
+      const json = e.body === undefined ? '' : JSON.stringify(e.body)
+      if (hasPlaceholders(json)) checkAt([...at, 'body'], () => checkTemplate(json, makeFaker()))
+    }
+    if (e.text !== undefined) checkAt([...at, 'text'], () => checkText(e.text))
     if (e.delay !== undefined) {
       try {
         parseDelay(e.delay)
@@ -212,7 +235,10 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     if (e.body !== undefined) spec.body = e.body
     if (e.text !== undefined) spec.text = e.text
     if (e.file !== undefined) spec.file = typeof e.file === 'string' ? readBodyFile(e.file, options.baseDir ?? process.cwd(), (message) => fail([...at, 'file'], message)) : checkBase64File(e.file, (message) => fail([...at, 'file', 'base64'], message))
-    if (e.contentType !== undefined) spec.contentType = e.contentType
+    if (e.contentType !== undefined) {
+      checkAt([...at, 'contentType'], () => checkContentType(e.contentType))
+      spec.contentType = e.contentType
+    }
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate
     if (e.errorStatus !== undefined) spec.errorStatus = e.errorStatus
@@ -281,12 +307,12 @@ function checkBase64File(file: { name: string; base64: string }, fail: (message:
   return { name: file.name, base64: bytes.toString('base64') }
 }
 
-export function readProjectFile(path: string): ProjectFile {
+export function readProjectFile(path: string, makeFaker?: FakerFactory): ProjectFile {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
     throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
-  return parseProjectFile(text, path, { baseDir: dirname(resolve(path)) })
+  return parseProjectFile(text, path, { baseDir: dirname(resolve(path)), makeFaker })
 }

@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { FastResponse } from 'srvx'
+import { setsContentType } from '../domain/bodies.ts'
 import type { Fault } from '../model.ts'
 
 /** How long a `hang` holds a connection whose client never gives up. */
@@ -26,13 +27,18 @@ function closed(socket: Socket): Promise<void> {
   return socket.destroyed && socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()))
 }
 
-/** The first bytes of a 200 whose chunked body breaks after one chunk: `zz` is not a hexadecimal chunk size. */
-function malformedBytes(headers: Record<string, string>): string {
+/**
+ * A 200 that breaks: its chunked body after one chunk (`zz` is not a hexadecimal chunk size); for
+ * HEAD, whose answer has no body a client would read, its header block (a line that is no header).
+ */
+function malformedBytes(method: string, headers: Record<string, string>): string {
   const lines = Object.entries(headers)
     .filter(([name]) => !/^(content-length|transfer-encoding|connection)$/i.test(name))
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')
-  return `HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n${lines}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n`
+  const head = `HTTP/1.1 200 OK\r\n${setsContentType(headers) ? '' : 'Content-Type: application/json; charset=utf-8\r\n'}${lines}`
+  if (method === 'HEAD') return `${head}this line is not a header\r\n\r\n`
+  return `${head}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n`
 }
 
 /** `hang`: nothing until the client leaves (or the server cuts the connection on close), or `hangMs` pass. */
@@ -53,7 +59,7 @@ function waitOut(event: H3Event, hangMs: number): Promise<void> {
 }
 
 export interface FaultOptions {
-  /** Headers the endpoint would have sent, written before `malformed`'s broken body. */
+  /** Headers the answer would have had (its Content-Type among them; else JSON's), written by `malformed` before it breaks. */
   headers?: Record<string, string>
   hangMs?: number
 }
@@ -78,7 +84,7 @@ export async function answerFault(event: H3Event, fault: Fault, options: FaultOp
         socket.destroySoon()
         break
       case 'malformed':
-        socket.end(malformedBytes(options.headers ?? {}), () => socket.destroy())
+        socket.end(malformedBytes(event.req.method, options.headers ?? {}), () => socket.destroy())
         break
       case 'hang':
         socket.destroySoon()

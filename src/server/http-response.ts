@@ -18,7 +18,17 @@ export function textResponse(status: number, body: string | Uint8Array | null, h
     'Content-Type': JSON_TYPE,
   }
   if (sent !== null) all['Content-Length'] = String(typeof sent === 'string' ? Buffer.byteLength(sent) : sent.byteLength)
-  if (headers) Object.assign(all, headers)
+  if (headers) {
+    // One header however it is spelled: a later `content-type` replaces an earlier `Content-Type`
+    // (the default, or a record answer's own), else Node would send both.
+    const spelled = new Map(Object.keys(all).map((name) => [name.toLowerCase(), name]))
+    for (const [name, value] of Object.entries(headers)) {
+      const earlier = spelled.get(name.toLowerCase())
+      if (earlier !== undefined && earlier !== name) delete all[earlier]
+      spelled.set(name.toLowerCase(), name)
+      all[name] = value
+    }
+  }
   return new FastResponse(sent, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
 }
 

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
-import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders } from '../domain/pipeline/answer-endpoint.ts'
+import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders, faultHeaders } from '../domain/pipeline/answer-endpoint.ts'
 import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
@@ -169,7 +169,9 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   await holdResponse(event, decision.delayMs)
   const { outcome } = decision
   if (outcome.kind === 'fault') {
-    return { response: await faultStage(event, deps, outcome.fault, endpoint.headers), endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
+    // Only `malformed` writes headers: the others do not render them for nothing.
+    const headers = outcome.fault === 'malformed' ? await faultHeaders({ context: deps.context, request, route: match.route, params: match.params }) : {}
+    return { response: await faultStage(event, deps, outcome.fault, headers), endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
   }
   const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known

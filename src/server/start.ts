@@ -133,7 +133,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ? await Promise.all([import('../domain/apply.ts'), import('../domain/project-file.ts'), import('../domain/demo.ts'), import('../engine/generators.ts').then((m) => m.loadFaker())])
       : null
     const applyConfig = (file: ProjectFile): ApplyResult => setup![0].applyProjectFile(context, file, setup![3], { prune: true })
-    const readConfig = (path: string): ProjectFile => setup![1].readProjectFile(path)
+    const readConfig = (path: string): ProjectFile => setup![1].readProjectFile(path, setup![3])
     const configured = config ? applyConfig('file' in config ? config.file : readConfig(config.path)).project : null
     const createdDemo = needsDemo && setup![2].ensureDemoProject(context, setup![3]) !== null
     if (options.imports?.length) {

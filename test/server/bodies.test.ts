@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import { writeFileSync, mkdirSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
@@ -129,6 +130,22 @@ describe('text bodies', () => {
   })
 })
 
+describe('a configured Content-Type header', () => {
+  it('is the one Content-Type sent, however it is spelled, on a fixed body and on records', async () => {
+    await ws.ok('add-endpoint', 'GET', '/api/lower', '--body', '{"a":1}', '--header', 'content-type: text/x-lower')
+    const lower = await fetch(`${base}/lower`)
+    expect(lower.headers.get('content-type')).toBe('text/x-lower')
+    expect(await lower.text()).toBe('{"a":1}')
+    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--header', 'CONTENT-TYPE: application/x-upper', '--header', 'access-control-allow-origin: https://app.example')
+    const records = await fetch(`${base}/items`)
+    expect(records.headers.get('content-type')).toBe('application/x-upper')
+    expect(records.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(Array.isArray(await records.json())).toBe(true)
+    await ws.ok('endpoint', 'set', 'GET', '/api/items', '--clear-headers')
+    expect((await fetch(`${base}/items`)).headers.get('content-type')).toBe('application/json; charset=utf-8')
+  })
+})
+
 describe('templated headers', () => {
   it('renders header values per request: {{uuid}} differs, request values are read', async () => {
     await ws.ok('add-endpoint', 'POST', '/api/echo', '--body', '{"ok":true}', '--header', 'X-Req: {{uuid}}', '--header', 'X-Name: user {{body.name}}', '--header', 'X-Plain: {literal')
@@ -153,6 +170,18 @@ describe('templated headers', () => {
     expect(unsendable.status).toBe(200)
     expect(unsendable.headers.get('x-name')).toBeNull()
     expect(unsendable.headers.get('x-req')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('a rendered value longer than 8 KiB is left out, the answer still reaches the client', async () => {
+    await ws.ok('add-endpoint', 'POST', '/api/echo-long', '--body', '{"ok":true}', '--header', 'X-Echo: {{body.v}}', '--header', 'X-Req: {{uuid}}')
+    const echo = (v: string) => fetch(`${base}/echo-long`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ v }) })
+    const huge = await echo('x'.repeat(200 * 1024))
+    expect(huge.status).toBe(200)
+    expect(huge.headers.get('x-echo')).toBeNull()
+    expect(huge.headers.get('x-req')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await huge.json()).toEqual({ ok: true })
+    expect((await echo('y'.repeat(8192))).headers.get('x-echo')).toBe('y'.repeat(8192))
+    expect((await echo('z'.repeat(8193))).headers.get('x-echo')).toBeNull()
   })
 
   it('refuses an unknown placeholder in a header when configured, naming the header', async () => {
@@ -250,6 +279,14 @@ describe('project files', () => {
     expect((await other.run('apply', join(folder, 'mocks', 'big.yaml'))).stderr).toContain('line 7: endpoints[0].file.base64 holds 5242883 bytes; a response file may be at most 5 MiB')
     writeFileSync(join(folder, 'mocks', 'bad64.yaml'), 'name: Bad\nendpoints:\n  - method: GET\n    path: /api/x\n    file: {name: a.png, base64: "not base64!"}\n')
     expect((await other.run('apply', join(folder, 'mocks', 'bad64.yaml'))).stderr).toContain('endpoints[0].file.base64 is not base64')
+    writeFileSync(join(folder, 'mocks', 'type.yaml'), 'name: Type\nendpoints:\n  - method: GET\n    path: /api/x\n    contentType: nope\n')
+    expect((await other.run('apply', join(folder, 'mocks', 'type.yaml'))).stderr).toMatch(/^✖ .*type\.yaml, line 5: endpoints\[0\]\.contentType is not valid: content type "nope" must look like type\/subtype/)
+    writeFileSync(join(folder, 'mocks', 'header.yaml'), 'name: Header\nendpoints:\n  - method: GET\n    path: /api/x\n    headers:\n      X-Ok: plain\n      X-A: "{{nope}}"\n')
+    expect((await other.run('apply', join(folder, 'mocks', 'header.yaml'))).stderr).toMatch(/^✖ .*header\.yaml, line 7: endpoints\[0\]\.headers\.X-A is not valid: template \{\{nope\}\}: unknown name "nope"/)
+    writeFileSync(join(folder, 'mocks', 'templates.yaml'), 'name: Templates\nendpoints:\n  - method: GET\n    path: /api/x\n    text: "hi {{faker.nope.x}}"\n  - method: GET\n    path: /api/y\n    body: {a: "{{nope}}"}\n')
+    expect((await other.run('apply', join(folder, 'mocks', 'templates.yaml'))).stderr).toMatch(/^✖ .*templates\.yaml, line 5: endpoints\[0\]\.text is not valid: .*unknown generator "nope\.x"/)
+    writeFileSync(join(folder, 'mocks', 'templates.yaml'), 'name: Templates\nendpoints:\n  - method: GET\n    path: /api/y\n    body: {a: "{{nope}}"}\n')
+    expect((await other.run('apply', join(folder, 'mocks', 'templates.yaml'))).stderr).toMatch(/^✖ .*templates\.yaml, line 5: endpoints\[0\]\.body is not valid: template \{\{nope\}\}: unknown name "nope"/)
     expect((JSON.parse(await other.ok('projects', '--json')) as { slug: string }[]).map((project) => project.slug)).toEqual(['files'])
     await expectAliveAndIntact(server.url, other.db)
   })
@@ -310,7 +347,75 @@ describe('imported and mounted endpoints', () => {
   })
 })
 
+/**
+ * A PUT or PATCH sent over a socket in two parts: the head and the first half of `body` now, the
+ * rest when `finish` is called; `answer` is the status and the JSON body it got.
+ */
+function slowUpload(target: string, method: 'PUT' | 'PATCH', headers: Record<string, string>, body: Buffer) {
+  const { port, pathname, search } = new URL(target)
+  const socket = connect(Number(port), '127.0.0.1')
+  const head = [`${method} ${pathname}${search} HTTP/1.1`, 'Host: localhost', 'Connection: close', `Content-Length: ${body.byteLength}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+  socket.write(`${head.join('\r\n')}\r\n\r\n`)
+  socket.write(body.subarray(0, body.byteLength >> 1))
+  const answer = new Promise<{ status: number; json: any }>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk) => chunks.push(chunk))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      const json = text.slice(text.indexOf('\r\n\r\n') + 4)
+      resolve({ status: Number(text.slice(9, 12)), json: json ? JSON.parse(json) : undefined })
+    })
+  })
+  return { answer, finish: () => void socket.end(body.subarray(body.byteLength >> 1)) }
+}
+
 describe('concurrency', () => {
+  const endpointOf = async (path: string) => ((await send(`${url}/api/projects/1/endpoints`, { headers: auth })).json as { id: number; path: string; method: string }[]).find((e) => e.path === path && e.method === 'GET')!
+  /** Answered once the server has handled the requests that reached it before: the slow upload's endpoint has been read by then. */
+  const afterEarlierRequests = async () => expect((await send(`${url}/api/projects/1/endpoints`, { headers: auth, overSocket: true })).status).toBe(200)
+
+  it('a PATCH made while a file is uploaded is kept: the upload changes only the file', async () => {
+    await ws.ok('add-endpoint', 'GET', '/api/slow-file', '--text', 'before')
+    const { id } = await endpointOf('/api/slow-file')
+    const upload = slowUpload(`${url}/api/projects/1/endpoints/${id}/file?name=slow.png`, 'PUT', auth, PNG)
+    await afterEarlierRequests()
+    const patched = await send(`${url}/api/projects/1/endpoints/${id}`, { method: 'PATCH', headers: auth, body: { status: 418, headers: { 'X-During': 'upload' } } })
+    expect(patched.status).toBe(200)
+    upload.finish()
+    const uploaded = await upload.answer
+    expect(uploaded.status).toBe(200)
+    expect(uploaded.json).toMatchObject({ status: 418, headers: { 'X-During': 'upload' }, bodyType: 'file', file: { name: 'slow.png', size: PNG.byteLength } })
+    const answer = await fetch(`${base}/slow-file`)
+    expect([answer.status, answer.headers.get('x-during'), answer.headers.get('content-type')]).toEqual([418, 'upload', 'image/png'])
+    expect(Buffer.from(await answer.arrayBuffer()).equals(PNG)).toBe(true)
+  })
+
+  it('a PATCH whose body is slow keeps a PATCH made meanwhile', async () => {
+    const { id } = await endpointOf('/api/slow-file')
+    const slow = slowUpload(`${url}/api/projects/1/endpoints/${id}`, 'PATCH', { ...auth, 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ contentType: 'image/x-png' })))
+    await afterEarlierRequests()
+    expect((await send(`${url}/api/projects/1/endpoints/${id}`, { method: 'PATCH', headers: auth, body: { status: 203 } })).status).toBe(200)
+    slow.finish()
+    expect(await slow.answer).toMatchObject({ status: 200, json: { status: 203, contentType: 'image/x-png', headers: { 'X-During': 'upload' } } })
+  })
+
+  it('an endpoint deleted while its file is uploaded: the upload answers 404 and stores nothing', async () => {
+    await ws.ok('add-endpoint', 'GET', '/api/doomed', '--text', 'soon gone')
+    const { id } = await endpointOf('/api/doomed')
+    const filesBefore = fileRows()
+    const upload = slowUpload(`${url}/api/projects/1/endpoints/${id}/file?name=doomed.bin`, 'PUT', auth, Buffer.from('bytes nobody else has'))
+    await afterEarlierRequests()
+    expect((await send(`${url}/api/projects/1/endpoints/${id}`, { method: 'DELETE', headers: auth })).status).toBe(204)
+    upload.finish()
+    const uploaded = await upload.answer
+    expect(uploaded.status).toBe(404)
+    expect(uploaded.json.error.code).toBe('NOT_FOUND')
+    expect(fileRows()).toEqual(filesBefore)
+    expect((await fetch(`${base}/doomed`)).status).toBe(404)
+    await expectAliveAndIntact(url, ws.db)
+  })
+
   it('requests answered while the file is replaced get the old or the new bytes whole, never an error', async () => {
     const id = ((await send(`${url}/api/projects/1/endpoints`, { headers: auth })).json as { id: number; path: string }[]).find((e) => e.path === '/api/avatar')!.id
     const other = Buffer.concat([PNG, Buffer.from('second version')])

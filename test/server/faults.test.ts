@@ -101,6 +101,27 @@ describe('faults over a real socket: what a client sees', () => {
     expect(served.every((s) => s.status === 0 && s.fault === 'malformed')).toBe(true)
   })
 
+  it('malformed: the headers the answer would have had, rendered and typed; HEAD gets a broken header block, no body', async () => {
+    const { ok, server, served } = await flakyServer()
+    await ok('add-endpoint', 'POST', '/api/report', '--text', 'a,b', '--content-type', 'text/csv', '--header', 'X-Req: {{uuid}}', '--header', 'X-Name: {{body.name}}', '--fault', 'malformed')
+    const post = await rawExchange(server.url, `POST /api/report HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{"name":"Ada"}`)
+    const head = post.bytes.slice(0, post.bytes.indexOf('\r\n\r\n'))
+    expect(head).toMatch(/\r\nX-Req: [0-9a-f-]{36}(\r\n|$)/)
+    expect(head).toContain('\r\nX-Name: Ada')
+    expect(head.match(/^content-type:.*$/gim)).toEqual(['Content-Type: text/csv'])
+    expect(post.bytes.endsWith('\r\n\r\n5\r\nhello\r\nzz\r\n')).toBe(true)
+    // A Content-Type among the headers, in any case, is the only one written.
+    await ok('endpoint', 'set', 'GET', '/api/flaky', '--header', 'content-type: text/x-own', '--fault', 'malformed')
+    const own = await rawExchange(server.url, get('/api/flaky'))
+    expect(own.bytes.match(/^content-type:.*$/gim)).toEqual(['content-type: text/x-own'])
+    const headRaw = await rawExchange(server.url, `HEAD /api/flaky HTTP/1.1\r\nHost: localhost\r\n\r\n`)
+    expect(headRaw.ended).toBe('end')
+    expect(headRaw.bytes).toBe('HTTP/1.1 200 OK\r\ncontent-type: text/x-own\r\nthis line is not a header\r\n\r\n')
+    expect(await fetchFailure(`${server.url}/api/flaky`, { method: 'HEAD' })).toMatchObject({ message: 'fetch failed', cause: 'HPE_INVALID_HEADER_TOKEN' })
+    await waitFor(() => served.length === 4)
+    expect(served.every((s) => s.status === 0 && s.fault === 'malformed')).toBe(true)
+  })
+
   it('hang: nothing at all until the hang ends (hangMs here), then a close without a byte', async () => {
     const { ok, server, served } = await flakyServer({ hangMs: 300 })
     await ok('endpoint', 'set', 'GET', '/api/flaky', '--fault', 'hang')

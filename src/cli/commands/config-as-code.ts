@@ -34,8 +34,9 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
       withRuntime(command, ctx, async ({ context }) => {
         // Only apply reads files: export and reset do without the schema's validator (ajv).
         const { readProjectFile } = await import('../../domain/project-file.ts')
-        const parsed = readProjectFile(resolve(ctx.environment.cwd, file))
-        const result = applyProjectFile(context, parsed, await loadFaker(), { project: options.project, prune: true })
+        const makeFaker = await loadFaker()
+        const parsed = readProjectFile(resolve(ctx.environment.cwd, file), makeFaker)
+        const result = applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true })
         printWarnings(ctx.io, result.warnings)
         if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
         ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))

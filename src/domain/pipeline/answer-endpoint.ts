@@ -86,9 +86,15 @@ async function templateContext({ context, request, params, body }: EndpointAnswe
 const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/
 
 /**
+ * The longest rendered header value sent (one byte per character once sendable): clients refuse a
+ * response whose header block is larger than theirs (Node's is 16 KiB) rather than skip a header.
+ */
+const MAX_RENDERED_HEADER = 8 * 1024
+
+/**
  * The configured headers, each value rendered as a template for this request. A rendered value
  * loses CR, LF and NUL, so `{{body.x}}` cannot add a header of its own; one that still cannot be
- * sent is left out rather than failing the answer.
+ * sent, or is longer than MAX_RENDERED_HEADER, is left out rather than failing the answer.
  */
 export async function renderHeaders(input: EndpointAnswerInput): Promise<Record<string, string>> {
   const configured = input.route.endpoint.headers
@@ -102,7 +108,7 @@ export async function renderHeaders(input: EndpointAnswerInput): Promise<Record<
       continue
     }
     const rendered = renderText(value, context).replace(/[\r\n\0]/g, '')
-    if (!UNSENDABLE.test(rendered)) headers[name] = rendered
+    if (rendered.length <= MAX_RENDERED_HEADER && !UNSENDABLE.test(rendered)) headers[name] = rendered
   }
   return headers
 }
@@ -134,6 +140,17 @@ function typed(contentType: string | null, headers: Record<string, string>): Rec
 /** The configured headers rendered for this request, with the configured Content-Type (for a kind's own answer: a documented one). */
 export async function configuredHeaders(input: EndpointAnswerInput): Promise<Record<string, string>> {
   return typed(input.route.endpoint.contentType, await renderHeaders(input))
+}
+
+/**
+ * The headers the answer would have had, rendered for this request, with its body's Content-Type:
+ * what a `malformed` fault writes before it breaks. A request body the answer would refuse reads as none.
+ */
+export async function faultHeaders(input: Omit<EndpointAnswerInput, 'status' | 'body'>): Promise<Record<string, string>> {
+  const { endpoint } = input.route
+  const body = await readEndpointBody(input.request, endpoint).catch(() => undefined)
+  const headers = await renderHeaders({ ...input, status: endpoint.status, body })
+  return typed(hasConfiguredBody(endpoint) ? bodyContentType(endpoint) : endpoint.contentType, headers)
 }
 
 /** A configured fixed body, the resource's records, or `{}`. */
