@@ -1,6 +1,5 @@
 import type { H3, H3Event } from 'h3'
 import { requireEndpointById } from '../domain/endpoints.ts'
-import { addResponse, removeResponse, replaceResponse } from '../domain/response-edits.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project } from '../model.ts'
@@ -30,8 +29,10 @@ export function mountAdminResponses(app: H3, deps: AdminDeps, authorized: Author
     const project = await authorized(event)
     return { project, endpoint: requireEndpointById(context, project, pathParam(event, 'endpointId')) }
   }
-  // faker (templates) loads with the first change, not with the server.
+  // The edits (ajv for schemas, through the endpoint settings) and faker (templates) load with the
+  // first change, not with the server: together they were about half of serve's cold start.
   const faker = async () => (await (await import('../engine/generators.ts')).loadFaker())
+  const edits = () => import('../domain/response-edits.ts')
 
   route(app, '/api/projects/:projectId/endpoints/:endpointId/responses', async (event) => {
     const { endpoint } = await target(event)
@@ -39,7 +40,7 @@ export function mountAdminResponses(app: H3, deps: AdminDeps, authorized: Author
     if (event.req.method !== 'POST') notAllowed(event, ['GET', 'POST'])
     const input = await readJsonBody(event, deps.bodyLimit)
     const at = atOf(event)
-    const makeFaker = await faker()
+    const [{ addResponse }, makeFaker] = await Promise.all([edits(), faker()])
     const updated = await whenStoreFree(context.db, () => addResponse(context, endpoint, input, at, makeFaker))
     return jsonResponse(201, listView(updated))
   })
@@ -49,12 +50,12 @@ export function mountAdminResponses(app: H3, deps: AdminDeps, authorized: Author
     const which = pathParam(event, 'which')
     if (event.req.method === 'PUT') {
       const input = await readJsonBody(event, deps.bodyLimit)
-      const makeFaker = await faker()
+      const [{ replaceResponse }, makeFaker] = await Promise.all([edits(), faker()])
       const updated = await whenStoreFree(context.db, () => replaceResponse(context, endpoint, which, input, makeFaker))
       return jsonResponse(200, listView(updated))
     }
     if (event.req.method === 'DELETE') {
-      const makeFaker = await faker()
+      const [{ removeResponse }, makeFaker] = await Promise.all([edits(), faker()])
       const updated = await whenStoreFree(context.db, () => removeResponse(context, endpoint, which, makeFaker))
       return jsonResponse(200, listView(updated))
     }
