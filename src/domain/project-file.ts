@@ -222,6 +222,12 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     }
     if (e.pick !== undefined) spec.pick = e.pick
     if (e.responses !== undefined) {
+      // A response's `file: ./x.png` is read now, as an endpoint's, relative to the project file.
+      const responses = e.responses.map((response, r) => {
+        const file = (response as { file?: unknown } | null)?.file
+        return typeof file === 'string' ? { ...response, file: readBodyFile(file, options.baseDir ?? process.cwd(), (message) => fail([...at, 'responses', r, 'file'], message)) } : response
+      })
+      e.responses = responses
       try {
         checkResponseList(responsesFromJson(e.responses, { checkHeaders, makeFaker: null }), e.pick ?? 'rules')
       } catch (error) {

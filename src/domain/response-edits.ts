@@ -1,3 +1,4 @@
+import type { UploadedFile } from './bodies.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint } from '../model.ts'
@@ -28,5 +29,14 @@ export function replaceResponse(context: Context, endpoint: Endpoint, which: str
   const index = responseIndex(endpoint, which)
   const list: unknown[] = endpoint.responses.map(responseView)
   list[index] = raw
+  return configureEndpoint(context, endpoint, { responses: list }, makeFaker)
+}
+
+/** PUT of a response's file as raw bytes: that response answers it (its JSON or text body gives way), the rest of it kept. */
+export function setResponseFile(context: Context, endpoint: Endpoint, which: string, file: UploadedFile, contentType: string | undefined, makeFaker: FakerFactory): Endpoint {
+  const index = responseIndex(endpoint, which)
+  const list: unknown[] = endpoint.responses.map(responseView)
+  const { body: _body, text: _text, file: _file, ...rest } = responseView(endpoint.responses[index]!)
+  list[index] = { ...rest, file: { name: file.name, base64: Buffer.from(file.bytes).toString('base64') }, ...(contentType !== undefined ? { contentType } : {}) }
   return configureEndpoint(context, endpoint, { responses: list }, makeFaker)
 }
