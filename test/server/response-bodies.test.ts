@@ -201,6 +201,25 @@ describe('the management API', () => {
     await expectAliveAndIntact(url, db)
   })
 
+  it('concurrent additions of the same file keep every response and store the bytes once', async () => {
+    const { url, db, auth, context } = await serveWorkspace(async (ws) => {
+      await ws.ok('add-endpoint', 'GET', '/api/things', '--body', '{}')
+    })
+    const id = (await send(`${url}/api/projects/1/endpoints`, { headers: auth })).json.find((e: { path: string }) => e.path === '/api/things').id
+    const base = `${url}/api/projects/1/endpoints/${id}/responses`
+    // Large enough that each body arrives in several chunks, so the requests interleave.
+    const big = Buffer.concat([PNG, Buffer.alloc(600 * 1024, 7)])
+    const file = { name: 'a.png', base64: big.toString('base64') }
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => send(base, { method: 'POST', body: { when: { query: { n: String(n) } }, file }, headers: auth, overSocket: true })))
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201])
+    const { responses } = (await send(base, { headers: auth })).json as { responses: { when: { query: { n: string } }; file: { id: number } }[] }
+    expect(responses.map((r) => r.when.query.n).sort()).toEqual(['1', '2', '3', '4'])
+    expect(new Set(responses.map((r) => r.file.id)).size).toBe(1)
+    expect(fileCount(context)).toBe(1)
+    expect((await bytesOf(`${url}/api/things?n=3`)).bytes.equals(big)).toBe(true)
+    await expectAliveAndIntact(url, db)
+  })
+
   it('the CLI refuses two bodies and a text over 1 MiB, and stores nothing', async () => {
     const ws = cliWorkspace()
     await ws.ok('init', '--yes', '--slug', 'r')
