@@ -61,11 +61,8 @@ export type EndpointAuth = AuthScheme[] | 'none' | null
 export const PICKS = ['rules', 'sequence', 'random'] as const
 export type ResponsePick = (typeof PICKS)[number]
 
-/**
- * What a response's `body` holds: JSON text. Kept as a field so that other body types (text, a
- * stored file) add a value here rather than a new shape.
- */
-export const RESPONSE_BODY_TYPES = ['json'] as const
+/** What a response's `body` holds: JSON text, a text template, or (with `fileId`) a stored file's bytes. */
+export const RESPONSE_BODY_TYPES = ['json', 'text', 'file'] as const
 export type ResponseBodyType = (typeof RESPONSE_BODY_TYPES)[number]
 
 /** One of an endpoint's responses (docs/mocking.md, "Responses and rules"); null fields take the endpoint's. */
@@ -79,6 +76,11 @@ export interface EndpointResponse {
   /** null: no body at all. */
   bodyType: ResponseBodyType | null
   body: string | null
+  /** The stored file a `file` body answers; its name and size are kept with it (file rows never change). */
+  fileId: number | null
+  file: { name: string; size: number } | null
+  /** The Content-Type of its body; null: from its type (a file's from its extension). */
+  contentType: string | null
   /** null: the endpoint's delay; with `delayMaxMs`, a range. */
   delayMs: number | null
   delayMaxMs: number | null

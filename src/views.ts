@@ -27,6 +27,10 @@ export interface ResponseView {
   status?: number
   headers?: Record<string, string>
   body?: unknown
+  text?: string
+  /** The stored file it answers (an export writes `{name, base64}` instead, to stand alone). */
+  file?: { id: number; name: string; size: number } | { name: string; base64: string }
+  contentType?: string
   delay?: number | string
   fault?: Fault
 }
@@ -37,7 +41,10 @@ export function responseView(response: EndpointResponse): ResponseView {
   if (response.when !== null) view.when = response.when
   if (response.status !== null) view.status = response.status
   if (Object.keys(response.headers).length > 0) view.headers = response.headers
-  if (response.body !== null) view.body = JSON.parse(response.body) as unknown
+  if (response.body !== null && response.bodyType === 'json') view.body = JSON.parse(response.body) as unknown
+  if (response.body !== null && response.bodyType === 'text') view.text = response.body
+  if (response.fileId !== null) view.file = { id: response.fileId, name: response.file!.name, size: response.file!.size }
+  if (response.contentType !== null) view.contentType = response.contentType
   if (response.delayMs !== null) view.delay = response.delayMaxMs === null ? response.delayMs : `${response.delayMs}-${response.delayMaxMs}`
   if (response.fault !== null) view.fault = response.fault
   return view

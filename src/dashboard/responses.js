@@ -23,7 +23,7 @@ export function responsesEditor(endpoint, name) {
   pick.value = endpoint.pick
   const text = h('textarea', {
     'aria-label': `Responses of ${name}`, 'data-testid': 'responses-json', rows: 8, cols: 60, spellcheck: false,
-    title: '[{"name", "when": {"params"|"query"|"headers"|"cookies"|"body": {…}}, "status", "headers", "body", "delay", "fault"}, …]',
+    title: '[{"name", "when": {"params"|"query"|"headers"|"cookies"|"body": {…}}, "status", "headers", "body" (JSON) | "text" | "file": {"name", "base64"} (a kept file: {"id"}), "contentType", "delay", "fault"}, …]',
     value: JSON.stringify(endpoint.responses, null, 2),
   })
   const problem = h('div', { class: 'muted small', 'data-testid': 'responses-problem', 'aria-live': 'polite' })
@@ -50,7 +50,31 @@ export function responsesEditor(endpoint, name) {
     problem.textContent = message
     notify(message, 'error')
   }))
-  return h('details', { class: 'responses', 'data-testid': 'endpoint-responses' }, summary, h('div', {}, h('label', {}, 'Pick ', pick)), text, save, problem)
+  // A file joins the list as {"file": {"name", "base64"}}, to be given its `when` and status there before Save.
+  const upload = h('input', { type: 'file', 'data-testid': 'responses-file', 'aria-label': `Add a file response to ${name}` })
+  upload.addEventListener('change', () => guard(async () => {
+    const file = upload.files?.[0]
+    if (!file) return
+    const list = parsed(text.value)
+    if (!Array.isArray(list)) return notify('Responses must be a JSON list before a file joins it', 'error')
+    list.push({ file: { name: file.name, base64: await base64Of(file) } })
+    text.value = JSON.stringify(list, null, 2)
+    upload.value = ''
+    notify(`${file.name} added as response #${list.length}: Save to keep it`)
+  }))
+  return h('details', { class: 'responses', 'data-testid': 'endpoint-responses' }, summary, h('div', {}, h('label', {}, 'Pick ', pick)), text,
+    h('div', {}, h('label', { class: 'small' }, 'Add a file response ', upload)), save, problem)
+}
+
+/**
+ * @param {Blob} file
+ * @returns {Promise<string>}
+ */
+async function base64Of(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer())
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary)
 }
 
 /**

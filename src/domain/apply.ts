@@ -5,7 +5,7 @@ import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
 import { storeFile } from './bodies.ts'
 import type { Context } from './context.ts'
-import { currentSettings, defaultSettings, mergeSettings } from './endpoint-config.ts'
+import { currentSettings, defaultSettings, mergeSettings, responseFiles } from './endpoint-config.ts'
 import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import type { OpenApiOperation } from '../model.ts'
@@ -70,7 +70,7 @@ function settingsOf(context: Context, spec: EndpointSpec | undefined, endpoint: 
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,
     errorStatus: spec.errorStatus,
-  }, makeFaker, endpoint.kind)
+  }, makeFaker, endpoint.kind, responseFiles(context, endpoint.projectId))
 }
 
 /** The project the file targets, created or updated; `seedChanged` when its default seed value moved. */

@@ -12,7 +12,7 @@ import type { Context } from './context.ts'
 import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, parseMethod, type AddEndpointInput } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
 import { checkEndpointAuth } from './auth-settings.ts'
-import { checkPick, checkResponseList, checkResponsesAllowed, responsesFromJson } from './responses.ts'
+import { checkPick, checkResponseList, checkResponsesAllowed, responsesFromJson, type ResponseFiles } from './responses.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -70,8 +70,11 @@ function mergedDelay(input: SettingsInput, current: EndpointSettings): Pick<Endp
   return { delayMs: current.delayMs, delayMaxMs: current.delayMaxMs }
 }
 
-/** Merges `input` over `current` and checks every setting; the result is what gets stored. */
-export function mergeSettings(current: EndpointSettings, input: SettingsInput, makeFaker: FakerFactory, kind?: Endpoint['kind']): EndpointSettings {
+/**
+ * Merges `input` over `current` and checks every setting; the result is what gets stored. Without
+ * `files`, the responses' files are checked but not stored (a check before the write).
+ */
+export function mergeSettings(current: EndpointSettings, input: SettingsInput, makeFaker: FakerFactory, kind?: Endpoint['kind'], files?: ResponseFiles): EndpointSettings {
   const statuses = (kind && kindOf(kind).statuses) || HTTP_STATUSES
   const next: EndpointSettings = {
     status: input.status === undefined ? current.status : statuses.check(input.status),
@@ -80,7 +83,7 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     fault: input.fault === undefined ? current.fault : input.fault === null ? null : checkFault(input.fault),
     auth: input.auth === undefined ? current.auth : checkEndpointAuth(input.auth),
     pick: input.pick === undefined ? current.pick : checkPick(input.pick),
-    responses: input.responses === undefined ? current.responses : responsesFromJson(input.responses, { checkHeaders, makeFaker, checkStatus: statuses.check }),
+    responses: input.responses === undefined ? current.responses : responsesFromJson(input.responses, { checkHeaders, makeFaker, checkStatus: statuses.check, ...(files ? { files } : {}) }),
     ...mergeBody(current, input),
     contentType: input.contentType === undefined ? current.contentType : input.contentType === null ? null : checkContentType(input.contentType),
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
@@ -146,9 +149,10 @@ export function requireEndpoint(context: Context, input: { project?: string | un
  * and an endpoint deleted meanwhile is NOT_FOUND.
  */
 export function configureEndpoint(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Endpoint {
-  // Checked before the write lock is taken, except with a file: it is stored first so that the
-  // settings can name it, and a refusal rolls the two back together.
-  const checked = input.file ? null : mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
+  // Checked before the write lock is taken, except with a file (the endpoint's or a response's): it
+  // is stored first so that the settings can name it, and a refusal rolls the two back together.
+  const storesFiles = input.file !== undefined || responsesHoldFiles(input.responses)
+  const checked = storesFiles ? null : mergeSettings(currentSettings(endpoint), input, makeFaker, endpoint.kind)
   return writeTransaction(context.db, () => {
     const fresh = context.repos.endpoints.byId(endpoint.id)
     if (!fresh) throw new AppError('NOT_FOUND', `endpoint ${endpoint.id} (${endpoint.method} ${endpoint.path}) was deleted meanwhile`)
@@ -156,13 +160,34 @@ export function configureEndpoint(context: Context, endpoint: Endpoint, input: S
     const unchanged = JSON.stringify(currentSettings(fresh)) === JSON.stringify(currentSettings(endpoint)) && fresh.kind === endpoint.kind
     const settings = checked && unchanged
       ? checked
-      : mergeSettings(currentSettings(fresh), input.file ? { ...input, fileId: storeFile(context, fresh.projectId, input.file) } : input, makeFaker, fresh.kind)
+      : mergeSettings(currentSettings(fresh), input.file ? { ...input, fileId: storeFile(context, fresh.projectId, input.file) } : input, makeFaker, fresh.kind, responseFiles(context, fresh.projectId))
     const configured = context.repos.endpoints.configure(endpoint.id, settings)
     // A file no endpoint answers any more is not kept (nor exported) for nothing.
     context.repos.files.removeUnused(endpoint.projectId)
     return configured
   })
 }
+
+/** Whether some response of a list sent names a file (stored, or checked against the stored ones, under the write lock). */
+function responsesHoldFiles(responses: unknown[] | undefined): boolean {
+  return responses?.some((response) => response !== null && typeof response === 'object' && (response as { file?: unknown }).file != null) ?? false
+}
+
+/** Responses' files stored in, and looked up among, the files of project `projectId`. */
+export function responseFiles(context: Context, projectId: number): ResponseFiles {
+  return {
+    store: (file) => {
+      const id = storeFile(context, projectId, file)
+      return { id, ...refOf(context.repos.files.meta(id)!) }
+    },
+    byId: (id) => {
+      const meta = context.repos.files.meta(id)
+      return meta && meta.projectId === projectId ? { id, ...refOf(meta) } : undefined
+    },
+  }
+}
+
+const refOf = (meta: { name: string; size: number }) => ({ name: meta.name, size: meta.size })
 
 /** `mockapi add-endpoint` with a text or file body or a content type: added and configured in one transaction. */
 export function addEndpointWithBody(context: Context, input: AddEndpointInput, settings: SettingsInput, makeFaker: FakerFactory): { endpoint: Endpoint; warnings: string[] } {

@@ -1,12 +1,12 @@
 import { stringify } from 'yaml'
 import { delayOf, formatDelay } from '../engine/delay.ts'
-import type { Endpoint, Project } from '../model.ts'
+import type { Endpoint, EndpointResponse, Project } from '../model.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings, defaultSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
-import { responseView } from '../views.ts'
+import { responseView, type ResponseView } from '../views.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { standardEndpoints } from './resources.ts'
 
@@ -33,6 +33,13 @@ function byKeys<T>(...keys: ((item: T) => string)[]): (a: T, b: T) => number {
   }
 }
 
+/** A response as the project file writes it: a file with its bytes, as an endpoint's. */
+function exportedResponse(context: Context, response: EndpointResponse): ResponseView {
+  const view = responseView(response)
+  if (response.fileId !== null) view.file = { name: response.file!.name, base64: Buffer.from(fileContent(context, response.fileId)!.bytes).toString('base64') }
+  return view
+}
+
 /** Only the settings that differ from the endpoint's defaults, in the file's names. */
 function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<number, string>): EndpointSpec {
   const settings = currentSettings(endpoint)
@@ -48,7 +55,7 @@ function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<nu
   if (settings.fault !== null) spec.fault = settings.fault
   if (settings.auth !== null) spec.auth = settings.auth
   if (settings.pick !== defaults.pick) spec.pick = settings.pick
-  if (settings.responses.length > 0) spec.responses = settings.responses.map(responseView)
+  if (settings.responses.length > 0) spec.responses = settings.responses.map((response) => exportedResponse(context, response))
   if (settings.body !== null && settings.bodyType === 'json') spec.body = JSON.parse(settings.body) as unknown
   if (settings.body !== null && settings.bodyType === 'text') spec.text = settings.body
   // The bytes themselves, so the exported file stands alone.

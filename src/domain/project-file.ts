@@ -222,15 +222,20 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     }
     if (e.pick !== undefined) spec.pick = e.pick
     if (e.responses !== undefined) {
+      // A response's `file: ./x.png` is read now, as an endpoint's, relative to the project file.
+      const responses = e.responses.map((response, r) => {
+        const file = (response as { file?: unknown } | null)?.file
+        return typeof file === 'string' ? { ...response, file: readBodyFile(file, options.baseDir ?? process.cwd(), (message) => fail([...at, 'responses', r, 'file'], message)) } : response
+      })
       try {
-        checkResponseList(responsesFromJson(e.responses, { checkHeaders, makeFaker: null }), e.pick ?? 'rules')
+        checkResponseList(responsesFromJson(responses, { checkHeaders, makeFaker: null }), e.pick ?? 'rules')
       } catch (error) {
         const detail = error instanceof AppError ? (error.details as { field: string; message: string }[] | undefined)?.[0] : undefined
         if (!detail) throw error
         const path: Path = [...detail.field.matchAll(/\[(\d+)\]|([^.[\]]+)/g)].map(([, index, key]) => (index !== undefined ? Number(index) : key!))
         fail([...at, ...path], detail.message)
       }
-      spec.responses = e.responses
+      spec.responses = responses
     }
     if (e.body !== undefined) spec.body = e.body
     if (e.text !== undefined) spec.text = e.text

@@ -1,11 +1,12 @@
 import { compileWhen, ConditionError, describeWhen } from '../engine/conditions.ts'
 import { parseDelay } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { checkTemplate, hasPlaceholders } from '../engine/template.ts'
+import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { AppError } from '../errors.ts'
 import { PICKS, type Endpoint, type EndpointKind, type EndpointResponse, type ResponsePick } from '../model.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { ResponseView } from '../views.ts'
+import { checkContentType, checkText, checkUpload, decodeBase64, type UploadedFile } from './bodies.ts'
 import { checkStatus } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
 
@@ -16,7 +17,7 @@ import { checkFault, storedDelay } from './latency.ts'
 
 export const MAX_RESPONSES = 100
 const MAX_NAME = 100
-export const RESPONSE_FIELDS = ['name', 'when', 'status', 'headers', 'body', 'delay', 'fault'] as const
+export const RESPONSE_FIELDS = ['name', 'when', 'status', 'headers', 'body', 'text', 'file', 'contentType', 'delay', 'fault'] as const
 
 /** A response as sent and written back (project file, API, `--json`). */
 export type ResponseJson = ResponseView
@@ -54,6 +55,42 @@ export interface ResponseCheck {
   makeFaker: FakerFactory | null
   /** The endpoint's status rule. */
   checkStatus?: (status: number) => number
+  /** Where a response's file is stored and looked up; absent: files are checked only (before the write, or a project file being read). */
+  files?: ResponseFiles
+}
+
+/** A stored file as a response keeps it. */
+export interface ResponseFileRef {
+  id: number
+  name: string
+  size: number
+}
+
+export interface ResponseFiles {
+  /** Stores the bytes (once per name and bytes in the project). */
+  store: (file: UploadedFile) => ResponseFileRef
+  /** A file of this project already stored; undefined when there is none with this id. */
+  byId: (id: number) => ResponseFileRef | undefined
+}
+
+const FILE_FORMS = '{"name": "avatar.png", "base64": "…"} (new bytes), or {"id": 7} (a file this project stores already, as responses list it)'
+
+/** `file` as sent: new bytes `{name, base64}`, or a stored file `{id, name?, size?}` as views show it. */
+function responseFile(raw: unknown, at: string, files: ResponseFiles | undefined): ResponseFileRef {
+  if (!isObject(raw)) refuse(at, `must be ${FILE_FORMS}`)
+  if (raw.base64 !== undefined || raw.id === undefined) {
+    if (typeof raw.name !== 'string' || typeof raw.base64 !== 'string' || Object.keys(raw).some((key) => key !== 'name' && key !== 'base64')) refuse(at, `must be ${FILE_FORMS}`)
+    const bytes = decodeBase64(raw.base64)
+    if (!bytes) refuse(`${at}.base64`, 'is not base64')
+    const upload = named(at, () => checkUpload({ name: raw.name as string, bytes }))
+    // Checked only: the id is given when the file is stored, inside the write.
+    return files ? files.store(upload) : { id: 0, name: upload.name, size: upload.bytes.byteLength }
+  }
+  if (typeof raw.id !== 'number' || !Number.isInteger(raw.id) || Object.keys(raw).some((key) => key !== 'id' && key !== 'name' && key !== 'size')) refuse(at, `must be ${FILE_FORMS}`)
+  if (!files) return { id: raw.id, name: typeof raw.name === 'string' ? raw.name : '', size: typeof raw.size === 'number' ? raw.size : 0 }
+  const stored = files.byId(raw.id)
+  if (!stored) refuse(`${at}.id`, `${raw.id} names no file stored in this project; send the bytes as {"name": …, "base64": …}`)
+  return stored
 }
 
 /** One response as sent (JSON), checked; `at` names it in refusals (`responses[1]`). */
@@ -62,7 +99,17 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
   for (const key of Object.keys(raw)) {
     if (!(RESPONSE_FIELDS as readonly string[]).includes(key)) refuse(`${at}.${key}`, `is not a response setting; use ${RESPONSE_FIELDS.join(', ')}`)
   }
-  const { name, when, status, headers, body, delay, fault } = raw
+  const { name, when, status, headers, body, text, file, contentType, delay, fault } = raw
+  const bodies = (['body', 'text', 'file'] as const).filter((key) => raw[key] !== undefined && raw[key] !== null)
+  if (bodies.length > 1) refuse(`${at}.${bodies[1]}`, `cannot be given with ${bodies[0]}: a response has one body (body is JSON, text a text template, file bytes answered as they are)`)
+  if (text !== undefined && text !== null) {
+    named(`${at}.text`, () => checkText(text))
+    if (check.makeFaker && hasPlaceholders(text as string)) {
+      const { makeFaker } = check
+      named(`${at}.text`, () => checkTextTemplate(text as string, makeFaker()))
+    }
+  }
+  const fileRef = file === undefined || file === null ? null : responseFile(file, `${at}.file`, check.files)
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME || /[\u0000-\u001f]/.test(name) || /^\d+$/.test(name))) {
     refuse(`${at}.name`, `must be a one-line label of 1 to ${MAX_NAME} characters, not only digits (digits name a position)`)
   }
@@ -89,8 +136,11 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
     when: isObject(when) ? when : null,
     status: typeof status === 'number' ? named(`${at}.status`, () => (check.checkStatus ?? checkStatus)(status)) : null,
     headers: isObject(headers) ? named(`${at}.headers`, () => check.checkHeaders(headers as Record<string, string>)) : {},
-    bodyType: bodyText === null ? null : 'json',
-    body: bodyText,
+    bodyType: bodyText !== null ? 'json' : typeof text === 'string' ? 'text' : fileRef !== null ? 'file' : null,
+    body: bodyText ?? (typeof text === 'string' ? text : null),
+    fileId: fileRef === null ? null : fileRef.id,
+    file: fileRef === null ? null : { name: fileRef.name, size: fileRef.size },
+    contentType: contentType === undefined || contentType === null ? null : named(`${at}.contentType`, () => checkContentType(contentType)),
     delayMs: stored.delayMs,
     delayMaxMs: stored.delayMaxMs,
     fault: typeof fault === 'string' ? named(`${at}.fault`, () => checkFault(fault)) : null,
@@ -139,7 +189,8 @@ export function describeResponse(response: EndpointResponse, position: number): 
   const when = response.when === null ? 'otherwise' : `when ${describeWhen(response.when)}`
   const extras = [
     response.status === null ? 'endpoint status' : String(response.status),
-    response.bodyType ?? 'no body',
+    response.bodyType === 'file' && response.file !== null ? `file ${response.file.name} (${response.file.size} bytes)` : response.bodyType ?? 'no body',
+    ...(response.contentType !== null ? [`content type ${response.contentType}`] : []),
     ...(Object.keys(response.headers).length > 0 ? [`headers ${Object.keys(response.headers).join(', ')}`] : []),
     ...(response.delayMs !== null ? [`delay ${response.delayMaxMs === null ? response.delayMs : `${response.delayMs}-${response.delayMaxMs}`} ms`] : []),
     ...(response.fault !== null ? [`fault ${response.fault}`] : []),
@@ -159,10 +210,12 @@ export function effectiveEndpoint(endpoint: Endpoint, response: EndpointResponse
     ...endpoint,
     status: response.status ?? endpoint.status,
     headers: { ...endpoint.headers, ...response.headers },
-    body: response.body ?? (endpoint.specId !== null ? null : ''),
-    // A response's body replaces the endpoint's, whatever type that one was (a text, a file).
-    bodyType: 'json',
-    fileId: null,
+    body: response.body ?? (response.bodyType === 'file' || endpoint.specId === null ? '' : null),
+    // A response's body replaces the endpoint's, whatever type either is; so does its content type.
+    bodyType: response.bodyType ?? 'json',
+    fileId: response.fileId,
+    file: response.file,
+    contentType: response.contentType ?? (response.bodyType === null ? endpoint.contentType : null),
     action: null,
     delayMs: response.delayMs ?? endpoint.delayMs,
     delayMaxMs: response.delayMs === null ? endpoint.delayMaxMs : response.delayMaxMs,

@@ -47,7 +47,8 @@ function toEndpoint(row: EndpointRow): Endpoint {
     fault: row.fault as Fault | null,
     auth: row.auth === null ? null : (JSON.parse(row.auth) as EndpointAuth),
     pick: row.pick as ResponsePick,
-    responses: JSON.parse(row.responses) as EndpointResponse[],
+    // Responses stored before they had text or file bodies lack those fields.
+    responses: (JSON.parse(row.responses) as Partial<EndpointResponse>[]).map((response) => ({ fileId: null, file: null, contentType: null, ...response }) as EndpointResponse),
     body: row.body,
     bodyType: row.body_type as BodyType,
     contentType: row.content_type,

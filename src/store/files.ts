@@ -22,8 +22,12 @@ export function createFileRepo(db: Db) {
   const insert = db.prepare<[number, string, string, number, Uint8Array]>('INSERT INTO response_files (project_id, name, sha256, size, bytes) VALUES (?, ?, ?, ?, ?)')
   const meta = db.prepare<[number], FileRow>('SELECT id, project_id, name, sha256, size FROM response_files WHERE id = ?')
   const content = db.prepare<[number], { name: string; bytes: Buffer }>('SELECT name, bytes FROM response_files WHERE id = ?')
+  // A file is used by an endpoint's own body or by one of its responses (their JSON holds `fileId`).
   const unused = db.prepare<[number]>(
-    'DELETE FROM response_files WHERE project_id = ? AND id NOT IN (SELECT file_id FROM endpoints WHERE file_id IS NOT NULL)',
+    `DELETE FROM response_files WHERE project_id = ? AND id NOT IN (
+       SELECT file_id FROM endpoints WHERE file_id IS NOT NULL
+       UNION SELECT json_extract(r.value, '$.fileId') FROM endpoints e, json_each(e.responses) r
+         WHERE e.responses <> '[]' AND json_extract(r.value, '$.fileId') IS NOT NULL)`,
   )
   return {
     /** The file's id; the same name and bytes in the same project are stored once. */
@@ -39,7 +43,7 @@ export function createFileRepo(db: Db) {
     },
     /** The name and bytes, read when the file is answered. */
     content: (id: number): { name: string; bytes: Uint8Array } | undefined => content.get(id),
-    /** Files no endpoint answers any more are dropped. */
+    /** Files no endpoint or response answers any more are dropped. */
     removeUnused: (projectId: number): void => void unused.run(projectId),
   }
 }

@@ -8,13 +8,16 @@ import { AppError } from '../../errors.ts'
 import { endpointView, type ResponseView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
-import { collect, parseHeaders, parseInteger, readJsonArgument } from '../parse.ts'
+import { collect, parseHeaders, parseInteger, readFileArgument, readJsonArgument } from '../parse.ts'
 
 interface AddOptions {
   when?: string
   status?: number
   header?: string[]
   body?: string
+  text?: string
+  file?: string
+  contentType?: string
   delay?: string
   fault?: string
   name?: string
@@ -41,9 +44,23 @@ function responseOf(options: AddOptions, cwd: string): ResponseView & { when?: u
   if (options.status !== undefined) response.status = options.status
   if (options.header) response.headers = parseHeaders(options.header)
   if (options.body !== undefined) response.body = jsonFlag('--body', options.body, cwd)
+  if (options.text !== undefined) response.text = readJsonArgument(options.text, cwd)
+  if (options.file !== undefined) {
+    const file = readFileArgument(options.file, cwd)
+    response.file = { name: file.name, base64: Buffer.from(file.bytes).toString('base64') }
+  }
+  if (options.contentType !== undefined) response.contentType = options.contentType
   if (options.delay !== undefined) response.delay = /^\d+$/.test(options.delay.trim()) ? Number(options.delay) : options.delay
   if (options.fault !== undefined) response.fault = options.fault
   return response
+}
+
+/** The BODY column: the JSON, the text or the file, shortened. */
+function bodyCell(response: ResponseView): string {
+  const type = response.contentType === undefined ? '' : ` (${response.contentType})`
+  if (response.text !== undefined) return `text ${JSON.stringify(response.text).slice(0, 40)}${type}`
+  if (response.file !== undefined && 'size' in response.file) return `file ${response.file.name} (${response.file.size} bytes)${type}`
+  return response.body === undefined ? `(none)${type}` : `${JSON.stringify(response.body).slice(0, 40)}${type}`
 }
 
 export function registerResponse(program: Command, ctx: CliContext): void {
@@ -56,6 +73,9 @@ export function registerResponse(program: Command, ctx: CliContext): void {
     .option('--status <code>', 'status of this answer (default: the endpoint\'s)', parseInteger)
     .option('--header <name:value>', 'header laid over the endpoint\'s, repeatable', collect)
     .option('--body <json>', 'JSON body or template, or @file (default: no body)')
+    .option('--text <text>', 'text body (a template, text/plain), or @file; at most 1 MiB')
+    .option('--file <path>', 'answer this file as it is (at most 5 MiB, kept in the database; Content-Type from its extension)')
+    .option('--content-type <type>', 'Content-Type of this body, instead of the one its type or extension implies')
     .option('--delay <ms|min-max>', 'wait before this answer: 300, or a range 100-300')
     .option('--fault <fault>', 'a network fault instead of this answer: reset, empty, malformed or hang')
     .option('--name <label>', 'a name events, the serve log and `response remove` use')
@@ -87,7 +107,7 @@ export function registerResponse(program: Command, ctx: CliContext): void {
           r.name ?? '',
           r.when ? describeWhen(r.when) : view.pick === 'rules' ? '(fallback)' : '',
           r.status ?? view.status,
-          r.body === undefined ? '(none)' : JSON.stringify(r.body).slice(0, 40),
+          bodyCell(r),
           r.delay === undefined ? '' : `${r.delay}ms`,
           r.fault ?? '',
         ]), 'no responses: the endpoint answers as configured')

@@ -122,7 +122,9 @@ async function configuredBody(input: EndpointAnswerInput): Promise<{ body: strin
     // Replaced (and the old bytes dropped) after this request was matched, by this process or
     // another one whose change the route catalog has not seen yet: the endpoint as it is now.
     const current = input.context.repos.endpoints.byId(endpoint.id)
-    const replaced = current?.fileId ? fileContent(input.context, current.fileId) : undefined
+    // A response's file has no such stand-in: the response may be gone.
+    const ownFile = !endpoint.responses.some((response) => response.fileId === endpoint.fileId)
+    const replaced = ownFile && current?.fileId ? fileContent(input.context, current.fileId) : undefined
     if (!current || !replaced) throw new AppError('NOT_FOUND', `${endpoint.method} ${endpoint.path} was changed while answering: ask again`)
     return { body: replaced.bytes, contentType: bodyContentType(current) }
   }
