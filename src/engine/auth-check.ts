@@ -63,8 +63,17 @@ function cookie(headers: Headers, name: string): string | null {
   return null
 }
 
+/** A header name that is not an HTTP token (a spec's "api key") cannot be sent: `Headers.get` throws on it. */
+function header(headers: Headers, name: string): string | null {
+  try {
+    return headers.get(name)
+  } catch {
+    return null
+  }
+}
+
 function placed(credentials: Credentials, where: 'header' | 'query' | 'cookie', name: string): string | null {
-  const value = where === 'header' ? credentials.headers.get(name) : where === 'query' ? credentials.query.get(name) : cookie(credentials.headers, name)
+  const value = where === 'header' ? header(credentials.headers, name) : where === 'query' ? credentials.query.get(name) : cookie(credentials.headers, name)
   return value === null || value.trim() === '' ? null : value
 }
 

@@ -320,6 +320,58 @@ describe('OpenAPI security', () => {
   })
 })
 
+const ODD = `openapi: 3.1.0
+info: { title: Odd, version: '1' }
+components:
+  securitySchemes:
+    key: { type: apiKey, in: header, name: X-Key }
+    spaced: { type: apiKey, in: header, name: api key }
+    tls: { type: mutualTLS }
+paths:
+  /spaced:
+    get:
+      security: [ { spaced: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { spaced: true } } } } }
+  /misspelt:
+    get:
+      security: [ { kee: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { misspelt: true } } } } }
+  /beside:
+    get:
+      security: [ { key: [] }, { kee: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { beside: true } } } } }
+  /tls:
+    get:
+      security: [ { tls: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { tls: true } } } } }
+`
+
+describe('OpenAPI security a spec gets wrong', () => {
+  it('an apiKey header name no request can carry is never present (401, not 500); an undefined scheme opens nothing', async () => {
+    const ws = cliWorkspace()
+    writeFileSync(join(ws.cwd, 'odd.yaml'), ODD)
+    await ws.ok('project', 'create', 'Odd', '--slug', 'odd')
+    await ws.ok('import', 'odd.yaml', '--project', 'odd')
+    const { url } = await serve(ws.db)
+    const spaced = await send(`${url}/api/odd/spaced`, { headers: { 'x-key': 'k' } })
+    expect(spaced.status).toBe(401)
+    expect(spaced.json.error.message).toMatch(/send header api key/)
+    // The only alternative names no defined scheme: something is still asked for.
+    const misspelt = await send(`${url}/api/odd/misspelt`)
+    expect(misspelt.status).toBe(401)
+    expect(misspelt.headers.get('www-authenticate')).toBe('Bearer realm="mockapi"')
+    expect((await send(`${url}/api/odd/misspelt`, { headers: { authorization: 'Bearer t' } })).status).toBe(200)
+    expect(await ws.ok('endpoint', 'show', 'GET', '/misspelt', '--project', 'odd')).toMatch(/^auth {9}Authorization: Bearer \(openapi\)$/m)
+    // Beside a defined scheme, the undefined one is dropped: that scheme is required.
+    expect((await send(`${url}/api/odd/beside`)).status).toBe(401)
+    expect((await send(`${url}/api/odd/beside`, { headers: { 'x-key': 'k' } })).json).toEqual({ beside: true })
+    expect(await ws.ok('endpoint', 'show', 'GET', '/beside', '--project', 'odd')).toMatch(/^auth {9}X-Key in header \(openapi\)$/m)
+    // mutualTLS asks nothing a request can show.
+    expect((await send(`${url}/api/odd/tls`)).json).toEqual({ tls: true })
+    await expectAliveAndIntact(url, ws.db)
+  })
+})
+
 describe('GraphQL mounts', () => {
   it('check the project\'s auth per HTTP request; an operation refuses an auth of its own', async () => {
     const ws = cliWorkspace()
