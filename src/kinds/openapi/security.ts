@@ -46,12 +46,16 @@ function requirementOf(scheme: unknown): AuthRequirement | 'open' | 'unknown' {
 /** What an operation whose every alternative names an undefined scheme asks for: something, not nothing. */
 const FALLBACK: AuthRequirement[][] = [[{ type: 'http', scheme: 'Bearer' }]]
 
+function schemesOf(document: Obj): Obj {
+  const components = isObj(document.components) ? document.components.securitySchemes : undefined
+  return isObj(components) ? components : isObj(document.securityDefinitions) ? document.securityDefinitions : {}
+}
+
 function compute(document: Obj, pointer: string): AuthRequirement[][] | null {
   const operation = resolvePointer(document, pointer)
   const declared = isObj(operation) && Array.isArray(operation.security) ? operation.security : Array.isArray(document.security) ? document.security : null
   if (declared === null) return null
-  const components = isObj(document.components) ? document.components.securitySchemes : undefined
-  const schemes = isObj(components) ? components : isObj(document.securityDefinitions) ? document.securityDefinitions : {}
+  const schemes = schemesOf(document)
   const alternatives: AuthRequirement[][] = []
   for (const alternative of declared) {
     if (!isObj(alternative)) continue
@@ -80,4 +84,29 @@ export function operationSecurity(spec: SpecDocument, pointer: string): AuthRequ
   if (!byPointer) cache.set(spec.document, (byPointer = new Map()))
   if (!byPointer.has(pointer)) byPointer.set(pointer, compute(spec.document, pointer))
   return byPointer.get(pointer)!
+}
+
+/** What an import says of the spec's security: header names no request can carry, scheme names it never defines. */
+export function securityWarnings(document: Obj): string[] {
+  const schemes = schemesOf(document)
+  const warnings: string[] = []
+  for (const [name, raw] of Object.entries(schemes)) {
+    const scheme = followRef(document, raw)
+    if (isObj(scheme) && scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && !TOKEN.test(scheme.name)) {
+      warnings.push(`security scheme "${name}": header name "${scheme.name}" is not a valid header name, so no request carries it: its operations answer 401`)
+    }
+  }
+  const undefinedNames = new Set<string>()
+  const lists = [document.security]
+  for (const item of Object.values(isObj(document.paths) ? document.paths : {})) {
+    if (isObj(item)) for (const operation of Object.values(item)) if (isObj(operation)) lists.push(operation.security)
+  }
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue
+    for (const alternative of list) if (isObj(alternative)) for (const name of Object.keys(alternative)) if (!Object.hasOwn(schemes, name)) undefinedNames.add(name)
+  }
+  if (undefinedNames.size > 0) {
+    warnings.push(`security names undefined scheme(s) ${[...undefinedNames].map((n) => `"${n}"`).join(', ')}: alternatives naming them are ignored (an operation left with none asks for a bearer token)`)
+  }
+  return warnings
 }
