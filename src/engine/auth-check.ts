@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AuthScheme, Endpoint, Project } from '../model.ts'
+import { parseCookies } from './request-facts.ts'
 
 /**
  * One credential a request must carry. The configured schemes (`AuthScheme`) check listed values;
@@ -47,20 +48,10 @@ function authorization(headers: Headers, scheme: string): string | null {
   return rest === '' ? null : rest
 }
 
+/** Read as conditions read cookies (quotes stripped, decoded), so a rule and the auth check agree. */
 function cookie(headers: Headers, name: string): string | null {
-  const header = headers.get('cookie')
-  if (header === null) return null
-  for (const part of header.split(';')) {
-    const equals = part.indexOf('=')
-    if (equals < 0 || part.slice(0, equals).trim() !== name) continue
-    const raw = part.slice(equals + 1).trim()
-    try {
-      return decodeURIComponent(raw)
-    } catch {
-      return raw
-    }
-  }
-  return null
+  const cookies = parseCookies(headers.get('cookie'))
+  return Object.hasOwn(cookies, name) ? cookies[name]! : null
 }
 
 /** A header name that is not an HTTP token (a spec's "api key") cannot be sent: `Headers.get` throws on it. */

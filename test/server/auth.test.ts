@@ -101,6 +101,8 @@ describe('auth on mock routes', () => {
       const refused = await send(`${url}${path}`)
       expect(refused.status).toBe(401)
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="mockapi", ApiKey realm="mockapi", in="header", name="X-API-Key"')
+      // A front end on another origin can read the challenge.
+      expect(refused.headers.get('access-control-expose-headers')).toMatch(/\bWWW-Authenticate\b/)
       expect(refused.json.error).toEqual({ code: 'UNAUTHORIZED', message: 'missing credentials: send Authorization: Bearer <token>, or header X-API-Key' })
     }
     // A malformed body is not read: auth answers first.
@@ -124,6 +126,9 @@ describe('auth on mock routes', () => {
     expect((await send(`${url}/api/admin-stats`, { headers: { authorization: basic('admin', 'nope') } })).status).toBe(403)
     expect((await send(`${url}/api/keys`, { headers: { cookie: 'session=s-1' } })).status).toBe(200)
     expect((await send(`${url}/api/keys`, { headers: { cookie: 'session=s-2' } })).status).toBe(403)
+    // Quoted as RFC 6265 allows, read as rules read it.
+    expect((await send(`${url}/api/keys`, { headers: { cookie: 'session="s-1"' } })).status).toBe(200)
+    expect((await send(`${url}/api/keys`, { headers: { cookie: 'constructor=x' } })).status).toBe(401)
   })
 
   it('never touches the management API, the inbox, health, the dashboard or CORS preflights', async () => {
