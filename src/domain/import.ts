@@ -233,6 +233,7 @@ export interface LoadedImport {
   options: { replace: boolean; stateful: boolean; seedCount: number }
   /** What storing routes needs, loaded here: example bodies and faker (for stateful seeds). */
   routeTools: { examplesOf: ExamplesOf; makeFaker: FakerFactory } | null
+  warnings: string[]
 }
 
 /**
@@ -269,6 +270,7 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
     description: loaded.describe(title),
     options: { replace: request.replace ?? false, stateful: request.stateful ?? false, seedCount },
     routeTools,
+    warnings: loaded.warnings ?? [],
   }
 }
 
@@ -287,7 +289,7 @@ export function storeImport(context: Context, target: ImportTarget, loaded: Load
   // Read again in the transaction: a project deleted while the spec was fetched and parsed is gone, not a foreign-key failure.
   const pickProject = (): Project => (typeof target === 'function' ? target(title) : stillThere(context, target))
   const spec = { title, format: kind.name, version, description: loaded.description }
-  const warnings: string[] = []
+  const warnings: string[] = [...loaded.warnings]
   if (loaded.routeTools) {
     const operations = loaded.operations.filter((op): op is RouteOperation => op.operation !== null)
     const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version, source, document, operations }, loaded.options, loaded.routeTools!))

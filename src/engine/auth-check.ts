@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AuthScheme, Endpoint, Project } from '../model.ts'
+import { parseCookies } from './request-facts.ts'
 
 /**
  * One credential a request must carry. The configured schemes (`AuthScheme`) check listed values;
@@ -47,24 +48,23 @@ function authorization(headers: Headers, scheme: string): string | null {
   return rest === '' ? null : rest
 }
 
+/** Read as conditions read cookies (quotes stripped, decoded), so a rule and the auth check agree. */
 function cookie(headers: Headers, name: string): string | null {
-  const header = headers.get('cookie')
-  if (header === null) return null
-  for (const part of header.split(';')) {
-    const equals = part.indexOf('=')
-    if (equals < 0 || part.slice(0, equals).trim() !== name) continue
-    const raw = part.slice(equals + 1).trim()
-    try {
-      return decodeURIComponent(raw)
-    } catch {
-      return raw
-    }
+  const cookies = parseCookies(headers.get('cookie'))
+  return Object.hasOwn(cookies, name) ? cookies[name]! : null
+}
+
+/** A header name that is not an HTTP token (a spec's "api key") cannot be sent: `Headers.get` throws on it. */
+function header(headers: Headers, name: string): string | null {
+  try {
+    return headers.get(name)
+  } catch {
+    return null
   }
-  return null
 }
 
 function placed(credentials: Credentials, where: 'header' | 'query' | 'cookie', name: string): string | null {
-  const value = where === 'header' ? credentials.headers.get(name) : where === 'query' ? credentials.query.get(name) : cookie(credentials.headers, name)
+  const value = where === 'header' ? header(credentials.headers, name) : where === 'query' ? credentials.query.get(name) : cookie(credentials.headers, name)
   return value === null || value.trim() === '' ? null : value
 }
 

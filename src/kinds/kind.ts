@@ -92,6 +92,8 @@ export interface LoadedSpec {
   operations: SpecOperation[]
   /** How the CLI names what it imported: `"Petstore" (OpenAPI 3.0)`, `WSDL "Calculator"`. */
   describe(title: string): string
+  /** What the document gets wrong that the import works around, said to whoever imports it. */
+  warnings?: string[]
 }
 
 /**

@@ -1,9 +1,12 @@
 import { FastResponse } from 'srvx'
 
-/** CORS is open: mocks are called from front ends served on other ports. */
+/**
+ * CORS is open: mocks are called from front ends served on other ports. A 401's challenge is
+ * exposed so that a front end can read which credentials to send.
+ */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-Total-Count, Link, Allow',
+  'Access-Control-Expose-Headers': 'X-Total-Count, Link, Allow, WWW-Authenticate',
 }
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'

@@ -101,6 +101,8 @@ describe('auth on mock routes', () => {
       const refused = await send(`${url}${path}`)
       expect(refused.status).toBe(401)
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="mockapi", ApiKey realm="mockapi", in="header", name="X-API-Key"')
+      // A front end on another origin can read the challenge.
+      expect(refused.headers.get('access-control-expose-headers')).toMatch(/\bWWW-Authenticate\b/)
       expect(refused.json.error).toEqual({ code: 'UNAUTHORIZED', message: 'missing credentials: send Authorization: Bearer <token>, or header X-API-Key' })
     }
     // A malformed body is not read: auth answers first.
@@ -124,6 +126,9 @@ describe('auth on mock routes', () => {
     expect((await send(`${url}/api/admin-stats`, { headers: { authorization: basic('admin', 'nope') } })).status).toBe(403)
     expect((await send(`${url}/api/keys`, { headers: { cookie: 'session=s-1' } })).status).toBe(200)
     expect((await send(`${url}/api/keys`, { headers: { cookie: 'session=s-2' } })).status).toBe(403)
+    // Quoted as RFC 6265 allows, read as rules read it.
+    expect((await send(`${url}/api/keys`, { headers: { cookie: 'session="s-1"' } })).status).toBe(200)
+    expect((await send(`${url}/api/keys`, { headers: { cookie: 'constructor=x' } })).status).toBe(401)
   })
 
   it('never touches the management API, the inbox, health, the dashboard or CORS preflights', async () => {
@@ -316,6 +321,61 @@ describe('OpenAPI security', () => {
     expect((await send(`${url}/api/sec/public`, { headers: { authorization: 'Bearer only' } })).status).toBe(200)
     await ws.ok('endpoint', 'set', 'GET', '/public', '--project', 'sec', '--auth', 'inherit')
     expect((await send(`${url}/api/sec/public`)).status).toBe(200)
+    await expectAliveAndIntact(url, ws.db)
+  })
+})
+
+const ODD = `openapi: 3.1.0
+info: { title: Odd, version: '1' }
+components:
+  securitySchemes:
+    key: { type: apiKey, in: header, name: X-Key }
+    spaced: { type: apiKey, in: header, name: api key }
+    tls: { type: mutualTLS }
+paths:
+  /spaced:
+    get:
+      security: [ { spaced: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { spaced: true } } } } }
+  /misspelt:
+    get:
+      security: [ { kee: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { misspelt: true } } } } }
+  /beside:
+    get:
+      security: [ { key: [] }, { kee: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { beside: true } } } } }
+  /tls:
+    get:
+      security: [ { tls: [] } ]
+      responses: { '200': { description: ok, content: { application/json: { example: { tls: true } } } } }
+`
+
+describe('OpenAPI security a spec gets wrong', () => {
+  it('an apiKey header name no request can carry is never present (401, not 500); an undefined scheme opens nothing', async () => {
+    const ws = cliWorkspace()
+    writeFileSync(join(ws.cwd, 'odd.yaml'), ODD)
+    await ws.ok('project', 'create', 'Odd', '--slug', 'odd')
+    const imported = await ws.run('import', 'odd.yaml', '--project', 'odd')
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toMatch(/security scheme "spaced": header name "api key" is not a valid header name/)
+    expect(imported.stderr).toMatch(/security names undefined scheme\(s\) "kee": alternatives naming them are ignored/)
+    const { url } = await serve(ws.db)
+    const spaced = await send(`${url}/api/odd/spaced`, { headers: { 'x-key': 'k' } })
+    expect(spaced.status).toBe(401)
+    expect(spaced.json.error.message).toMatch(/send header api key/)
+    // The only alternative names no defined scheme: something is still asked for.
+    const misspelt = await send(`${url}/api/odd/misspelt`)
+    expect(misspelt.status).toBe(401)
+    expect(misspelt.headers.get('www-authenticate')).toBe('Bearer realm="mockapi"')
+    expect((await send(`${url}/api/odd/misspelt`, { headers: { authorization: 'Bearer t' } })).status).toBe(200)
+    expect(await ws.ok('endpoint', 'show', 'GET', '/misspelt', '--project', 'odd')).toMatch(/^auth {9}Authorization: Bearer \(openapi\)$/m)
+    // Beside a defined scheme, the undefined one is dropped: that scheme is required.
+    expect((await send(`${url}/api/odd/beside`)).status).toBe(401)
+    expect((await send(`${url}/api/odd/beside`, { headers: { 'x-key': 'k' } })).json).toEqual({ beside: true })
+    expect(await ws.ok('endpoint', 'show', 'GET', '/beside', '--project', 'odd')).toMatch(/^auth {9}X-Key in header \(openapi\)$/m)
+    // mutualTLS asks nothing a request can show.
+    expect((await send(`${url}/api/odd/tls`)).json).toEqual({ tls: true })
     await expectAliveAndIntact(url, ws.db)
   })
 })

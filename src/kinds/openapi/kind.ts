@@ -1,7 +1,7 @@
 import type { SpecKind } from '../kind.ts'
 import { defaultStatus } from './default-status.ts'
 import { listOperations } from './operations.ts'
-import { operationSecurity } from './security.ts'
+import { operationSecurity, securityWarnings } from './security.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
 
 const asDocument = (spec: { title: string; version: string; document: Record<string, unknown> }): SpecDocument =>
@@ -38,6 +38,7 @@ export const openapiKind: SpecKind<'openapi'> = {
       document: JSON.stringify(spec.document),
       operations: listOperations(spec),
       describe: (title) => `"${title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`})`,
+      warnings: securityWarnings(spec.document),
     }
   },
   nothingToServe: 'the spec describes no paths (only webhooks or components): nothing to serve',
