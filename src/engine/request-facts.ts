@@ -44,8 +44,14 @@ async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body
 /** What a response's `when` reads of a request; the body only when some `when` tests it. */
 export async function requestFacts(request: MockRequest, params: Record<string, string>, needsBody: boolean): Promise<RequestFacts> {
   const query: Record<string, string | string[]> = formFields(request.url.searchParams)
-  // Headers joins repeated values with ", " (and keeps names lower case already).
-  const headers = Object.fromEntries(request.headers)
+  // Headers joins repeated values with ", " (names lower case already): a rule may name the line or one value.
+  // A Map, then fromEntries: a header named __proto__ stays a plain field.
+  const lines = new Map<string, string | string[]>()
+  for (const [name, line] of request.headers) {
+    const values = line.includes(',') ? line.split(',').map((value) => value.trim()) : []
+    lines.set(name, values.length > 1 ? [line, ...values] : line)
+  }
+  const headers = Object.fromEntries(lines)
   return {
     params: Object.fromEntries(Object.entries(params)),
     query,
