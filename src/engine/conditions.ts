@@ -93,14 +93,27 @@ function didYouMean(word: string, among: readonly string[]): string {
   return close ? ` (did you mean ${close}?)` : ''
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]))
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a)
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]))
+/** How deep a list or object literal may nest; a request's value nested deeper equals none. */
+const LITERAL_DEPTH = 64
+
+/**
+ * A list or object as one string, keys sorted: two are deeply equal when their strings are. `visit`
+ * is called per node, so walking a large value spends the request's budget as it goes; null when
+ * nested deeper than LITERAL_DEPTH (and no recursion past it).
+ */
+function canonical(value: unknown, visit: () => void, depth = 0): string | null {
+  visit()
+  if (value === null || typeof value !== 'object') return JSON.stringify(Object.is(value, -0) ? 0 : value) ?? 'null'
+  if (depth >= LITERAL_DEPTH) return null
+  const parts: string[] = []
+  const record = value as Record<string, unknown>
+  const keys = Array.isArray(value) ? null : Object.keys(record).sort()
+  for (const key of keys ?? Object.keys(record)) {
+    const inner = canonical(record[key], visit, depth + 1)
+    if (inner === null) return null
+    parts.push(keys ? `${JSON.stringify(key)}:${inner}` : inner)
   }
-  return false
+  return keys ? `{${parts.join(',')}}` : `[${parts.join(',')}]`
 }
 
 /** Decimal notation only: Number() would also read `0x2A`, `0b1`, `1e3` and `Infinity`. */
@@ -111,13 +124,6 @@ function numberOf(value: unknown): number | null {
   if (typeof value === 'number') return value
   if (typeof value === 'string' && value.length <= 400 && DECIMAL.test(value)) return Number(value)
   return null
-}
-
-/** Numbers and booleans by value (`"42"` from a query equals 42), strings exactly, the rest deeply. */
-function equalsLiteral(value: unknown, literal: unknown): boolean {
-  if (typeof literal === 'number') return numberOf(value) === literal
-  if (typeof literal === 'boolean') return value === literal || value === String(literal)
-  return deepEqual(value, literal)
 }
 
 /** A JSON array's elements count as values of the field too (a list equals a list, or holds one of them). */
@@ -133,40 +139,50 @@ function flatValues(values: unknown[], budget: RegexBudget): unknown[] {
   return flat
 }
 
-/** A primitive literal's key; equal keys are equal by equalsLiteral. */
-const primitiveKey = (value: string | number | boolean | null): string => (value === null ? 'null' : `${typeof value}:${String(value)}`)
+/** A primitive literal's key. */
+const primitiveKey = (value: string | number | boolean | null): string => (value === null ? 'null' : `${typeof value}:${String(Object.is(value, -0) ? 0 : value)}`)
 
-/** The keys a value may equal a primitive literal under: a string also as the number or boolean it reads as. */
-function keysOf(value: unknown): string[] {
-  if (typeof value === 'number') return [primitiveKey(Object.is(value, -0) ? 0 : value)]
-  if (typeof value === 'boolean' || value === null) return [primitiveKey(value)]
-  if (typeof value !== 'string') return []
-  const keys = [primitiveKey(value)]
-  const number = numberOf(value)
-  if (number !== null) keys.push(primitiveKey(Object.is(number, -0) ? 0 : number))
-  if (value === 'true' || value === 'false') keys.push(primitiveKey(value === 'true'))
-  return keys
+/**
+ * The keys a value equals a literal under: numbers and booleans by value (`"42"` from a query
+ * equals 42, `"true"` equals true), strings exactly, lists and objects deeply (only walked when
+ * some literal is one).
+ */
+function keysOf(value: unknown, structured: boolean, budget: RegexBudget): string[] {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return [primitiveKey(value)]
+  if (typeof value === 'string') {
+    const keys = [primitiveKey(value)]
+    const number = numberOf(value)
+    if (number !== null) keys.push(primitiveKey(number))
+    if (value === 'true' || value === 'false') keys.push(primitiveKey(value === 'true'))
+    return keys
+  }
+  if (!structured || typeof value !== 'object') return []
+  const key = canonical(value, () => spend(budget, 1))
+  return key === null ? [] : [`json:${key}`]
 }
 
 /**
- * Literals compiled for `equals`/`in`: primitives into a Set of keys, so each value is looked up
- * once whatever the list's length; lists and objects compared deeply, each comparison counted.
+ * Literals compiled for `equals`, `in` and `contains` into a Set of keys: each value is looked up
+ * once, whatever the list's length. The values given are tested as they are (not flattened).
  */
-function literalMatcher(literals: readonly unknown[]): (values: unknown[], budget: RegexBudget) => boolean {
+function literalSet(literals: readonly unknown[], at: string): (values: unknown[], budget: RegexBudget) => boolean {
   const keys = new Set<string>()
-  const structured: unknown[] = []
+  let structured = false
   for (const literal of literals) {
-    if (literal === null || typeof literal === 'string' || typeof literal === 'boolean') keys.add(primitiveKey(literal))
-    else if (typeof literal === 'number') keys.add(primitiveKey(Object.is(literal, -0) ? 0 : literal))
-    else structured.push(literal)
+    if (literal !== null && typeof literal === 'object') {
+      structured = true
+      const key = canonical(literal, () => undefined)
+      if (key === null) throw new ConditionError(at, `a list or object to compare nests deeper than ${LITERAL_DEPTH} levels`)
+      keys.add(`json:${key}`)
+    } else keys.add(primitiveKey(literal as string | number | boolean | null))
   }
-  return (values, budget) => {
-    const flat = flatValues(values, budget)
-    if (keys.size > 0 && flat.some((value) => keysOf(value).some((key) => keys.has(key)))) return true
-    if (structured.length === 0) return false
-    spend(budget, flat.length * structured.length)
-    return flat.some((value) => value !== null && typeof value === 'object' && structured.some((literal) => deepEqual(value, literal)))
-  }
+  return (values, budget) => values.some((value) => keysOf(value, structured, budget).some((key) => keys.has(key)))
+}
+
+/** `equals`/`in`: a literal holds for the value itself (a list equals a list) or any element of a JSON list. */
+function literalMatcher(literals: readonly unknown[], at: string): (values: unknown[], budget: RegexBudget) => boolean {
+  const matches = literalSet(literals, at)
+  return (values, budget) => matches(flatValues(values, budget), budget)
 }
 
 function regexTest(regex: SafeRegex, text: string, budget: RegexBudget): boolean {
@@ -192,7 +208,7 @@ class Compiler {
   condition(raw: unknown, at: string, depth: number, inJson = true): Test {
     if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
     this.count(at)
-    if (!isObject(raw)) return literalMatcher([raw])
+    if (!isObject(raw)) return literalMatcher([raw], at)
     if (!isOperatorObject(raw)) {
       const operatorKey = Object.keys(raw).find((key) => (OPERATORS as readonly string[]).includes(key))
       if (operatorKey !== undefined) throw new ConditionError(at, `mixes the operator "${operatorKey}" with field names; put operators in an object of their own`)
@@ -231,18 +247,21 @@ class Compiler {
   operator(operator: string, operand: unknown, at: string, depth: number, inJson: boolean): Test {
     switch (operator) {
       case 'equals':
-        return literalMatcher([operand])
+        return literalMatcher([operand], at)
       case 'contains':
+      {
+        const element = literalSet([operand], at)
         return (values, budget) =>
           values.some((value) => {
             if (Array.isArray(value)) {
               spend(budget, value.length)
-              return value.some((item) => equalsLiteral(item, operand))
+              return element(value, budget)
             }
             if (typeof operand !== 'string' || typeof value !== 'string') return false
             spend(budget, 1 + Math.floor(value.length / 1024))
             return value.includes(operand)
           })
+      }
       case 'matches': {
         if (typeof operand !== 'string') throw new ConditionError(at, `must be a regular expression as a string, got ${JSON.stringify(operand)}`)
         if (operand.length > LIMITS.patternLength) throw new ConditionError(at, `pattern is longer than ${LIMITS.patternLength} characters`)
@@ -279,7 +298,7 @@ class Compiler {
       case 'in': {
         if (!Array.isArray(operand)) throw new ConditionError(at, `must be a list of values, got ${JSON.stringify(operand)}`)
         if (operand.length > LIMITS.inItems) throw new ConditionError(at, `lists at most ${LIMITS.inItems} values`)
-        return literalMatcher(operand)
+        return literalMatcher(operand, at)
       }
       case 'not': {
         const inner = this.condition(operand, at, depth + 1, inJson)

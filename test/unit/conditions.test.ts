@@ -120,6 +120,22 @@ describe('hostile requests', () => {
     expect(test(facts({ body: { items: third } }), budget)).toBe(false)
   })
 
+  it('lists and objects compare by one walk of the value: a large or deep one neither freezes nor overflows', () => {
+    const literals = Array.from({ length: 1_000 }, (_, i) => ({ id: i }))
+    const wide = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i]))
+    const started = performance.now()
+    expect(holds({ body: { v: { in: literals } } }, { body: { v: wide } })).toBe(false)
+    expect(holds({ body: { v: { in: literals } } }, { body: { v: { id: 999 } } })).toBe(true)
+    expect(holds({ body: { v: { contains: { id: 3 } } } }, { body: { v: [{ id: 1 }, { id: 3 }] } })).toBe(true)
+    expect(performance.now() - started).toBeLessThan(2_000)
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i += 1) deep = [deep]
+    expect(holds({ body: { v: [[1]] } }, { body: { v: deep } })).toBe(false)
+    let deepLiteral: unknown = 1
+    for (let i = 0; i < 70; i += 1) deepLiteral = [deepLiteral]
+    expect(() => compileWhen({ body: { v: { equals: deepLiteral } } })).toThrow(/when\.body\.v\.equals: .*deeper than 64/)
+  })
+
   it('a skipped pattern rules out the response: not and any do not turn it into a match', () => {
     const text = 'user=admin' + 'a'.repeat(900_000)
     const budget = regexBudget()
