@@ -46,6 +46,8 @@ export interface RequestFacts {
   body: unknown
   /** The body as text; null without one. */
   bodyText: string | null
+  /** The body is form fields: a repeated field (an array) is several values, not a JSON list. */
+  bodyForm?: boolean
 }
 
 /** The regex steps and values left to one request; `skipped` tells the log a pattern was not run. */
@@ -74,7 +76,7 @@ function spend(budget: RegexBudget, values: number): void {
 }
 
 /** A test over the values a condition's field has in the request: none when it is absent, several when repeated. */
-type Test = (values: unknown[], budget: RegexBudget) => boolean
+type Test = (values: unknown[], budget: RegexBudget, formFields?: boolean) => boolean
 
 export interface CompiledWhen {
   test: (facts: RequestFacts, budget: RegexBudget) => boolean
@@ -224,13 +226,14 @@ class Compiler {
   /** A mapping that is not an operator object: a subset of a JSON value, keyed by names or paths. */
   subset(raw: Record<string, unknown>, at: string, depth: number): Test {
     const fields = Object.entries(raw).map(([key, condition]) => ({ steps: this.path(key, `${at}.${key}`), test: this.condition(condition, `${at}.${key}`, depth + 1) }))
-    return (values, budget) =>
+    // A repeated form field's values are tested one by one, as a repeated query's are.
+    return (values, budget, formFields = false) =>
       values.some((value) =>
         fields.every(({ steps, test }) => {
           const reached = valuesAt(value, steps, budget.values)
           if (reached === null) throw new OverBudget()
           spend(budget, reached.length)
-          return test(reached, budget)
+          return test(formFields ? reached.flatMap((field) => (Array.isArray(field) ? field : [field])) : reached, budget)
         }),
       )
   }
@@ -333,7 +336,7 @@ class Compiler {
           parts.push((facts, budget) => test(facts.bodyText === null ? [] : [facts.bodyText], budget))
         } else {
           const test = this.subset(conditions, there, depth + 1)
-          parts.push((facts, budget) => facts.body !== undefined && test([facts.body], budget))
+          parts.push((facts, budget) => facts.body !== undefined && test([facts.body], budget, facts.bodyForm === true))
         }
         continue
       }

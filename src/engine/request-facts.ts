@@ -23,7 +23,7 @@ export function parseCookies(header: string | null): Record<string, string> {
 }
 
 /** A body as conditions read it: JSON, form fields, else its text. Never fails a request: what does not parse stays text. */
-async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body' | 'bodyText'>> {
+async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body' | 'bodyText' | 'bodyForm'>> {
   const bytes = await request.body()
   if (bytes.byteLength === 0) return { body: undefined, bodyText: null }
   const text = Buffer.from(bytes).toString('utf8')
@@ -36,8 +36,11 @@ async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body
       return { body: text, bodyText: text }
     }
   }
-  if (mime === FORM_TYPE) return { body: formFields(new URLSearchParams(text)), bodyText: text }
-  if (mime === MULTIPART_TYPE) return { body: (await multipartFields(bytes, contentType!)) ?? text, bodyText: text }
+  if (mime === FORM_TYPE) return { body: formFields(new URLSearchParams(text)), bodyText: text, bodyForm: true }
+  if (mime === MULTIPART_TYPE) {
+    const fields = await multipartFields(bytes, contentType!)
+    return fields ? { body: fields, bodyText: text, bodyForm: true } : { body: text, bodyText: text }
+  }
   return { body: text, bodyText: text }
 }
 

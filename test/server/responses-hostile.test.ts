@@ -93,14 +93,21 @@ function withRepeatedHeader(url: string, name: string, values: string[]): Promis
 }
 
 describe('repeated fields, paths and numbers', () => {
-  it('contains on a repeated query value is a substring of any; a repeated header equals any of its values', async () => {
+  it('contains on a repeated query or form value is a substring of any (a JSON list: an element); a repeated header equals any of its values', async () => {
     const { url, db } = await workspaceServer(async (ok) => {
       await ok('add-endpoint', 'GET', '/api/tags', '--body', '{"rule":"none"}')
       await ok('response', 'add', 'GET', '/api/tags', '--when', '{"query":{"tag":{"contains":"foo"}}}', '--body', '{"rule":"foo"}')
       await ok('response', 'add', 'GET', '/api/tags', '--when', '{"headers":{"X-A":"2"}}', '--body', '{"rule":"a2"}')
+      await ok('add-endpoint', 'POST', '/api/tags', '--body', '{"rule":"none"}')
+      await ok('response', 'add', 'POST', '/api/tags', '--when', '{"body":{"tag":{"contains":"foo"}}}', '--body', '{"rule":"form foo"}')
     })
     expect(await rule(`${url}/api/tags?tag=xfoo&tag=bar`, {})).toBe('foo')
     expect(await rule(`${url}/api/tags?tag=xfo&tag=bar`, {})).toBe('none')
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    expect(await rule(`${url}/api/tags`, { method: 'POST', body: 'tag=xfoo&tag=bar', headers: form })).toBe('form foo')
+    expect(await rule(`${url}/api/tags`, { method: 'POST', body: 'tag=xfo&tag=bar', headers: form })).toBe('none')
+    expect(await rule(`${url}/api/tags`, { method: 'POST', body: { tag: ['xfoo'] } })).toBe('none')
+    expect(await rule(`${url}/api/tags`, { method: 'POST', body: { tag: ['foo'] } })).toBe('form foo')
     expect(await withRepeatedHeader(`${url}/api/tags`, 'X-A', ['1', '2'])).toBe('a2')
     expect(await withRepeatedHeader(`${url}/api/tags`, 'X-A', ['1', '3'])).toBe('none')
     await expectAliveAndIntact(url, db)
