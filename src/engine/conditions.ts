@@ -17,6 +17,12 @@ export const LIMITS = { whenBytes: 16 * 1024, depth: 16, conditions: 100, inItem
  */
 export const REGEX_TEST_LIMIT = 4_000_000
 export const REGEX_REQUEST_BUDGET = 16_000_000
+/**
+ * The values one request's tests may reach and compare (a path step's values, a value against an
+ * `in` list, a KiB of text searched by `contains`): past it a test is not run and its response does
+ * not hold, so a large body under `[*]` cannot hold the server.
+ */
+export const VALUE_REQUEST_BUDGET = 1_000_000
 
 export class ConditionError extends Error {
   readonly path: string
@@ -27,30 +33,50 @@ export class ConditionError extends Error {
   }
 }
 
-/** What conditions read of one request. Header names are lower case; a repeated query value is an array. */
+/**
+ * What conditions read of one request. Header names are lower case; a repeated query value is an
+ * array, a repeated header the joined line followed by each of its values.
+ */
 export interface RequestFacts {
   params: Record<string, string>
   query: Record<string, string | string[]>
-  headers: Record<string, string>
+  headers: Record<string, string | string[]>
   cookies: Record<string, string>
   /** Parsed JSON, form fields, or the raw text; undefined without a body. */
   body: unknown
   /** The body as text; null without one. */
   bodyText: string | null
+  /** The body is form fields: a repeated field (an array) is several values, not a JSON list. */
+  bodyForm?: boolean
 }
 
-/** The regex work left to one request; `skipped` tells the log a pattern was not run. */
+/** The regex steps and values left to one request; `skipped` tells the log a pattern was not run. */
 export interface RegexBudget {
   left: number
+  values: number
   skipped: boolean
 }
 
 export function regexBudget(): RegexBudget {
-  return { left: REGEX_REQUEST_BUDGET, skipped: false }
+  return { left: REGEX_REQUEST_BUDGET, values: VALUE_REQUEST_BUDGET, skipped: false }
+}
+
+/**
+ * Thrown by a test that was not run for cost: it rules out the whole response, whatever `not` or
+ * `any` surrounds it (a `not` would otherwise turn a skipped pattern into a match).
+ */
+class OverBudget extends Error {}
+
+function spend(budget: RegexBudget, values: number): void {
+  if (values > budget.values) {
+    budget.values = 0
+    throw new OverBudget()
+  }
+  budget.values -= values
 }
 
 /** A test over the values a condition's field has in the request: none when it is absent, several when repeated. */
-type Test = (values: unknown[], budget: RegexBudget) => boolean
+type Test = (values: unknown[], budget: RegexBudget, formFields?: boolean) => boolean
 
 export interface CompiledWhen {
   test: (facts: RequestFacts, budget: RegexBudget) => boolean
@@ -69,45 +95,103 @@ function didYouMean(word: string, among: readonly string[]): string {
   return close ? ` (did you mean ${close}?)` : ''
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]))
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a)
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]))
+/** How deep a list or object literal may nest; a request's value nested deeper equals none. */
+const LITERAL_DEPTH = 64
+
+/**
+ * A list or object as one string, keys sorted: two are deeply equal when their strings are. `visit`
+ * is called per node, so walking a large value spends the request's budget as it goes; null when
+ * nested deeper than LITERAL_DEPTH (and no recursion past it).
+ */
+function canonical(value: unknown, visit: () => void, depth = 0): string | null {
+  visit()
+  if (value === null || typeof value !== 'object') return JSON.stringify(Object.is(value, -0) ? 0 : value) ?? 'null'
+  if (depth >= LITERAL_DEPTH) return null
+  const parts: string[] = []
+  const record = value as Record<string, unknown>
+  const keys = Array.isArray(value) ? null : Object.keys(record).sort()
+  for (const key of keys ?? Object.keys(record)) {
+    const inner = canonical(record[key], visit, depth + 1)
+    if (inner === null) return null
+    parts.push(keys ? `${JSON.stringify(key)}:${inner}` : inner)
   }
-  return false
+  return keys ? `{${parts.join(',')}}` : `[${parts.join(',')}]`
 }
 
-/** A number as a request carries it: a JSON number, or a query/header/form string that reads as one. */
+/** Decimal notation only: Number() would also read `0x2A`, `0b1`, `1e3` and `Infinity`. */
+const DECIMAL = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)\s*$/
+
+/** A number as a request carries it: a JSON number, or a query/header/form string in decimal notation. */
 function numberOf(value: unknown): number | null {
   if (typeof value === 'number') return value
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value)
+  if (typeof value === 'string' && value.length <= 400 && DECIMAL.test(value)) return Number(value)
   return null
 }
 
-/** Numbers and booleans by value (`"42"` from a query equals 42), strings exactly, the rest deeply. */
-function equalsLiteral(value: unknown, literal: unknown): boolean {
-  if (typeof literal === 'number') return numberOf(value) === literal
-  if (typeof literal === 'boolean') return value === literal || value === String(literal)
-  return deepEqual(value, literal)
+/** A JSON array's elements count as values of the field too (a list equals a list, or holds one of them). */
+function flatValues(values: unknown[], budget: RegexBudget): unknown[] {
+  const flat: unknown[] = []
+  for (const value of values) {
+    flat.push(value)
+    if (!Array.isArray(value)) continue
+    spend(budget, value.length)
+    for (const item of value) flat.push(item)
+  }
+  spend(budget, values.length)
+  return flat
 }
 
-/** Query and header values may repeat (an array): each counts as a value of the field. */
-function flatValues(values: unknown[]): unknown[] {
-  return values.flatMap((value) => (Array.isArray(value) ? value : [value]))
+/** A primitive literal's key. */
+const primitiveKey = (value: string | number | boolean | null): string => (value === null ? 'null' : `${typeof value}:${String(Object.is(value, -0) ? 0 : value)}`)
+
+/**
+ * The keys a value equals a literal under: numbers and booleans by value (`"42"` from a query
+ * equals 42, `"true"` equals true), strings exactly, lists and objects deeply (only walked when
+ * some literal is one).
+ */
+function keysOf(value: unknown, structured: boolean, budget: RegexBudget): string[] {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return [primitiveKey(value)]
+  if (typeof value === 'string') {
+    const keys = [primitiveKey(value)]
+    const number = numberOf(value)
+    if (number !== null) keys.push(primitiveKey(number))
+    if (value === 'true' || value === 'false') keys.push(primitiveKey(value === 'true'))
+    return keys
+  }
+  if (!structured || typeof value !== 'object') return []
+  const key = canonical(value, () => spend(budget, 1))
+  return key === null ? [] : [`json:${key}`]
 }
 
-/** A literal holds for the value itself (a list equals a list) or, for a repeated field, any one of its values. */
-function anyEquals(values: unknown[], literal: unknown): boolean {
-  return values.some((value) => equalsLiteral(value, literal)) || flatValues(values).some((value) => equalsLiteral(value, literal))
+/**
+ * Literals compiled for `equals`, `in` and `contains` into a Set of keys: each value is looked up
+ * once, whatever the list's length. The values given are tested as they are (not flattened).
+ */
+function literalSet(literals: readonly unknown[], at: string): (values: unknown[], budget: RegexBudget) => boolean {
+  const keys = new Set<string>()
+  let structured = false
+  for (const literal of literals) {
+    if (literal !== null && typeof literal === 'object') {
+      structured = true
+      const key = canonical(literal, () => undefined)
+      if (key === null) throw new ConditionError(at, `a list or object to compare nests deeper than ${LITERAL_DEPTH} levels`)
+      keys.add(`json:${key}`)
+    } else keys.add(primitiveKey(literal as string | number | boolean | null))
+  }
+  return (values, budget) => values.some((value) => keysOf(value, structured, budget).some((key) => keys.has(key)))
+}
+
+/** `equals`/`in`: a literal holds for the value itself (a list equals a list) or any element of a JSON list. */
+function literalMatcher(literals: readonly unknown[], at: string): (values: unknown[], budget: RegexBudget) => boolean {
+  const matches = literalSet(literals, at)
+  return (values, budget) => matches(flatValues(values, budget), budget)
 }
 
 function regexTest(regex: SafeRegex, text: string, budget: RegexBudget): boolean {
   const cost = Math.max(1, regex.programSize) * Math.max(1, text.length)
   if (cost > REGEX_TEST_LIMIT || cost > budget.left) {
     budget.skipped = true
-    return false
+    throw new OverBudget()
   }
   budget.left -= cost
   return regex.test(text)
@@ -126,7 +210,7 @@ class Compiler {
   condition(raw: unknown, at: string, depth: number, inJson = true): Test {
     if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
     this.count(at)
-    if (!isObject(raw)) return (values) => anyEquals(values, raw)
+    if (!isObject(raw)) return literalMatcher([raw], at)
     if (!isOperatorObject(raw)) {
       const operatorKey = Object.keys(raw).find((key) => (OPERATORS as readonly string[]).includes(key))
       if (operatorKey !== undefined) throw new ConditionError(at, `mixes the operator "${operatorKey}" with field names; put operators in an object of their own`)
@@ -142,7 +226,16 @@ class Compiler {
   /** A mapping that is not an operator object: a subset of a JSON value, keyed by names or paths. */
   subset(raw: Record<string, unknown>, at: string, depth: number): Test {
     const fields = Object.entries(raw).map(([key, condition]) => ({ steps: this.path(key, `${at}.${key}`), test: this.condition(condition, `${at}.${key}`, depth + 1) }))
-    return (values, budget) => values.some((value) => fields.every(({ steps, test }) => test(valuesAt(value, steps), budget)))
+    // A repeated form field's values are tested one by one, as a repeated query's are.
+    return (values, budget, formFields = false) =>
+      values.some((value) =>
+        fields.every(({ steps, test }) => {
+          const reached = valuesAt(value, steps, budget.values)
+          if (reached === null) throw new OverBudget()
+          spend(budget, reached.length)
+          return test(formFields ? reached.flatMap((field) => (Array.isArray(field) ? field : [field])) : reached, budget)
+        }),
+      )
   }
 
   path(key: string, at: string): PathStep[] {
@@ -157,14 +250,21 @@ class Compiler {
   operator(operator: string, operand: unknown, at: string, depth: number, inJson: boolean): Test {
     switch (operator) {
       case 'equals':
-        return (values) => anyEquals(values, operand)
+        return literalMatcher([operand], at)
       case 'contains':
-        return (values) =>
-          values.some((value) =>
-            Array.isArray(value)
-              ? value.some((item) => equalsLiteral(item, operand))
-              : typeof operand === 'string' && typeof value === 'string' && value.includes(operand),
-          )
+      {
+        const element = literalSet([operand], at)
+        return (values, budget) =>
+          values.some((value) => {
+            if (Array.isArray(value)) {
+              spend(budget, value.length)
+              return element(value, budget)
+            }
+            if (typeof operand !== 'string' || typeof value !== 'string') return false
+            spend(budget, 1 + Math.floor(value.length / 1024))
+            return value.includes(operand)
+          })
+      }
       case 'matches': {
         if (typeof operand !== 'string') throw new ConditionError(at, `must be a regular expression as a string, got ${JSON.stringify(operand)}`)
         if (operand.length > LIMITS.patternLength) throw new ConditionError(at, `pattern is longer than ${LIMITS.patternLength} characters`)
@@ -179,7 +279,7 @@ class Compiler {
           throw new ConditionError(at, `pattern too costly (${regex.programSize} RE2 instructions, at most ${LIMITS.programSize}): use fewer or smaller repeats, or contains`)
         }
         return (values, budget) =>
-          flatValues(values).some((value) => (typeof value === 'string' || typeof value === 'number') && regexTest(regex, String(value), budget))
+          flatValues(values, budget).some((value) => (typeof value === 'string' || typeof value === 'number') && regexTest(regex, String(value), budget))
       }
       case 'present':
       case 'absent': {
@@ -192,8 +292,8 @@ class Compiler {
       case 'lte': {
         if (typeof operand !== 'number' || !Number.isFinite(operand)) throw new ConditionError(at, `compares numbers: give a number, got ${JSON.stringify(operand)}`)
         const compare = { gt: (n: number) => n > operand, gte: (n: number) => n >= operand, lt: (n: number) => n < operand, lte: (n: number) => n <= operand }[operator]
-        return (values) =>
-          flatValues(values).some((value) => {
+        return (values, budget) =>
+          flatValues(values, budget).some((value) => {
             const number = numberOf(value)
             return number !== null && compare(number)
           })
@@ -201,7 +301,7 @@ class Compiler {
       case 'in': {
         if (!Array.isArray(operand)) throw new ConditionError(at, `must be a list of values, got ${JSON.stringify(operand)}`)
         if (operand.length > LIMITS.inItems) throw new ConditionError(at, `lists at most ${LIMITS.inItems} values`)
-        return (values) => operand.some((literal) => anyEquals(values, literal))
+        return literalMatcher(operand, at)
       }
       case 'not': {
         const inner = this.condition(operand, at, depth + 1, inJson)
@@ -236,7 +336,7 @@ class Compiler {
           parts.push((facts, budget) => test(facts.bodyText === null ? [] : [facts.bodyText], budget))
         } else {
           const test = this.subset(conditions, there, depth + 1)
-          parts.push((facts, budget) => facts.body !== undefined && test([facts.body], budget))
+          parts.push((facts, budget) => facts.body !== undefined && test([facts.body], budget, facts.bodyForm === true))
         }
         continue
       }
@@ -248,8 +348,10 @@ class Compiler {
       })
       parts.push((facts, budget) =>
         fields.every(({ field, test }) => {
-          const source = facts[name]
-          return test(Object.hasOwn(source, field) ? [source[field]] : [], budget)
+          const source: Record<string, string | string[]> = facts[name]
+          // A repeated field's values are tested one by one (`contains` a substring of any), not as a JSON list.
+          const value = Object.hasOwn(source, field) ? source[field]! : []
+          return test(Array.isArray(value) ? value : [value], budget)
         }),
       )
     }
@@ -267,7 +369,15 @@ export function compileWhen(raw: unknown, at = 'when'): CompiledWhen {
   }
   if (size > LIMITS.whenBytes) throw new ConditionError(at, `is ${size} bytes of JSON; at most ${LIMITS.whenBytes}`)
   const compiler = new Compiler()
-  const test = compiler.when(raw, at, 0)
+  const whole = compiler.when(raw, at, 0)
+  const test = (facts: RequestFacts, budget: RegexBudget): boolean => {
+    try {
+      return whole(facts, budget)
+    } catch (error) {
+      if (error instanceof OverBudget) return false
+      throw error
+    }
+  }
   return { test, readsBody: compiler.readsBody }
 }
 

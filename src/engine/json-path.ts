@@ -13,7 +13,11 @@ export class JsonPathError extends Error {}
 
 /** `$.items[0].sku` or `user.name` as steps; throws JsonPathError. */
 export function parsePath(path: string): PathStep[] {
-  if (!path.startsWith('$')) return path.split('.').map((key) => ({ key }))
+  // A bracket in a dotted path would be taken as part of a key and never match: say so instead.
+  if (!path.startsWith('$')) {
+    if (/[[\]]/.test(path)) throw new JsonPathError(`"${path}" uses brackets: start it with $ ($.${path}), or quote the key ($['${path}'])`)
+    return path.split('.').map((key) => ({ key }))
+  }
   const steps: PathStep[] = []
   let at = 1
   const fail = (): never => {
@@ -38,15 +42,22 @@ export function parsePath(path: string): PathStep[] {
   return steps
 }
 
-/** The values `steps` reach in `value` (several through `[*]`); own properties only, so `__proto__` is a plain key. */
-export function valuesAt(value: unknown, steps: readonly PathStep[]): unknown[] {
+/**
+ * The values `steps` reach in `value` (several through `[*]`); own properties only, so `__proto__` is
+ * a plain key. null when a step would reach more than `limit` values: the caller's budget is spent.
+ */
+export function valuesAt(value: unknown, steps: readonly PathStep[], limit = Infinity): unknown[] | null {
   let current: unknown[] = [value]
   for (const step of steps) {
     const next: unknown[] = []
     for (const item of current) {
       if (item === null || typeof item !== 'object') continue
-      if ('all' in step) next.push(...(Array.isArray(item) ? item : Object.values(item)))
-      else if ('index' in step) {
+      if ('all' in step) {
+        // One push per element: spreading a large array as arguments overflows the stack.
+        const elements = Array.isArray(item) ? item : Object.values(item)
+        if (next.length + elements.length > limit) return null
+        for (const element of elements) next.push(element)
+      } else if ('index' in step) {
         if (Array.isArray(item) && step.index < item.length) next.push(item[step.index])
       } else if (Object.hasOwn(item, step.key)) next.push((item as Record<string, unknown>)[step.key])
     }

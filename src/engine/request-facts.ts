@@ -23,7 +23,7 @@ export function parseCookies(header: string | null): Record<string, string> {
 }
 
 /** A body as conditions read it: JSON, form fields, else its text. Never fails a request: what does not parse stays text. */
-async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body' | 'bodyText'>> {
+async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body' | 'bodyText' | 'bodyForm'>> {
   const bytes = await request.body()
   if (bytes.byteLength === 0) return { body: undefined, bodyText: null }
   const text = Buffer.from(bytes).toString('utf8')
@@ -36,16 +36,25 @@ async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body
       return { body: text, bodyText: text }
     }
   }
-  if (mime === FORM_TYPE) return { body: formFields(new URLSearchParams(text)), bodyText: text }
-  if (mime === MULTIPART_TYPE) return { body: (await multipartFields(bytes, contentType!)) ?? text, bodyText: text }
+  if (mime === FORM_TYPE) return { body: formFields(new URLSearchParams(text)), bodyText: text, bodyForm: true }
+  if (mime === MULTIPART_TYPE) {
+    const fields = await multipartFields(bytes, contentType!)
+    return fields ? { body: fields, bodyText: text, bodyForm: true } : { body: text, bodyText: text }
+  }
   return { body: text, bodyText: text }
 }
 
 /** What a response's `when` reads of a request; the body only when some `when` tests it. */
 export async function requestFacts(request: MockRequest, params: Record<string, string>, needsBody: boolean): Promise<RequestFacts> {
   const query: Record<string, string | string[]> = formFields(request.url.searchParams)
-  // Headers joins repeated values with ", " (and keeps names lower case already).
-  const headers = Object.fromEntries(request.headers)
+  // Headers joins repeated values with ", " (names lower case already): a rule may name the line or one value.
+  // A Map, then fromEntries: a header named __proto__ stays a plain field.
+  const lines = new Map<string, string | string[]>()
+  for (const [name, line] of request.headers) {
+    const values = line.includes(',') ? line.split(',').map((value) => value.trim()) : []
+    lines.set(name, values.length > 1 ? [line, ...values] : line)
+  }
+  const headers = Object.fromEntries(lines)
   return {
     params: Object.fromEntries(Object.entries(params)),
     query,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compileWhen, ConditionError, regexBudget, REGEX_TEST_LIMIT, type RequestFacts } from '../../src/engine/conditions.ts'
+import { compileWhen, ConditionError, regexBudget, REGEX_TEST_LIMIT, VALUE_REQUEST_BUDGET, type RequestFacts } from '../../src/engine/conditions.ts'
 import { parsePath, valuesAt } from '../../src/engine/json-path.ts'
 import { parseCookies } from '../../src/engine/request-facts.ts'
 
@@ -78,7 +78,101 @@ describe('conditions', () => {
   })
 })
 
+describe('hostile requests', () => {
+  it('[*] over a 150,000-element array reaches every element (no stack overflow)', () => {
+    const items = Array.from({ length: 150_000 }, () => 1)
+    expect(valuesAt({ items }, parsePath('$.items[*]'))).toHaveLength(150_000)
+    expect(holds({ body: { '$.items[*]': { in: [7, 'x'] } } }, { body: { items } })).toBe(false)
+    expect(holds({ body: { '$.items[*]': { in: [7, 1] } } }, { body: { items } })).toBe(true)
+  })
+
+  it('an in list of 1,000 over 60,000 values is looked up once per value and finishes', () => {
+    const skus = Array.from({ length: 1_000 }, (_, i) => `SKU-${i}`)
+    const items = Array.from({ length: 60_000 }, () => ({ sku: 'z' }))
+    const started = performance.now()
+    expect(holds({ body: { '$.items[*].sku': { in: skus } } }, { body: { items } })).toBe(false)
+    expect(holds({ body: { '$.items[*].sku': { in: skus } } }, { body: { items: [...items, { sku: 'SKU-999' }] } })).toBe(true)
+    // A hang is the bug here (11 s before), not a slow machine: generous.
+    expect(performance.now() - started).toBeLessThan(2_000)
+  })
+
+  it('in and equals keep their meaning: numbers by value, booleans, lists and objects deeply', () => {
+    expect(holds({ query: { n: { in: [1, 42] } } }, { query: { n: '42.0' } })).toBe(true)
+    expect(holds({ query: { n: { in: ['42'] } } }, { query: { n: '042' } })).toBe(false)
+    expect(holds({ body: { n: { in: ['42'] } } }, { body: { n: 42 } })).toBe(false)
+    expect(holds({ query: { on: { in: [true] } } }, { query: { on: 'true' } })).toBe(true)
+    expect(holds({ body: { v: { in: [null] } } }, { body: { v: null } })).toBe(true)
+    expect(holds({ body: { v: { in: [{ a: [1] }, 'x'] } } }, { body: { v: { a: [1] } } })).toBe(true)
+    expect(holds({ body: { v: { in: [{ a: [1] }] } } }, { body: { v: { a: [2] } } })).toBe(false)
+    expect(holds({ body: { tags: { equals: 'b' } } }, { body: { tags: ['a', 'b'] } })).toBe(true)
+  })
+
+  it('past the per-request value budget a test is not run and its response does not hold', () => {
+    const items = Array.from({ length: VALUE_REQUEST_BUDGET + 1 }, () => 0)
+    expect(holds({ body: { '$.items[*]': 0 } }, { body: { items } })).toBe(false)
+    expect(holds({ body: { '$.items[*]': { not: 5 } } }, { body: { items } })).toBe(false)
+    // One budget across a request's tests: a value counts when reached and when compared, so two
+    // tests over a third of a budget's values are one too many.
+    const third = Array.from({ length: Math.ceil(VALUE_REQUEST_BUDGET / 3) }, () => 0)
+    const budget = regexBudget()
+    const { test } = compileWhen({ body: { '$.items[*]': { not: 5 } } })
+    expect(test(facts({ body: { items: third } }), budget)).toBe(true)
+    expect(test(facts({ body: { items: third } }), budget)).toBe(false)
+  })
+
+  it('lists and objects compare by one walk of the value: a large or deep one neither freezes nor overflows', () => {
+    const literals = Array.from({ length: 1_000 }, (_, i) => ({ id: i }))
+    const wide = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i]))
+    const started = performance.now()
+    expect(holds({ body: { v: { in: literals } } }, { body: { v: wide } })).toBe(false)
+    expect(holds({ body: { v: { in: literals } } }, { body: { v: { id: 999 } } })).toBe(true)
+    expect(holds({ body: { v: { contains: { id: 3 } } } }, { body: { v: [{ id: 1 }, { id: 3 }] } })).toBe(true)
+    expect(performance.now() - started).toBeLessThan(2_000)
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i += 1) deep = [deep]
+    expect(holds({ body: { v: [[1]] } }, { body: { v: deep } })).toBe(false)
+    let deepLiteral: unknown = 1
+    for (let i = 0; i < 70; i += 1) deepLiteral = [deepLiteral]
+    expect(() => compileWhen({ body: { v: { equals: deepLiteral } } })).toThrow(/when\.body\.v\.equals: .*deeper than 64/)
+  })
+
+  it('a skipped pattern rules out the response: not and any do not turn it into a match', () => {
+    const text = 'user=admin' + 'a'.repeat(900_000)
+    const budget = regexBudget()
+    expect(compileWhen({ body: { not: { matches: 'admin' } } }).test(facts({ body: text, bodyText: text }), budget)).toBe(false)
+    expect(budget.skipped).toBe(true)
+    expect(holds({ any: [{ body: { not: { matches: 'admin' } } }, { query: { a: 1 } }] }, { body: text, bodyText: text })).toBe(false)
+    expect(holds({ body: { not: { matches: 'admin' } } }, { body: 'user=bob', bodyText: 'user=bob' })).toBe(true)
+  })
+
+  it('a repeated query value is tested one by one: contains is a substring of any', () => {
+    expect(holds({ query: { tag: { contains: 'foo' } } }, { query: { tag: ['xfoo', 'bar'] } })).toBe(true)
+    expect(holds({ query: { tag: { contains: 'baz' } } }, { query: { tag: ['xfoo', 'bar'] } })).toBe(false)
+    expect(holds({ body: { tags: { contains: 'fo' } } }, { body: { tags: ['foo'] } })).toBe(false)
+  })
+
+  it('a repeated header holds when its joined line or any single value does', () => {
+    expect(holds({ headers: { 'X-A': '2' } }, { headers: { 'x-a': ['1, 2', '1', '2'] } })).toBe(true)
+    expect(holds({ headers: { 'X-A': '1, 2' } }, { headers: { 'x-a': ['1, 2', '1', '2'] } })).toBe(true)
+    expect(holds({ headers: { 'X-A': { not: '2' } } }, { headers: { 'x-a': ['1, 2', '1', '2'] } })).toBe(false)
+  })
+
+  it('numbers in a request are read in decimal notation only', () => {
+    expect(holds({ query: { id: 42 } }, { query: { id: '0x2A' } })).toBe(false)
+    expect(holds({ query: { id: 1000 } }, { query: { id: '1e3' } })).toBe(false)
+    expect(holds({ query: { id: { gt: 10 } } }, { query: { id: 'Infinity' } })).toBe(false)
+    expect(holds({ query: { id: { gt: 10 } } }, { query: { id: '0b11111' } })).toBe(false)
+    expect(holds({ query: { id: -1.5 } }, { query: { id: ' -1.50 ' } })).toBe(true)
+    expect(holds({ query: { id: 0.5 } }, { query: { id: '.5' } })).toBe(true)
+  })
+})
+
 describe('the JSONPath subset', () => {
+  it('refuses brackets in a path without $ rather than never matching', () => {
+    expect(() => parsePath('items[0].sku')).toThrow(/start it with \$/)
+    expect(() => compileWhen({ body: { 'items[0].sku': 'A' } })).toThrow(/when\.body\.items\[0\]\.sku: .*brackets/)
+  })
+
   it('parses $.a.b, [n], [*], quoted keys and dotted paths', () => {
     expect(parsePath('$.items[0].sku')).toEqual([{ key: 'items' }, { index: 0 }, { key: 'sku' }])
     expect(parsePath("$['a.b'][*]")).toEqual([{ key: 'a.b' }, { all: true }])
