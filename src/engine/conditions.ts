@@ -50,15 +50,18 @@ export interface RequestFacts {
   bodyForm?: boolean
 }
 
-/** The regex steps and values left to one request; `skipped` tells the log a pattern was not run. */
-export interface RegexBudget {
+/** The regex steps and values left to one request; `skipped` says, for the request log, why a test was not run. */
+export interface RequestBudget {
   left: number
   values: number
-  skipped: boolean
+  skipped: string | null
 }
 
-export function regexBudget(): RegexBudget {
-  return { left: REGEX_REQUEST_BUDGET, values: VALUE_REQUEST_BUDGET, skipped: false }
+export const PATTERN_SKIPPED = 'pattern skipped: value too long'
+export const VALUES_SKIPPED = 'rule skipped: too many values to compare'
+
+export function requestBudget(): RequestBudget {
+  return { left: REGEX_REQUEST_BUDGET, values: VALUE_REQUEST_BUDGET, skipped: null }
 }
 
 /**
@@ -67,19 +70,25 @@ export function regexBudget(): RegexBudget {
  */
 class OverBudget extends Error {}
 
-function spend(budget: RegexBudget, values: number): void {
+/** Ends the test: its response is ruled out, and the request log is told why (the first reason). */
+function overBudget(budget: RequestBudget, why: string): never {
+  budget.skipped ??= why
+  throw new OverBudget()
+}
+
+function spend(budget: RequestBudget, values: number): void {
   if (values > budget.values) {
     budget.values = 0
-    throw new OverBudget()
+    overBudget(budget, VALUES_SKIPPED)
   }
   budget.values -= values
 }
 
 /** A test over the values a condition's field has in the request: none when it is absent, several when repeated. */
-type Test = (values: unknown[], budget: RegexBudget, formFields?: boolean) => boolean
+type Test = (values: unknown[], budget: RequestBudget, formFields?: boolean) => boolean
 
 export interface CompiledWhen {
-  test: (facts: RequestFacts, budget: RegexBudget) => boolean
+  test: (facts: RequestFacts, budget: RequestBudget) => boolean
   /** Whether the body must be read to test it. */
   readsBody: boolean
 }
@@ -129,7 +138,7 @@ function numberOf(value: unknown): number | null {
 }
 
 /** A JSON array's elements count as values of the field too (a list equals a list, or holds one of them). */
-function flatValues(values: unknown[], budget: RegexBudget): unknown[] {
+function flatValues(values: unknown[], budget: RequestBudget): unknown[] {
   const flat: unknown[] = []
   for (const value of values) {
     flat.push(value)
@@ -149,7 +158,7 @@ const primitiveKey = (value: string | number | boolean | null): string => (value
  * equals 42, `"true"` equals true), strings exactly, lists and objects deeply (only walked when
  * some literal is one).
  */
-function keysOf(value: unknown, structured: boolean, budget: RegexBudget): string[] {
+function keysOf(value: unknown, structured: boolean, budget: RequestBudget): string[] {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return [primitiveKey(value)]
   if (typeof value === 'string') {
     const keys = [primitiveKey(value)]
@@ -167,7 +176,7 @@ function keysOf(value: unknown, structured: boolean, budget: RegexBudget): strin
  * Literals compiled for `equals`, `in` and `contains` into a Set of keys: each value is looked up
  * once, whatever the list's length. The values given are tested as they are (not flattened).
  */
-function literalSet(literals: readonly unknown[], at: string): (values: unknown[], budget: RegexBudget) => boolean {
+function literalSet(literals: readonly unknown[], at: string): (values: unknown[], budget: RequestBudget) => boolean {
   const keys = new Set<string>()
   let structured = false
   for (const literal of literals) {
@@ -182,16 +191,15 @@ function literalSet(literals: readonly unknown[], at: string): (values: unknown[
 }
 
 /** `equals`/`in`: a literal holds for the value itself (a list equals a list) or any element of a JSON list. */
-function literalMatcher(literals: readonly unknown[], at: string): (values: unknown[], budget: RegexBudget) => boolean {
+function literalMatcher(literals: readonly unknown[], at: string): (values: unknown[], budget: RequestBudget) => boolean {
   const matches = literalSet(literals, at)
   return (values, budget) => matches(flatValues(values, budget), budget)
 }
 
-function regexTest(regex: SafeRegex, text: string, budget: RegexBudget): boolean {
+function regexTest(regex: SafeRegex, text: string, budget: RequestBudget): boolean {
   const cost = Math.max(1, regex.programSize) * Math.max(1, text.length)
   if (cost > REGEX_TEST_LIMIT || cost > budget.left) {
-    budget.skipped = true
-    throw new OverBudget()
+    overBudget(budget, PATTERN_SKIPPED)
   }
   budget.left -= cost
   return regex.test(text)
@@ -231,7 +239,7 @@ class Compiler {
       values.some((value) =>
         fields.every(({ steps, test }) => {
           const reached = valuesAt(value, steps, budget.values)
-          if (reached === null) throw new OverBudget()
+          if (reached === null) overBudget(budget, VALUES_SKIPPED)
           spend(budget, reached.length)
           return test(formFields ? reached.flatMap((field) => (Array.isArray(field) ? field : [field])) : reached, budget)
         }),
@@ -313,10 +321,10 @@ class Compiler {
   }
 
   /** One `when` object: its targets AND, `any` ORs a list of `when`s. */
-  when(raw: unknown, at: string, depth: number): (facts: RequestFacts, budget: RegexBudget) => boolean {
+  when(raw: unknown, at: string, depth: number): (facts: RequestFacts, budget: RequestBudget) => boolean {
     if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
     if (!isObject(raw)) throw new ConditionError(at, `must be an object of ${WHEN_TARGETS.join(', ')} or any, got ${JSON.stringify(raw)}`)
-    const parts: ((facts: RequestFacts, budget: RegexBudget) => boolean)[] = []
+    const parts: ((facts: RequestFacts, budget: RequestBudget) => boolean)[] = []
     for (const [target, conditions] of Object.entries(raw)) {
       const there = `${at}.${target}`
       if (target === 'any') {
@@ -370,7 +378,7 @@ export function compileWhen(raw: unknown, at = 'when'): CompiledWhen {
   if (size > LIMITS.whenBytes) throw new ConditionError(at, `is ${size} bytes of JSON; at most ${LIMITS.whenBytes}`)
   const compiler = new Compiler()
   const whole = compiler.when(raw, at, 0)
-  const test = (facts: RequestFacts, budget: RegexBudget): boolean => {
+  const test = (facts: RequestFacts, budget: RequestBudget): boolean => {
     try {
       return whole(facts, budget)
     } catch (error) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { compileWhen, ConditionError, regexBudget, REGEX_TEST_LIMIT, VALUE_REQUEST_BUDGET, type RequestFacts } from '../../src/engine/conditions.ts'
+import { compileWhen, ConditionError, requestBudget, REGEX_TEST_LIMIT, VALUE_REQUEST_BUDGET, type RequestFacts } from '../../src/engine/conditions.ts'
 import { parsePath, valuesAt } from '../../src/engine/json-path.ts'
 import { parseCookies } from '../../src/engine/request-facts.ts'
 
 const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({ params: {}, query: {}, headers: {}, cookies: {}, body: undefined, bodyText: null, ...over })
-const holds = (when: unknown, over: Partial<RequestFacts>) => compileWhen(when).test(facts(over), regexBudget())
+const holds = (when: unknown, over: Partial<RequestFacts>) => compileWhen(when).test(facts(over), requestBudget())
 
 describe('conditions', () => {
   it('compares numbers and booleans by value, strings exactly, lists and objects deeply', () => {
@@ -56,10 +56,10 @@ describe('conditions', () => {
   it('a costly pattern test over a long value does not hold, spends no time, and says it was skipped', () => {
     const { test } = compileWhen({ body: { matches: '[a-z]{400}[0-9]' } })
     const text = 'a'.repeat(1_000_000)
-    const budget = regexBudget()
+    const budget = requestBudget()
     const started = performance.now()
     expect(test(facts({ body: text, bodyText: text }), budget)).toBe(false)
-    expect(budget.skipped).toBe(true)
+    expect(budget.skipped).toBe('pattern skipped: value too long')
     // A hang is the bug here, not a slow machine: generous.
     expect(performance.now() - started).toBeLessThan(2_000)
   })
@@ -69,7 +69,7 @@ describe('conditions', () => {
     const { test } = compileWhen({ headers: conditions })
     const value = 'ab'.repeat(8_000)
     const headers = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`h${i}`, value]))
-    const budget = regexBudget()
+    const budget = requestBudget()
     const started = performance.now()
     expect(test(facts({ headers }), budget)).toBe(false)
     expect(budget.left).toBeGreaterThanOrEqual(0)
@@ -114,10 +114,13 @@ describe('hostile requests', () => {
     // One budget across a request's tests: a value counts when reached and when compared, so two
     // tests over a third of a budget's values are one too many.
     const third = Array.from({ length: Math.ceil(VALUE_REQUEST_BUDGET / 3) }, () => 0)
-    const budget = regexBudget()
+    const budget = requestBudget()
     const { test } = compileWhen({ body: { '$.items[*]': { not: 5 } } })
     expect(test(facts({ body: { items: third } }), budget)).toBe(true)
+    expect(budget.skipped).toBeNull()
     expect(test(facts({ body: { items: third } }), budget)).toBe(false)
+    // The request log says why.
+    expect(budget.skipped).toBe('rule skipped: too many values to compare')
   })
 
   it('lists and objects compare by one walk of the value: a large or deep one neither freezes nor overflows', () => {
@@ -138,9 +141,9 @@ describe('hostile requests', () => {
 
   it('a skipped pattern rules out the response: not and any do not turn it into a match', () => {
     const text = 'user=admin' + 'a'.repeat(900_000)
-    const budget = regexBudget()
+    const budget = requestBudget()
     expect(compileWhen({ body: { not: { matches: 'admin' } } }).test(facts({ body: text, bodyText: text }), budget)).toBe(false)
-    expect(budget.skipped).toBe(true)
+    expect(budget.skipped).toBe('pattern skipped: value too long')
     expect(holds({ any: [{ body: { not: { matches: 'admin' } } }, { query: { a: 1 } }] }, { body: text, bodyText: text })).toBe(false)
     expect(holds({ body: { not: { matches: 'admin' } } }, { body: 'user=bob', bodyText: 'user=bob' })).toBe(true)
   })

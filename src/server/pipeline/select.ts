@@ -1,4 +1,4 @@
-import { compileWhen, regexBudget, type CompiledWhen } from '../../engine/conditions.ts'
+import { compileWhen, requestBudget, type CompiledWhen } from '../../engine/conditions.ts'
 import type { MockRequest } from '../../engine/exchange.ts'
 import type { Random } from '../../engine/policy.ts'
 import { requestFacts } from '../../engine/request-facts.ts'
@@ -66,9 +66,9 @@ export function createSelector(random: Random) {
     const fallback = compiled.whens.indexOf(null)
     if (compiled.whens.every((when) => when === null)) return { index: fallback, note: null }
     const facts = await requestFacts(request, match.params, compiled.readsBody)
-    const budget = regexBudget()
+    const budget = requestBudget()
     const ruled = compiled.whens.findIndex((when) => when !== null && when.test(facts, budget))
-    return { index: ruled >= 0 ? ruled : fallback, note: budget.skipped ? 'pattern skipped: value too long' : null }
+    return { index: ruled >= 0 ? ruled : fallback, note: budget.skipped }
   }
 
   return async function select(request: MockRequest, match: EndpointMatch): Promise<Selected> {
