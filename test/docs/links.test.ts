@@ -104,3 +104,9 @@ describe('links in the docs', () => {
     expect(DOC_FILES.flatMap((file) => links(readFileSync(join(ROOT, file), 'utf8'))).filter((link) => !isExternal(link.target)).length).toBeGreaterThan(20)
   })
 })
+
+describe('README.md', () => {
+  it('stays at most 15 KB: the rest of the reference lives in docs/ and CONTRIBUTING.md', () => {
+    expect(statSync(join(ROOT, 'README.md')).size).toBeLessThanOrEqual(15_000)
+  })
+})
