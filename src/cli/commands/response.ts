@@ -50,7 +50,8 @@ function responseOf(options: AddOptions, cwd: string): ResponseView & { when?: u
     response.file = { name: file.name, base64: Buffer.from(file.bytes).toString('base64') }
   }
   if (options.contentType !== undefined) response.contentType = options.contentType
-  if (options.delay !== undefined) response.delay = /^\d+$/.test(options.delay.trim()) ? Number(options.delay) : options.delay
+  // parseDelay reads `300` and `100-300` as text, as the project file's delay.
+  if (options.delay !== undefined) response.delay = options.delay
   if (options.fault !== undefined) response.fault = options.fault
   return response
 }
