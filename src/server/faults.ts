@@ -18,9 +18,36 @@ export function faultOfResponse(response: Response): Fault | null {
   return (response as FaultedResponse)[FAULTED] ?? null
 }
 
-function nodeSocket(event: H3Event): Socket | null {
-  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage; res?: ServerResponse } } }).runtime?.node
-  return node?.res?.socket ?? node?.req?.socket ?? null
+interface NodeExchange {
+  req?: IncomingMessage
+  res?: ServerResponse
+}
+
+function nodeExchange(event: H3Event): NodeExchange | null {
+  return (event.req as { runtime?: { node?: NodeExchange } }).runtime?.node ?? null
+}
+
+/**
+ * The socket once this response's turn on it has come. Node queues the responses of pipelined
+ * requests and hands the socket to each when the one before has finished; breaking the socket
+ * sooner would take the earlier, healthy answers with it. Null when the client left first.
+ */
+function socketInTurn(exchange: NodeExchange): Promise<Socket | null> {
+  const { req, res } = exchange
+  if (!res || res.socket) return Promise.resolve(res?.socket ?? req?.socket ?? null)
+  const socket = req?.socket ?? null
+  if (!socket || socket.destroyed) return Promise.resolve(null)
+  return new Promise((resolve) => {
+    const settle = (value: Socket | null) => {
+      res.off('socket', onTurn)
+      socket.off('close', onClose)
+      resolve(value)
+    }
+    const onTurn = (given: Socket) => settle(given)
+    const onClose = () => settle(null)
+    res.once('socket', onTurn)
+    socket.once('close', onClose)
+  })
 }
 
 function closed(socket: Socket): Promise<void> {
@@ -71,9 +98,11 @@ export interface FaultOptions {
  * the sentinel is marked, and `RunningServer.fetch` rejects as a client's fetch would.
  */
 export async function answerFault(event: H3Event, fault: Fault, options: FaultOptions = {}): Promise<Response> {
-  const socket = nodeSocket(event)
+  const exchange = nodeExchange(event)
   if (fault === 'hang') await waitOut(event, options.hangMs ?? HANG_MS)
-  if (!socket) return Object.assign(new FastResponse(null), { [FAULTED]: fault })
+  if (!exchange) return Object.assign(new FastResponse(null), { [FAULTED]: fault })
+  const socket = await socketInTurn(exchange)
+  if (!socket) return new FastResponse(null)
   if (!socket.destroyed) {
     switch (fault) {
       case 'reset':

@@ -172,6 +172,17 @@ describe('faults over a real socket: what a client sees', () => {
     expect([answered.status, await answered.json(), answered.headers.get('x-mock')]).toEqual([200, { ok: true }, 'yes'])
   })
 
+  it.each(['reset', 'empty', 'malformed'])('fault=%s on a pipelined request leaves the answers queued before it whole', async (fault) => {
+    const { ok, server, db } = await flakyServer()
+    await ok('add-endpoint', 'GET', '/api/slow', '--body', '{"slow":true}', '--delay', '150')
+    // The slow answer is still being made when the faulted request behind it is read and handled.
+    const raw = await rawExchange(server.url, get('/api/slow') + get('/api/flaky', `Prefer: fault=${fault}\r\n`))
+    const [head, ...rest] = raw.bytes.split('\r\n\r\n')
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    expect(rest.join('\r\n\r\n').startsWith('{"slow":true}')).toBe(true)
+    await expectAliveAndIntact(server.url, db)
+  })
+
   it('Prefer: fault= faults one request of a healthy endpoint; an unknown fault is refused with 400, changing nothing', async () => {
     const { server, served } = await flakyServer()
     expect(await fetchFailure(`${server.url}/api/flaky`, { headers: { prefer: 'fault=reset' } })).toEqual({ message: 'fetch failed', cause: 'ECONNRESET' })
