@@ -22,7 +22,7 @@ export function sampleEvents(): string[] {
 export function samplePayload(event: string, faker: Faker): string {
   const body = sampleBodies().get(event)
   if (body === undefined) throw new AppError('INVALID_INPUT', `unknown event "${event}"; samples: ${sampleEvents().join(', ')}`)
-  return renderTemplate(JSON.stringify(body), { params: {}, query: {}, body: undefined, headers: {}, faker, now: new Date() })
+  return renderTemplate(JSON.stringify(body), { params: {}, query: {}, body: undefined, headers: {}, cookies: {}, faker, now: new Date() })
 }
 
 /** Headers of `mockapi webhooks send`: id, epoch-ms timestamp and, with a secret, hex HMAC-SHA256 of "{timestamp}.{body}". */

@@ -8,7 +8,7 @@ import { checkGenerator, resolveGenerator } from './generators.ts'
  * A string that is one placeholder takes the value's own type (`"{{faker.number.int}}"` → 42).
  *
  *   {{faker.person.fullName}}  {{faker.number.int({"min":1,"max":9})}}  any faker method, optional JSON argument
- *   {{params.id}} {{query.page}} {{body.user.name}} {{headers.x-trace}}  request values (dotted paths)
+ *   {{params.id}} {{query.page}} {{body.user.name}} {{headers.x-trace}} {{cookies.sid}}  request values (dotted paths)
  *   {{now}} ISO time · {{nowMs}} epoch ms · {{nowSeconds}} epoch s · {{uuid}}
  */
 export interface TemplateContext {
@@ -16,11 +16,12 @@ export interface TemplateContext {
   query: Record<string, string>
   body: unknown
   headers: Record<string, string>
+  cookies: Record<string, string>
   faker: Faker | null
   now: Date
 }
 
-const ROOTS = ['faker', 'params', 'query', 'body', 'headers', 'now', 'nowMs', 'nowSeconds', 'uuid']
+const ROOTS = ['faker', 'params', 'query', 'body', 'headers', 'cookies', 'now', 'nowMs', 'nowSeconds', 'uuid']
 /**
  * The most characters placeholders may add to one rendered body: `{{body}}` a thousand times over a
  * large request, or many large generators, would otherwise build a response of gigabytes.
@@ -93,6 +94,7 @@ function evaluate(expression: string, context: TemplateContext): unknown {
     case 'params': return dig(context.params, path)
     case 'query': return dig(context.query, path)
     case 'headers': return dig(context.headers, path.map((p) => p.toLowerCase()))
+    case 'cookies': return dig(context.cookies, path)
     case 'body': return dig(context.body, path)
     case 'faker':
       return context.faker ? resolveGenerator(expression.slice('faker.'.length), context.faker)() : null
@@ -132,7 +134,7 @@ function checkPlaceholders(found: Placeholder[], faker: Faker): void {
 }
 
 function emptyContext(faker: Faker): TemplateContext {
-  return { params: {}, query: {}, body: null, headers: {}, faker, now: new Date() }
+  return { params: {}, query: {}, body: null, headers: {}, cookies: {}, faker, now: new Date() }
 }
 
 function refuseOversized(render: () => unknown): void {

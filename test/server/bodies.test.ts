@@ -160,6 +160,15 @@ describe('templated headers', () => {
     expect(one.json).toEqual({ ok: true })
   })
 
+  it('reads cookies by name in headers, text and JSON bodies; a missing cookie is empty or null', async () => {
+    await ws.ok('add-endpoint', 'GET', '/api/whoami', '--text', 'session {{cookies.sid}}', '--header', 'X-Theme: {{cookies.theme}}')
+    await ws.ok('add-endpoint', 'GET', '/api/whoami-json', '--body', '{"sid":"{{cookies.sid}}","absent":"{{cookies.none}}"}')
+    const text = await fetch(`${base}/whoami`, { headers: { cookie: 'sid="abc-1"; theme=dark' } })
+    expect([await text.text(), text.headers.get('x-theme')]).toEqual(['session abc-1', 'dark'])
+    const json = await send(`${base}/whoami-json`, { headers: { cookie: 'sid=s%2042' } })
+    expect(json.json).toEqual({ sid: 's 42', absent: null })
+  })
+
   it('a request value carrying CR, LF or NUL cannot add a header or split the response', async () => {
     const injected = await fetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x\r\nX-Injected: yes\r\n\r\n<html>\u0000' }) })
     expect(injected.status).toBe(200)

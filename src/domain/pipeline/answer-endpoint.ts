@@ -4,6 +4,7 @@ import { finalStatus, hasConfiguredBody, WITH_BODY, type MockAnswer, type MockRe
 import { loadFaker } from '../../engine/generators.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import { hasPlaceholders, renderTemplate, renderText, usesFaker, type TemplateContext } from '../../engine/template.ts'
+import { parseCookies } from '../../engine/request-facts.ts'
 import { bodyContentType, fileContent, setsContentType } from '../bodies.ts'
 import type { Endpoint } from '../../model.ts'
 import type { RoutedEndpoint } from '../catalog.ts'
@@ -77,6 +78,7 @@ async function templateContext({ context, request, params, body }: EndpointAnswe
     query: Object.fromEntries(request.url.searchParams),
     body,
     headers: Object.fromEntries(request.headers),
+    cookies: parseCookies(request.headers.get('cookie')),
     faker: usesFaker(text) ? await templateFaker : null,
     now: context.clock.now(),
   }
