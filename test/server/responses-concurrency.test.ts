@@ -1,8 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { connect } from 'node:net'
 import { mintToken } from '../../src/domain/auth.ts'
 import { startServer, type RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, settle } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -12,32 +11,34 @@ afterEach(async () => {
 })
 
 /**
- * A request whose body is held half-sent: the handler has read the endpoint and waits for the
- * rest. `finish` sends the rest and resolves with the status and JSON of the answer.
+ * A request whose body is held back: it resolves once the handler has asked for the body, so the
+ * handler has looked the endpoint up and waits. `finish` sends the body and resolves with the
+ * status and JSON of the answer.
  */
-async function heldRequest(url: string, method: string, path: string, headers: Record<string, string>, body: unknown) {
-  const { hostname, port } = new URL(url)
-  const socket = connect(Number(port), hostname)
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
-  const text = JSON.stringify(body)
-  const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(text)}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
-  const half = Math.floor(text.length / 2)
-  socket.write(`${head.join('\r\n')}\r\n\r\n${text.slice(0, half)}`)
-  const chunks: Buffer[] = []
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-  const ended = new Promise<void>((resolve) => socket.once('end', resolve))
-  // The handler has looked the endpoint up and is waiting for the body.
-  await settle()
+async function heldRequest(server: RunningServer, method: string, path: string, headers: Record<string, string>, body: unknown) {
+  let asked!: () => void
+  const bodyAsked = new Promise<void>((resolve) => (asked = resolve))
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const bytes = new TextEncoder().encode(JSON.stringify(body))
+  // highWaterMark 0: nothing is pulled until a reader reads, so the first pull is the handler's.
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      asked()
+      await released
+      controller.enqueue(bytes)
+      controller.close()
+    },
+  }, { highWaterMark: 0 })
+  const request = new Request(new URL(path, server.url), { method, headers: { ...headers, 'Content-Type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit)
+  const answer = server.fetch(request)
+  await Promise.race([bodyAsked, answer.then((response) => Promise.reject(new Error(`answered ${response.status} before reading the body`)))])
   return {
     async finish(): Promise<{ status: number; json: any }> {
-      socket.write(text.slice(half))
-      await ended
-      const raw = Buffer.concat(chunks).toString('utf8')
-      const status = Number(raw.slice(9, 12))
-      const payload = raw.slice(raw.indexOf('\r\n\r\n') + 4)
-      // Chunked or not, the JSON is the part between the first { and the last }.
-      const json = payload.includes('{') ? JSON.parse(payload.slice(payload.indexOf('{'), payload.lastIndexOf('}') + 1)) : undefined
-      return { status, json }
+      release()
+      const response = await answer
+      const text = await response.text()
+      return { status: response.status, json: text ? JSON.parse(text) : undefined }
     },
   }
 }
@@ -55,13 +56,13 @@ async function setup() {
   const endpoints = (await send(`${server.url}/api/projects/1/endpoints`, { headers: auth })).json as { id: number; path: string }[]
   const id = endpoints.find((e) => e.path === '/api/sessions')!.id
   const names = async () => ((await send(`${server.url}/api/projects/1/endpoints/${id}/responses`, { headers: auth })).json.responses as { name?: string }[]).map((r) => r.name ?? null)
-  return { ...workspace, url: server.url, auth, base: `/api/projects/1/endpoints/${id}/responses`, names }
+  return { ...workspace, server, url: server.url, auth, base: `/api/projects/1/endpoints/${id}/responses`, names }
 }
 
 describe('one response edited while another writer changes the list', () => {
   it('an add through the API keeps a response the CLI added meanwhile', async () => {
-    const { url, ok, auth, base, names, db } = await setup()
-    const held = await heldRequest(url, 'POST', base, auth, { name: 'api-added', when: { query: { a: '3' } }, body: { r: 'api' } })
+    const { server, url, ok, auth, base, names, db } = await setup()
+    const held = await heldRequest(server, 'POST', base, auth, { name: 'api-added', when: { query: { a: '3' } }, body: { r: 'api' } })
     await ok('response', 'add', 'POST', '/api/sessions', '--name', 'cli-added', '--body', '{"r":"cli"}')
     const answer = await held.finish()
     expect(answer.status).toBe(201)
@@ -70,8 +71,8 @@ describe('one response edited while another writer changes the list', () => {
   })
 
   it('a replace by name edits the response where it is now, and keeps the CLI removal', async () => {
-    const { url, ok, auth, base, names, db } = await setup()
-    const held = await heldRequest(url, 'PUT', `${base}/second`, auth, { name: 'second', when: { query: { a: '22' } }, body: { r: 'replaced' } })
+    const { server, url, ok, auth, base, names, db } = await setup()
+    const held = await heldRequest(server, 'PUT', `${base}/second`, auth, { name: 'second', when: { query: { a: '22' } }, body: { r: 'replaced' } })
     await ok('response', 'remove', 'POST', '/api/sessions', 'first')
     const answer = await held.finish()
     expect(answer.status).toBe(200)
@@ -81,8 +82,8 @@ describe('one response edited while another writer changes the list', () => {
   })
 
   it('a replace of a response removed meanwhile is 404 and changes nothing', async () => {
-    const { url, ok, auth, base, names } = await setup()
-    const held = await heldRequest(url, 'PUT', `${base}/2`, auth, { body: { r: 'late' } })
+    const { server, ok, auth, base, names } = await setup()
+    const held = await heldRequest(server, 'PUT', `${base}/2`, auth, { body: { r: 'late' } })
     await ok('response', 'remove', 'POST', '/api/sessions', '2')
     const answer = await held.finish()
     expect(answer.status).toBe(404)
@@ -91,8 +92,8 @@ describe('one response edited while another writer changes the list', () => {
   })
 
   it('an add to an endpoint deleted meanwhile is 404', async () => {
-    const { url, ok, auth, base } = await setup()
-    const held = await heldRequest(url, 'POST', base, auth, { body: { r: 'late' } })
+    const { server, ok, auth, base } = await setup()
+    const held = await heldRequest(server, 'POST', base, auth, { body: { r: 'late' } })
     await ok('remove-endpoint', 'POST', '/api/sessions')
     const answer = await held.finish()
     expect(answer.status).toBe(404)
