@@ -68,6 +68,35 @@ export async function serve(dbPath: string, options: { ownPathsProject?: string;
   return server
 }
 
+/**
+ * A request held before its body: it resolves once the handler asks for the body, so the handler
+ * has routed the request, looked up what it needs, and waits. `finish` sends the body and resolves
+ * with the answer. A latch, not a wait: nothing is pulled from a zero-watermark stream until the
+ * handler reads.
+ */
+export async function heldRequest(server: RunningServer, method: string, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ finish(): Promise<Response> }> {
+  let asked!: () => void
+  const bodyAsked = new Promise<void>((resolve) => (asked = resolve))
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      asked()
+      await released
+      controller.enqueue(body)
+      controller.close()
+    },
+  }, { highWaterMark: 0 })
+  const answer = server.fetch(new Request(new URL(path, server.url), { method, headers, body: stream, duplex: 'half' } as RequestInit))
+  await Promise.race([bodyAsked, answer.then((response) => Promise.reject(new Error(`${method} ${path} answered ${response.status} before reading its body`)))])
+  return {
+    finish() {
+      release()
+      return answer
+    },
+  }
+}
+
 export interface Sent {
   status: number
   headers: Headers

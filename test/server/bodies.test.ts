@@ -1,16 +1,17 @@
 import Database from 'better-sqlite3'
 import { writeFileSync, mkdirSync } from 'node:fs'
-import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { loggedBody } from '../../src/server/request-capture.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDir, waitFor, type CliWorkspace } from '../_helpers.ts'
+import type { RunningServer } from '../../src/server/start.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, heldRequest, openStore, send, serve, tempDir, waitFor, type CliWorkspace } from '../_helpers.ts'
 
 // A real 1×1 PNG: its first bytes are not UTF-8, so any text handling would corrupt it.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
 let ws: CliWorkspace
+let server: RunningServer
 let url: string
 let base: string
 let auth: Record<string, string>
@@ -29,7 +30,8 @@ beforeAll(async () => {
   await ws.ok('init', '--yes', '--slug', 'b', '--resource', '/api/items')
   writeFileSync(join(ws.cwd, 'avatar.png'), PNG)
   auth = { Authorization: `Bearer ${await mintToken(openStore(ws.db).context, { expiresInMs: 60_000 })}` }
-  url = (await serve(ws.db)).url
+  server = await serve(ws.db)
+  url = server.url
   base = `${url}/api/b`
 })
 afterAll(cleanup)
@@ -360,39 +362,29 @@ describe('imported and mounted endpoints', () => {
  * A PUT or PATCH sent over a socket in two parts: the head and the first half of `body` now, the
  * rest when `finish` is called; `answer` is the status and the JSON body it got.
  */
-function slowUpload(target: string, method: 'PUT' | 'PATCH', headers: Record<string, string>, body: Buffer) {
-  const { port, pathname, search } = new URL(target)
-  const socket = connect(Number(port), '127.0.0.1')
-  const head = [`${method} ${pathname}${search} HTTP/1.1`, 'Host: localhost', 'Connection: close', `Content-Length: ${body.byteLength}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
-  socket.write(`${head.join('\r\n')}\r\n\r\n`)
-  socket.write(body.subarray(0, body.byteLength >> 1))
-  const answer = new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const chunks: Buffer[] = []
-    socket.on('data', (chunk) => chunks.push(chunk))
-    socket.on('error', reject)
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
-      const json = text.slice(text.indexOf('\r\n\r\n') + 4)
-      resolve({ status: Number(text.slice(9, 12)), json: json ? JSON.parse(json) : undefined })
-    })
-  })
-  return { answer, finish: () => void socket.end(body.subarray(body.byteLength >> 1)) }
+/** An upload held before its body (see `heldRequest`); `finish` sends it and resolves with the status and JSON of the answer. */
+async function slowUpload(target: string, method: 'PUT' | 'PATCH', headers: Record<string, string>, body: Buffer) {
+  const { pathname, search } = new URL(target)
+  const held = await heldRequest(server, method, `${pathname}${search}`, headers, body)
+  return {
+    async finish(): Promise<{ status: number; json: any }> {
+      const response = await held.finish()
+      const text = await response.text()
+      return { status: response.status, json: text ? JSON.parse(text) : undefined }
+    },
+  }
 }
 
 describe('concurrency', () => {
   const endpointOf = async (path: string) => ((await send(`${url}/api/projects/1/endpoints`, { headers: auth })).json as { id: number; path: string; method: string }[]).find((e) => e.path === path && e.method === 'GET')!
-  /** Answered once the server has handled the requests that reached it before: the slow upload's endpoint has been read by then. */
-  const afterEarlierRequests = async () => expect((await send(`${url}/api/projects/1/endpoints`, { headers: auth, overSocket: true })).status).toBe(200)
 
   it('a PATCH made while a file is uploaded is kept: the upload changes only the file', async () => {
     await ws.ok('add-endpoint', 'GET', '/api/slow-file', '--text', 'before')
     const { id } = await endpointOf('/api/slow-file')
-    const upload = slowUpload(`${url}/api/projects/1/endpoints/${id}/file?name=slow.png`, 'PUT', auth, PNG)
-    await afterEarlierRequests()
+    const upload = await slowUpload(`${url}/api/projects/1/endpoints/${id}/file?name=slow.png`, 'PUT', auth, PNG)
     const patched = await send(`${url}/api/projects/1/endpoints/${id}`, { method: 'PATCH', headers: auth, body: { status: 418, headers: { 'X-During': 'upload' } } })
     expect(patched.status).toBe(200)
-    upload.finish()
-    const uploaded = await upload.answer
+    const uploaded = await upload.finish()
     expect(uploaded.status).toBe(200)
     expect(uploaded.json).toMatchObject({ status: 418, headers: { 'X-During': 'upload' }, bodyType: 'file', file: { name: 'slow.png', size: PNG.byteLength } })
     const answer = await fetch(`${base}/slow-file`)
@@ -402,22 +394,18 @@ describe('concurrency', () => {
 
   it('a PATCH whose body is slow keeps a PATCH made meanwhile', async () => {
     const { id } = await endpointOf('/api/slow-file')
-    const slow = slowUpload(`${url}/api/projects/1/endpoints/${id}`, 'PATCH', { ...auth, 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ contentType: 'image/x-png' })))
-    await afterEarlierRequests()
+    const slow = await slowUpload(`${url}/api/projects/1/endpoints/${id}`, 'PATCH', { ...auth, 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ contentType: 'image/x-png' })))
     expect((await send(`${url}/api/projects/1/endpoints/${id}`, { method: 'PATCH', headers: auth, body: { status: 203 } })).status).toBe(200)
-    slow.finish()
-    expect(await slow.answer).toMatchObject({ status: 200, json: { status: 203, contentType: 'image/x-png', headers: { 'X-During': 'upload' } } })
+    expect(await slow.finish()).toMatchObject({ status: 200, json: { status: 203, contentType: 'image/x-png', headers: { 'X-During': 'upload' } } })
   })
 
   it('an endpoint deleted while its file is uploaded: the upload answers 404 and stores nothing', async () => {
     await ws.ok('add-endpoint', 'GET', '/api/doomed', '--text', 'soon gone')
     const { id } = await endpointOf('/api/doomed')
     const filesBefore = fileRows()
-    const upload = slowUpload(`${url}/api/projects/1/endpoints/${id}/file?name=doomed.bin`, 'PUT', auth, Buffer.from('bytes nobody else has'))
-    await afterEarlierRequests()
+    const upload = await slowUpload(`${url}/api/projects/1/endpoints/${id}/file?name=doomed.bin`, 'PUT', auth, Buffer.from('bytes nobody else has'))
     expect((await send(`${url}/api/projects/1/endpoints/${id}`, { method: 'DELETE', headers: auth })).status).toBe(204)
-    upload.finish()
-    const uploaded = await upload.answer
+    const uploaded = await upload.finish()
     expect(uploaded.status).toBe(404)
     expect(uploaded.json.error.code).toBe('NOT_FOUND')
     expect(fileRows()).toEqual(filesBefore)

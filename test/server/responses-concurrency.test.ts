@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { startServer, type RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, heldRequest, openStore, send } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -10,33 +10,12 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.close()))
 })
 
-/**
- * A request whose body is held back: it resolves once the handler has asked for the body, so the
- * handler has looked the endpoint up and waits. `finish` sends the body and resolves with the
- * status and JSON of the answer.
- */
-async function heldRequest(server: RunningServer, method: string, path: string, headers: Record<string, string>, body: unknown) {
-  let asked!: () => void
-  const bodyAsked = new Promise<void>((resolve) => (asked = resolve))
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  const bytes = new TextEncoder().encode(JSON.stringify(body))
-  // highWaterMark 0: nothing is pulled until a reader reads, so the first pull is the handler's.
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      asked()
-      await released
-      controller.enqueue(bytes)
-      controller.close()
-    },
-  }, { highWaterMark: 0 })
-  const request = new Request(new URL(path, server.url), { method, headers: { ...headers, 'Content-Type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit)
-  const answer = server.fetch(request)
-  await Promise.race([bodyAsked, answer.then((response) => Promise.reject(new Error(`answered ${response.status} before reading the body`)))])
+/** A JSON request held before its body (see `heldRequest`); `finish` resolves with the status and JSON of the answer. */
+async function heldJson(server: RunningServer, method: string, path: string, headers: Record<string, string>, body: unknown) {
+  const held = await heldRequest(server, method, path, { ...headers, 'Content-Type': 'application/json' }, new TextEncoder().encode(JSON.stringify(body)))
   return {
     async finish(): Promise<{ status: number; json: any }> {
-      release()
-      const response = await answer
+      const response = await held.finish()
       const text = await response.text()
       return { status: response.status, json: text ? JSON.parse(text) : undefined }
     },
@@ -62,7 +41,7 @@ async function setup() {
 describe('one response edited while another writer changes the list', () => {
   it('an add through the API keeps a response the CLI added meanwhile', async () => {
     const { server, url, ok, auth, base, names, db } = await setup()
-    const held = await heldRequest(server, 'POST', base, auth, { name: 'api-added', when: { query: { a: '3' } }, body: { r: 'api' } })
+    const held = await heldJson(server, 'POST', base, auth, { name: 'api-added', when: { query: { a: '3' } }, body: { r: 'api' } })
     await ok('response', 'add', 'POST', '/api/sessions', '--name', 'cli-added', '--body', '{"r":"cli"}')
     const answer = await held.finish()
     expect(answer.status).toBe(201)
@@ -72,7 +51,7 @@ describe('one response edited while another writer changes the list', () => {
 
   it('a replace by name edits the response where it is now, and keeps the CLI removal', async () => {
     const { server, url, ok, auth, base, names, db } = await setup()
-    const held = await heldRequest(server, 'PUT', `${base}/second`, auth, { name: 'second', when: { query: { a: '22' } }, body: { r: 'replaced' } })
+    const held = await heldJson(server, 'PUT', `${base}/second`, auth, { name: 'second', when: { query: { a: '22' } }, body: { r: 'replaced' } })
     await ok('response', 'remove', 'POST', '/api/sessions', 'first')
     const answer = await held.finish()
     expect(answer.status).toBe(200)
@@ -83,7 +62,7 @@ describe('one response edited while another writer changes the list', () => {
 
   it('a replace of a response removed meanwhile is 404 and changes nothing', async () => {
     const { server, ok, auth, base, names } = await setup()
-    const held = await heldRequest(server, 'PUT', `${base}/2`, auth, { body: { r: 'late' } })
+    const held = await heldJson(server, 'PUT', `${base}/2`, auth, { body: { r: 'late' } })
     await ok('response', 'remove', 'POST', '/api/sessions', '2')
     const answer = await held.finish()
     expect(answer.status).toBe(404)
@@ -93,7 +72,7 @@ describe('one response edited while another writer changes the list', () => {
 
   it('an add to an endpoint deleted meanwhile is 404', async () => {
     const { server, ok, auth, base } = await setup()
-    const held = await heldRequest(server, 'POST', base, auth, { body: { r: 'late' } })
+    const held = await heldJson(server, 'POST', base, auth, { body: { r: 'late' } })
     await ok('remove-endpoint', 'POST', '/api/sessions')
     const answer = await held.finish()
     expect(answer.status).toBe(404)
