@@ -19,6 +19,8 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
   VALIDATION_FAILED: { status: 422 },
+  /** A test's `verify` found other requests than it expected (thrown in process, never sent). */
+  VERIFICATION_FAILED: { status: 417 },
   INTERNAL: { status: 500 },
   /** Another process holds the database's write lock longer than a request may wait. */
   STORE_BUSY: { status: 503 },

@@ -64,6 +64,105 @@ export interface RequestEntry {
 }
 
 /**
+ * What differed between a request and something it was compared with: an endpoint (a near miss of
+ * an unmatched request), a response rule that did not hold, or a journal filter (the closest
+ * requests of a verify that failed).
+ */
+export interface Difference {
+  what: 'method' | 'project' | 'segment' | 'length' | 'condition' | 'status' | 'matched' | 'time'
+  /** Where: a segment's index (from 0, after the project's base path), or a condition's target (`body.items[0].sku`). */
+  at?: number | string
+  expected: string
+  /** What the request had there; null when it had nothing. */
+  received: string | null
+  /** The difference in one line, for people: `segment 2 is "order", expected "orders"`. */
+  text: string
+}
+
+/** An endpoint an unmatched request came close to, and what kept it from matching. */
+export interface NearMiss {
+  endpointId: number | null
+  method: string
+  /** As served: `/api/shop/orders/:id`. */
+  path: string
+  differences: Difference[]
+}
+
+/** A response rule that did not hold for a request answered by a fallback, and its failed conditions. */
+export interface RuleMiss {
+  response: AnsweredBy
+  /** Each failed condition in one line, with what was received: `body.sku = "A-1" (received "A-2")`. */
+  failed: string[]
+}
+
+/** One request to a project's mocks as the journal keeps it (API, live stream, CLI, dashboard, tests). */
+export interface JournalEntry {
+  /** Increasing per server run, never reused (a clear does not restart it). */
+  id: number
+  projectId: number
+  /** When the request came in (ISO). */
+  time: string
+  protocol: 'http' | 'grpc'
+  method: string
+  /** As sent, percent-encoded as sent. */
+  path: string
+  query: Record<string, string | string[]>
+  /** Names in lower case; a secret (credentials, cookies, keys) masked except in process (`startMockApi`). */
+  headers: Record<string, string>
+  cookies: Record<string, string>
+  /** Text, cut at 64 KiB (`bodyCut`); a binary body as `(binary, n bytes, type)`; null when there was none. */
+  body: string | null
+  bodySize: number
+  bodyCut: boolean
+  /** 0 when a fault left no response. */
+  status: number
+  durationMs: number
+  endpointId: number | null
+  /** The endpoint's response or rule that answered; null when the endpoint answered itself or nothing matched. */
+  response: AnsweredBy | null
+  /** False when no endpoint matched the method and path (404 not matched, 405). */
+  matched: boolean
+  /** The simulated network fault the client got instead of an answer; absent when none. */
+  fault?: Fault
+  /** How it was answered, where that needs saying (`pattern skipped: value too long`); absent: nothing. */
+  note?: string
+  /** Unmatched requests only: the closest endpoints, closest first (at most 3). */
+  nearMisses?: NearMiss[]
+  /** When a fallback answered an endpoint with rules: the rules that did not hold, and why. */
+  ruleMisses?: RuleMiss[]
+  /** What went back. */
+  answer: ExchangeSide
+}
+
+/** Which journal entries a query, a count or a verify means; every field narrows. */
+export interface JournalFilter {
+  /** A project's slug (the test API); the management API takes the project from its path. */
+  project?: string
+  /** One method or several, any case. */
+  method?: string | string[]
+  /** A path pattern as endpoint paths are written: `*` one segment, `**` the rest, `:name`. */
+  path?: string
+  /** `201`, `4xx`, `400-499`, or a comma list of these; `0` means a fault. */
+  status?: string | number
+  matched?: boolean
+  endpointId?: number
+  /** ISO time, or a span back from now (`30s`, `5m`). */
+  since?: string
+  /** Entries after this id (polling). */
+  after?: number
+  limit?: number
+  /** The condition language of response rules: headers, query, cookies, body subset, JSONPath, operators. */
+  when?: Record<string, unknown>
+}
+
+/** How many matching requests `verify` expects; none given means at least one. */
+export interface VerifyCount {
+  times?: number
+  atLeast?: number
+  atMost?: number
+}
+
+/**
  * A mock request with its headers and bodies. Raised only while something listens (the request log,
  * once the dashboard asked for it): capturing costs a copy of both bodies.
  */
