@@ -57,7 +57,7 @@ function endpointRows(endpoint) {
   const detail = h('tr', { class: 'endpoint-settings', id: detailId, hidden: !expanded.has(endpoint.id) },
     h('td', { colSpan: 4 }, endpointSettings(endpoint, name, changed)))
   const toggle = h('button', {
-    type: 'button', class: 'small', 'aria-expanded': String(expanded.has(endpoint.id)), 'aria-controls': detailId,
+    type: 'button', class: 'small settings-toggle', 'aria-expanded': String(expanded.has(endpoint.id)), 'aria-controls': detailId,
     'aria-label': `Settings of ${name}`, 'data-testid': 'endpoint-expand',
   }, 'Settings')
   toggle.addEventListener('click', () => {
@@ -67,7 +67,8 @@ function endpointRows(endpoint) {
     if (open) expanded.add(endpoint.id)
     else expanded.delete(endpoint.id)
   })
-  return h('tbody', { class: 'endpoint', 'data-testid': 'endpoint-row', 'data-method': endpoint.method, 'data-path': endpoint.path },
+  /** @type {HTMLTableSectionElement} */
+  const rows = h('tbody', { class: 'endpoint', 'data-testid': 'endpoint-row', 'data-method': endpoint.method, 'data-path': endpoint.path },
     h('tr', { class: 'endpoint-main' },
       h('td', { class: 'fit' }, methodBadge(endpoint.method)),
       h('td', { class: 'path' },
@@ -78,8 +79,9 @@ function endpointRows(endpoint) {
           : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it')),
       answer,
       h('td', { class: 'actions' }, toggle,
-        dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { class: 'danger small', 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` }))),
+        dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint, rows), { class: 'danger small', 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` }))),
     detail)
+  return rows
 }
 
 /**
@@ -198,10 +200,13 @@ function faultSelect(endpoint, name, changed) {
  * @param {() => void} changed
  */
 function bodyCell(endpoint, name, changed) {
+  const editor = bodyEditor(endpoint, name, changed)
   const upload = h('input', { type: 'file', class: 'sr-only', 'data-testid': 'endpoint-upload', 'aria-label': `Answer a file for ${name}` })
   upload.addEventListener('change', () => {
     const file = upload.files?.[0]
-    if (file) void uploadFile(endpoint, file)
+    // Emptied, the same file can be chosen again.
+    upload.value = ''
+    if (file) void uploadFile(endpoint, file, editor.saved)
   })
   const type = h('input', {
     type: 'text', class: 'small', value: endpoint.contentType ?? '', placeholder: 'Content-Type',
@@ -212,31 +217,41 @@ function bodyCell(endpoint, name, changed) {
     h('span', { class: 'field-name' }, 'Body'),
     h('label', { class: 'button small' }, 'Upload file', upload),
     type,
-    bodyEditor(endpoint, name))
+    editor.element)
 }
 
 /**
  * Edit the body as JSON or as text (a template either way); Clear goes back to the records or `{}`.
+ * A save refills the editor in place (the rest of the settings, response cards being edited
+ * included, stay as they are); `saved` is that, after the row's summary.
  * @param {ServedEndpointView} endpoint
  * @param {string} name
+ * @param {() => void} changed
  */
-function bodyEditor(endpoint, name) {
+function bodyEditor(endpoint, name, changed) {
   const typeSelect = h('select', { 'aria-label': `Body type of ${name}`, 'data-testid': 'endpoint-body-type' },
-    h('option', { value: 'json', selected: endpoint.bodyType !== 'text' }, 'JSON'),
-    h('option', { value: 'text', selected: endpoint.bodyType === 'text' }, 'Text'))
-  const current = endpoint.bodyType === 'text' ? endpoint.text ?? '' : endpoint.body === null ? '' : JSON.stringify(endpoint.body, null, 2)
-  const area = h('textarea', { rows: 4, value: current, 'aria-label': `Body of ${name}`, 'data-testid': 'endpoint-body-text' })
-  const save = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-save', onclick: () => saveBody(endpoint, typeSelect, area) }, 'Save body')
-  const clear = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-clear', onclick: () => clearBody(endpoint) }, 'Clear')
-  return h('details', { class: 'body-editor' }, h('summary', {}, 'Edit body'), typeSelect, area, h('div', {}, save, clear))
+    h('option', { value: 'json' }, 'JSON'),
+    h('option', { value: 'text' }, 'Text'))
+  const area = h('textarea', { rows: 4, 'aria-label': `Body of ${name}`, 'data-testid': 'endpoint-body-text' })
+  const saved = () => {
+    changed()
+    typeSelect.value = endpoint.bodyType === 'text' ? 'text' : 'json'
+    area.value = endpoint.bodyType === 'text' ? endpoint.text ?? '' : endpoint.body === null ? '' : JSON.stringify(endpoint.body, null, 2)
+    area.removeAttribute('aria-invalid')
+  }
+  saved()
+  const save = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-save', onclick: () => saveBody(endpoint, typeSelect, area, saved) }, 'Save body')
+  const clear = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-clear', onclick: () => clearBody(endpoint, saved) }, 'Clear')
+  return { element: h('details', { class: 'body-editor' }, h('summary', {}, 'Edit body'), typeSelect, area, h('div', {}, save, clear)), saved }
 }
 
 /**
  * @param {ServedEndpointView} endpoint
  * @param {HTMLSelectElement} typeSelect
  * @param {HTMLTextAreaElement} area
+ * @param {() => void} saved
  */
-async function saveBody(endpoint, typeSelect, area) {
+async function saveBody(endpoint, typeSelect, area, saved) {
   /** @type {{ body?: unknown, text?: string }} */
   let change
   if (typeSelect.value === 'text') change = { text: area.value }
@@ -250,7 +265,7 @@ async function saveBody(endpoint, typeSelect, area) {
   }
   await guard(async () => {
     Object.assign(endpoint, await updateEndpoint(endpoint.id, change))
-    renderEndpoints()
+    saved()
     notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.bodyType === 'text' ? 'text' : 'JSON'}`)
   }, (message) => {
     area.setAttribute('aria-invalid', 'true')
@@ -258,11 +273,14 @@ async function saveBody(endpoint, typeSelect, area) {
   })
 }
 
-/** @param {ServedEndpointView} endpoint */
-async function clearBody(endpoint) {
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {() => void} saved
+ */
+async function clearBody(endpoint, saved) {
   await guard(async () => {
     Object.assign(endpoint, await updateEndpoint(endpoint.id, { body: null }))
-    renderEndpoints()
+    saved()
     notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.action ? 'its records' : '{}'} again`)
   })
 }
@@ -270,11 +288,12 @@ async function clearBody(endpoint) {
 /**
  * @param {ServedEndpointView} endpoint
  * @param {File} file
+ * @param {() => void} saved
  */
-async function uploadFile(endpoint, file) {
+async function uploadFile(endpoint, file, saved) {
   await guard(async () => {
     Object.assign(endpoint, await uploadEndpointFile(endpoint.id, file))
-    renderEndpoints()
+    saved()
     notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${file.name} (${file.size} bytes)`)
   })
 }
@@ -332,12 +351,21 @@ function authInput(endpoint, name, changed) {
   return h('div', {}, box, effective)
 }
 
-/** @param {ServedEndpointView} endpoint */
-async function deleteEndpoint(endpoint) {
+/**
+ * Only its rows go: the others keep what is being edited in them, and the focus moves to a
+ * neighbour's Settings rather than to the page.
+ * @param {ServedEndpointView} endpoint
+ * @param {HTMLTableSectionElement} rows
+ */
+async function deleteEndpoint(endpoint, rows) {
   await guard(async () => {
     await removeEndpoint(endpoint.id)
     state.endpoints = state.endpoints.filter((e) => e.id !== endpoint.id)
-    renderEndpoints()
+    expanded.delete(endpoint.id)
+    const neighbour = rows.nextElementSibling ?? rows.previousElementSibling
+    rows.remove()
+    neighbour?.querySelector(/** @type {'button'} */ ('button.settings-toggle'))?.focus()
+    $('endpoints-empty').hidden = state.endpoints.length > 0
     notify(`Deleted ${endpoint.method} ${endpoint.path}`)
     refreshProjects()
   })

@@ -100,6 +100,9 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     expect(await remove.textContent()).toBe('Delete?')
     await remove.click()
     await endpointRow(page, 'DELETE', '/api/carts/:id').waitFor({ state: 'detached' })
+    // The other rows stay as they were (the settings opened above too); the focus goes to a neighbour's Settings.
+    expect(await list.getByTestId('endpoint-status').isVisible()).toBe(true)
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('endpoint-expand')
     expect((await send(`${shop.server.url}/api/shop/carts/1`, { method: 'DELETE' })).status).toBe(405)
     expect(problems).toEqual([])
     await context.close()
