@@ -49,7 +49,7 @@ export function responsesEditor(endpoint, name, saved) {
   let cards = []
   const list = h('ol', { class: 'response-cards', 'data-testid': 'response-cards' })
   const empty = h('p', { class: 'muted small', 'data-testid': 'responses-empty' }, 'No responses: the endpoint answers as configured above.')
-  const pick = h('select', { 'data-testid': 'responses-pick', title: 'rules: the first whose when holds, else the one without when; sequence: in turn; random' },
+  const pick = h('select', { 'aria-label': `Pick of ${name}`, 'data-testid': 'responses-pick', title: 'rules: the first whose when holds, else the one without when; sequence: in turn; random' },
     ...PICKS.map((mode) => h('option', { value: mode }, mode)))
   pick.value = endpoint.pick
   const problem = h('p', { class: 'error', role: 'alert', 'data-testid': 'responses-problem' })
@@ -123,51 +123,58 @@ export function responsesEditor(endpoint, name, saved) {
   save.addEventListener('click', () => guard(async () => {
     const responses = collectAll()
     if (!responses) return notify(`Not saved: a response of ${name} has a field that cannot be read (said on its card)`, 'error')
+    await store(responses, (error) => {
+      const at = /^responses\[(\d+)\](?:\.(\w+))?/.exec(error.details[0]?.field ?? '')
+      const card = at ? cards[Number(at[1])] : undefined
+      if (card) card.showProblem(error.message, at?.[2])
+      else problem.textContent = error.message
+    })
+  }))
+
+  /**
+   * Sends the pick and the list; the cards are then drawn from what the API kept (a new file by its id).
+   * @param {unknown} responses
+   * @param {(error: ApiError) => void} refused where a 400 is said (besides the notice)
+   */
+  async function store(responses, refused) {
     let updated
     try {
-      updated = await updateEndpoint(endpoint.id, { pick: pick.value, responses })
+      updated = await updateEndpoint(endpoint.id, { pick: pick.value, responses: /** @type {unknown[]} */ (responses) })
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400) return refused(error)
-      throw error
+      if (!(error instanceof ApiError && error.status === 400)) throw error
+      refused(error)
+      return notify(error.message, 'error')
     }
     Object.assign(endpoint, updated)
     show(updated.responses)
-    jsonArea.value = hatch.open ? JSON.stringify(updated.responses, null, 2) : ''
+    if (hatch.open) jsonArea.value = JSON.stringify(updated.responses, null, 2)
     saved()
     notify(`Saved: ${updated.responses.length} responses of ${name}, picked by ${updated.pick}`)
-  }))
-
-  /** @param {ApiError} error */
-  function refused(error) {
-    const field = error.details[0]?.field ?? ''
-    const at = /^responses\[(\d+)\](?:\.(\w+))?/.exec(field)
-    const card = at ? cards[Number(at[1])] : undefined
-    if (card) card.showProblem(error.message, at?.[2])
-    else problem.textContent = error.message
-    notify(error.message, 'error')
   }
 
-  // The escape hatch: the list as JSON (as a project file or the API writes it), to paste or copy.
+  // The escape hatch: the list as JSON (as a project file or the API writes it), to paste or copy,
+  // saved as it is: the API checks it, as it checks the cards.
   const jsonArea = h('textarea', { rows: 8, spellcheck: false, 'aria-label': `Responses of ${name} as JSON`, 'data-testid': 'responses-json' })
+  const jsonProblem = h('p', { class: 'error', role: 'alert', 'data-testid': 'responses-json-problem' })
+  const saveJson = h('button', { type: 'button', class: 'small', 'data-testid': 'responses-json-save', 'aria-label': `Save the responses of ${name} as this JSON` }, 'Save this JSON')
+  saveJson.addEventListener('click', () => guard(async () => {
+    jsonProblem.textContent = ''
+    jsonArea.removeAttribute('aria-invalid')
+    let parsed
+    try {
+      parsed = JSON.parse(jsonArea.value)
+    } catch (error) {
+      jsonArea.setAttribute('aria-invalid', 'true')
+      jsonProblem.textContent = `not JSON: ${error instanceof Error ? error.message : String(error)}`
+      return
+    }
+    await store(parsed, (error) => {
+      jsonArea.setAttribute('aria-invalid', 'true')
+      jsonProblem.textContent = error.message
+    })
+  }))
   const hatch = h('details', { class: 'responses-json', 'data-testid': 'responses-json-open' },
-    h('summary', {}, 'Edit as JSON'),
-    jsonArea,
-    h('button', { type: 'button', class: 'small', 'data-testid': 'responses-json-apply', onclick: () => {
-      let parsed
-      try {
-        parsed = JSON.parse(jsonArea.value)
-      } catch (error) {
-        jsonArea.setAttribute('aria-invalid', 'true')
-        return notify(`Not JSON: ${error instanceof Error ? error.message : String(error)}`, 'error')
-      }
-      if (!Array.isArray(parsed) || !parsed.every((item) => item !== null && typeof item === 'object' && !Array.isArray(item))) {
-        jsonArea.setAttribute('aria-invalid', 'true')
-        return notify('The JSON must be a list of responses ([{"status": 200}, …])', 'error')
-      }
-      jsonArea.removeAttribute('aria-invalid')
-      show(parsed)
-      notify(`${parsed.length} responses put in the cards: Save responses to keep them`)
-    } }, 'Put in the cards'))
+    h('summary', {}, 'Edit as JSON'), jsonArea, jsonProblem, saveJson)
   hatch.addEventListener('toggle', () => {
     if (!hatch.open) return
     const responses = collectAll()

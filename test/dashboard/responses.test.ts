@@ -172,15 +172,22 @@ describe.skipIf(noBrowser)('responses in the Endpoints tab', { timeout: 60_000 }
     await expect.poll(async () => (await stored(id)).responses[1], { timeout: 15_000 }).toEqual({ status: 203, file: { id: expect.any(Number), name: 'logo.svg', size: svg.byteLength } })
     expect((await fetch(`${shop.server.url}/api/shop/products/1`)).status).toBe(203)
 
-    // The escape hatch: the cards as JSON, and JSON back into the cards.
+    // The escape hatch: the cards as JSON, saved as written (a misspelt setting refused by the API, nothing stored), the cards drawn from it.
     await row.getByText('Edit as JSON').click()
     const json = row.getByTestId('responses-json')
-    expect(JSON.parse(await json.inputValue())).toHaveLength(2)
+    // Filled when it opens (the toggle event comes after the click).
+    await expect.poll(async () => JSON.parse((await json.inputValue()) || 'null'), { timeout: 15_000 }).toEqual((await stored(id)).responses)
+    const before = await stored(id)
+    await json.fill('[{"when": {"headers": {"x-v": "2"}}, "staus": 226}]')
+    await row.getByTestId('responses-json-save').click()
+    await expect.poll(() => row.getByTestId('responses-json-problem').textContent(), { timeout: 15_000 }).toContain('responses[0].staus')
+    expect(await stored(id)).toEqual(before)
     await json.fill('[{"when": {"headers": {"x-v": "2"}}, "status": 226}]')
-    await row.getByTestId('responses-json-apply').click()
-    expect(await row.getByTestId('response-card').count()).toBe(1)
-    await row.getByTestId('responses-save').click()
+    await row.getByTestId('responses-json-save').click()
     await expect.poll(async () => (await stored(id)).responses, { timeout: 15_000 }).toEqual([{ when: { headers: { 'x-v': '2' } }, status: 226 }])
+    await expect.poll(() => row.getByTestId('response-card').count(), { timeout: 15_000 }).toBe(1)
+    expect(await card(row, 1).getByTestId('response-status').inputValue()).toBe('226')
+    expect(await row.getByTestId('responses-json-problem').textContent()).toBe('')
     await setResponses(id, { pick: 'rules', responses: [] })
     expect(problems).toEqual([])
     await context.close()
