@@ -108,7 +108,7 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await context.close()
   })
 
-  it('fits the Endpoints tab in a 1280 px window without sideways scroll, settings and response cards open, and in a 900 px one', async () => {
+  it('fits the Endpoints tab in a 1280 px window without sideways scroll, settings and response cards open, and in a 900 px and a 480 px one', async () => {
     const auth = { Authorization: `Bearer ${shop.token}` }
     const listed = await send(`${shop.server.url}/api/projects/1/endpoints`, { headers: auth })
     const post = (listed.json as { id: number; method: string; path: string }[]).find((e) => e.method === 'POST' && e.path === '/api/products')!
@@ -140,6 +140,9 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     expect(await overflow()).toEqual({ wrap: 0, page: 0 })
     await screenshot(page, 'endpoints-900')
     await screenshotDark(page, 'endpoints-900')
+    await page.setViewportSize({ width: 480, height: 900 })
+    expect(await overflow()).toEqual({ wrap: 0, page: 0 })
+    await screenshot(page, 'endpoints-480')
     // Closed again with the keyboard.
     await row.getByTestId('endpoint-expand').focus()
     await page.keyboard.press('Enter')
