@@ -55,14 +55,18 @@ import { currentProject, state } from './state.js'
 
 /** @typedef {{ method?: string, body?: unknown, raw?: Blob }} CallInit */
 
+/** @typedef {{ field: string, message: string }} ErrorDetail */
+
 export class ApiError extends Error {
   /**
    * @param {number} status 0 when the server did not answer
    * @param {string} message
+   * @param {ErrorDetail[]} [details] the fields a refusal names (`responses[1].when.body`)
    */
-  constructor(status, message) {
+  constructor(status, message, details = []) {
     super(message)
     this.status = status
+    this.details = details
   }
 }
 
@@ -112,7 +116,8 @@ async function call(path, { method = 'GET', body, raw } = {}) {
   if (response.ok) return { data, headers: response.headers }
   const message = data?.error?.message ?? `${response.status} ${response.statusText}`
   if (response.status === 401) refused(`That token was refused: ${message}.`)
-  throw new ApiError(response.status, message)
+  const details = Array.isArray(data?.error?.details) ? data.error.details : []
+  throw new ApiError(response.status, message, details)
 }
 
 /**

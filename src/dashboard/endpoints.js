@@ -2,10 +2,10 @@
 // The Endpoints tab: the list with its settings edited in place, and Add resource.
 
 import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint, uploadEndpointFile } from './api.js'
-import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify } from './dom.js'
+import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify, statusBadge } from './dom.js'
 import { authText, parseAuthText } from './auth-text.js'
 import { refreshProjects } from './projects.js'
-import { responsesEditor } from './responses.js'
+import { responsesEditor, responsesSummary } from './responses.js'
 import { state } from './state.js'
 
 /** @typedef {import('./api.js').ServedEndpointView} ServedEndpointView */
@@ -32,38 +32,107 @@ export async function loadEndpoints() {
   })
 }
 
+/** @type {Set<number>} the endpoints whose settings are open: they stay open when the list is drawn again */
+const expanded = new Set()
+
 function renderEndpoints() {
-  $('endpoint-rows').replaceChildren(...state.endpoints.map(endpointRow))
+  const table = $('endpoints-table')
+  for (const old of table.querySelectorAll('tbody')) old.remove()
+  table.append(...state.endpoints.map(endpointRows))
   $('endpoints-empty').hidden = state.endpoints.length > 0
 }
 
-/** @param {ServedEndpointView} endpoint */
-function endpointRow(endpoint) {
+/**
+ * One endpoint: a row that fits (method, path and call, what it answers, actions) and under it its
+ * settings, shown with the Settings button; both in one <tbody> so that the pair stays together.
+ * @param {ServedEndpointView} endpoint
+ */
+function endpointRows(endpoint) {
   const name = `${endpoint.method} ${endpoint.path}`
   const line = endpoint.call
-  return h('tr', { 'data-testid': 'endpoint-row', 'data-method': endpoint.method, 'data-path': endpoint.path },
-    h('td', {}, methodBadge(endpoint.method)),
-    h('td', { class: 'path' },
-      h('div', { 'data-testid': 'endpoint-path' }, endpoint.path),
-      line
-        ? h('div', { class: 'curl' }, h('code', { 'data-testid': 'endpoint-curl' }, line),
-          h('button', { type: 'button', class: 'small', 'aria-label': `Copy ${tool(line)} for ${name}`, onclick: () => copyText(line, `the ${tool(line)} line`) }, 'Copy'))
-        : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it'),
-      responsesEditor(endpoint, name)),
-    h('td', { class: 'fit', 'data-testid': 'endpoint-kind' }, endpoint.kind),
-    ...EDITABLE.map((field) => h('td', { class: 'fit' }, endpointInput(endpoint, field, name))),
-    h('td', { class: 'fit' }, faultSelect(endpoint, name)),
-    h('td', { class: 'fit' }, bodyCell(endpoint, name)),
-    h('td', { class: 'auth-cell' }, authInput(endpoint, name)),
-    h('td', { class: 'actions' }, dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint), { 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` })))
+  const detailId = `endpoint-settings-${endpoint.id}`
+  const answer = h('td', { class: 'answer', 'data-testid': 'endpoint-answer' })
+  const changed = () => answer.replaceChildren(...answerSummary(endpoint))
+  changed()
+  const detail = h('tr', { class: 'endpoint-settings', id: detailId, hidden: !expanded.has(endpoint.id) },
+    h('td', { colSpan: 4 }, endpointSettings(endpoint, name, changed)))
+  const toggle = h('button', {
+    type: 'button', class: 'small settings-toggle', 'aria-expanded': String(expanded.has(endpoint.id)), 'aria-controls': detailId,
+    'aria-label': `Settings of ${name}`, 'data-testid': 'endpoint-expand',
+  }, 'Settings')
+  toggle.addEventListener('click', () => {
+    const open = detail.hidden
+    detail.hidden = !open
+    toggle.setAttribute('aria-expanded', String(open))
+    if (open) expanded.add(endpoint.id)
+    else expanded.delete(endpoint.id)
+  })
+  /** @type {HTMLTableSectionElement} */
+  const rows = h('tbody', { class: 'endpoint', 'data-testid': 'endpoint-row', 'data-method': endpoint.method, 'data-path': endpoint.path },
+    h('tr', { class: 'endpoint-main' },
+      h('td', { class: 'fit' }, methodBadge(endpoint.method)),
+      h('td', { class: 'path' },
+        h('div', { 'data-testid': 'endpoint-path' }, endpoint.path),
+        line
+          ? h('div', { class: 'curl' }, h('code', { 'data-testid': 'endpoint-curl' }, line),
+            h('button', { type: 'button', class: 'small', 'aria-label': `Copy ${tool(line)} for ${name}`, onclick: () => copyText(line, `the ${tool(line)} line`) }, 'Copy'))
+          : h('div', { class: 'muted small', 'data-testid': 'endpoint-not-served' }, 'gRPC is not listening: serve with a gRPC port to call it')),
+      answer,
+      h('td', { class: 'actions' }, toggle,
+        dangerButton('Delete', 'Delete?', () => deleteEndpoint(endpoint, rows), { class: 'danger small', 'data-testid': 'endpoint-delete', 'aria-label': `Delete ${name}` }))),
+    detail)
+  return rows
+}
+
+/**
+ * What the endpoint answers, in a few words: status and body, then what differs from a plain answer.
+ * @param {ServedEndpointView} endpoint
+ */
+function answerSummary(endpoint) {
+  const extras = [
+    endpoint.kind,
+    ...(endpoint.responses.length ? [responsesSummary(endpoint)] : []),
+    ...(endpoint.delay !== 0 ? [`delay ${endpoint.delay} ms`] : []),
+    ...(endpoint.errorRate ? [`${endpoint.errorRate}% errors`] : []),
+    ...(endpoint.fault ? [`fault ${endpoint.fault}`] : []),
+    ...(endpoint.effectiveAuth !== 'none' ? [`auth: ${endpoint.effectiveAuth}`] : []),
+  ]
+  return [
+    h('div', {}, statusBadge(endpoint.status), ' ', h('span', { 'data-testid': 'endpoint-body' }, bodyKind(endpoint))),
+    h('div', { class: 'muted small', 'data-testid': 'endpoint-facts' }, h('span', { 'data-testid': 'endpoint-kind' }, extras[0]), extras.slice(1).map((fact) => ` · ${fact}`).join('')),
+  ]
+}
+
+/** @param {ServedEndpointView} endpoint */
+function bodyKind(endpoint) {
+  return endpoint.bodyType === 'file' && endpoint.file
+    ? `file ${endpoint.file.name} (${endpoint.file.size} bytes)`
+    : endpoint.bodyType === 'text' ? 'text' : endpoint.body === null ? (endpoint.action ? 'records' : '{}') : 'JSON'
+}
+
+/**
+ * Every setting of the endpoint, edited in place; `changed` redraws the summary after a save.
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ * @param {() => void} changed
+ */
+function endpointSettings(endpoint, name, changed) {
+  return h('div', { class: 'endpoint-detail', role: 'group', 'aria-label': `Settings of ${name}` },
+    h('div', { class: 'settings-fields' },
+      ...EDITABLE.map((field) => h('label', {}, field.key === 'delay' ? 'Delay (ms)' : field.key === 'errorRate' ? 'Error rate (%)' : field.label, endpointInput(endpoint, field, name, changed))),
+      h('label', {}, 'Fault', faultSelect(endpoint, name, changed)),
+      h('div', { class: 'auth-cell' }, h('span', { class: 'field-name', 'aria-hidden': 'true' }, 'Auth'), authInput(endpoint, name, changed))),
+    bodyCell(endpoint, name, changed),
+    responsesEditor(endpoint, name, changed))
 }
 
 /**
  * @param {ServedEndpointView} endpoint
  * @param {EditableField} field
  * @param {string} name
+ * @param {() => void} changed
  */
-function endpointInput(endpoint, field, name) {
+function endpointInput(endpoint, field, name, changed) {
   const box = field.key === 'delay'
     ? h('input', {
       type: 'text', class: 'num', value: String(endpoint.delay), inputMode: 'numeric', title: 'milliseconds (250) or a range drawn per request (100-300)',
@@ -73,7 +142,7 @@ function endpointInput(endpoint, field, name) {
       type: 'number', class: 'num', value: String(endpoint[field.key]), step: field.step, min: field.min, max: field.max,
       'aria-label': `${field.label} of ${name}`, 'data-testid': field.testid,
     })
-  box.addEventListener('change', () => saveEndpointField(endpoint, field, box))
+  box.addEventListener('change', () => saveEndpointField(endpoint, field, box, changed))
   return box
 }
 
@@ -81,8 +150,9 @@ function endpointInput(endpoint, field, name) {
  * @param {ServedEndpointView} endpoint
  * @param {EditableField} field
  * @param {HTMLInputElement} box
+ * @param {() => void} changed
  */
-async function saveEndpointField(endpoint, field, box) {
+async function saveEndpointField(endpoint, field, box, changed) {
   const text = box.value.trim()
   // A range goes as written; the server says what is wrong with it.
   const value = field.key === 'delay' && /-/.test(text) ? text : Number(text)
@@ -95,6 +165,7 @@ async function saveEndpointField(endpoint, field, box) {
     Object.assign(endpoint, updated)
     box.value = String(updated[field.key])
     box.removeAttribute('aria-invalid')
+    changed()
     notify(`Saved: ${field.label.toLowerCase()} of ${endpoint.method} ${endpoint.path} is ${updated[field.key]}`)
   }, (message) => {
     box.setAttribute('aria-invalid', 'true')
@@ -105,8 +176,9 @@ async function saveEndpointField(endpoint, field, box) {
 /**
  * @param {ServedEndpointView} endpoint
  * @param {string} name
+ * @param {() => void} changed
  */
-function faultSelect(endpoint, name) {
+function faultSelect(endpoint, name, changed) {
   const select = h('select', { 'aria-label': `Fault of ${name}`, 'data-testid': 'endpoint-fault', title: 'a broken connection instead of an answer' },
     ...FAULTS.map((fault) => h('option', { value: fault }, fault || 'none')))
   select.value = endpoint.fault ?? ''
@@ -114,6 +186,7 @@ function faultSelect(endpoint, name) {
     const updated = await updateEndpoint(endpoint.id, { fault: select.value || null })
     Object.assign(endpoint, updated)
     select.value = updated.fault ?? ''
+    changed()
     notify(`Saved: fault of ${endpoint.method} ${endpoint.path} is ${updated.fault ?? 'none'}`)
   }))
   return select
@@ -124,50 +197,61 @@ function faultSelect(endpoint, name) {
  * as it is can be uploaded here, and the Content-Type set (empty: the one the body implies).
  * @param {ServedEndpointView} endpoint
  * @param {string} name
+ * @param {() => void} changed
  */
-function bodyCell(endpoint, name) {
-  const kind = endpoint.bodyType === 'file' && endpoint.file
-    ? `file ${endpoint.file.name} (${endpoint.file.size} bytes)`
-    : endpoint.bodyType === 'text' ? 'text' : endpoint.body === null ? (endpoint.action ? 'records' : '{}') : 'JSON'
+function bodyCell(endpoint, name, changed) {
+  const editor = bodyEditor(endpoint, name, changed)
   const upload = h('input', { type: 'file', class: 'sr-only', 'data-testid': 'endpoint-upload', 'aria-label': `Answer a file for ${name}` })
   upload.addEventListener('change', () => {
     const file = upload.files?.[0]
-    if (file) void uploadFile(endpoint, file)
+    // Emptied, the same file can be chosen again.
+    upload.value = ''
+    if (file) void uploadFile(endpoint, file, editor.saved)
   })
   const type = h('input', {
     type: 'text', class: 'small', value: endpoint.contentType ?? '', placeholder: 'Content-Type',
     'aria-label': `Content-Type of ${name}`, 'data-testid': 'endpoint-content-type',
   })
-  type.addEventListener('change', () => saveContentType(endpoint, type))
+  type.addEventListener('change', () => saveContentType(endpoint, type, changed))
   return h('div', { class: 'body-cell' },
-    h('span', { 'data-testid': 'endpoint-body' }, kind),
+    h('span', { class: 'field-name' }, 'Body'),
     h('label', { class: 'button small' }, 'Upload file', upload),
     type,
-    bodyEditor(endpoint, name))
+    editor.element)
 }
 
 /**
  * Edit the body as JSON or as text (a template either way); Clear goes back to the records or `{}`.
+ * A save refills the editor in place (the rest of the settings, response cards being edited
+ * included, stay as they are); `saved` is that, after the row's summary.
  * @param {ServedEndpointView} endpoint
  * @param {string} name
+ * @param {() => void} changed
  */
-function bodyEditor(endpoint, name) {
+function bodyEditor(endpoint, name, changed) {
   const typeSelect = h('select', { 'aria-label': `Body type of ${name}`, 'data-testid': 'endpoint-body-type' },
-    h('option', { value: 'json', selected: endpoint.bodyType !== 'text' }, 'JSON'),
-    h('option', { value: 'text', selected: endpoint.bodyType === 'text' }, 'Text'))
-  const current = endpoint.bodyType === 'text' ? endpoint.text ?? '' : endpoint.body === null ? '' : JSON.stringify(endpoint.body, null, 2)
-  const area = h('textarea', { rows: 4, value: current, 'aria-label': `Body of ${name}`, 'data-testid': 'endpoint-body-text' })
-  const save = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-save', onclick: () => saveBody(endpoint, typeSelect, area) }, 'Save body')
-  const clear = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-clear', onclick: () => clearBody(endpoint) }, 'Clear')
-  return h('details', { class: 'body-editor' }, h('summary', {}, 'Edit body'), typeSelect, area, h('div', {}, save, clear))
+    h('option', { value: 'json' }, 'JSON'),
+    h('option', { value: 'text' }, 'Text'))
+  const area = h('textarea', { rows: 4, 'aria-label': `Body of ${name}`, 'data-testid': 'endpoint-body-text' })
+  const saved = () => {
+    changed()
+    typeSelect.value = endpoint.bodyType === 'text' ? 'text' : 'json'
+    area.value = endpoint.bodyType === 'text' ? endpoint.text ?? '' : endpoint.body === null ? '' : JSON.stringify(endpoint.body, null, 2)
+    area.removeAttribute('aria-invalid')
+  }
+  saved()
+  const save = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-save', onclick: () => saveBody(endpoint, typeSelect, area, saved) }, 'Save body')
+  const clear = h('button', { type: 'button', class: 'small', 'data-testid': 'endpoint-body-clear', onclick: () => clearBody(endpoint, saved) }, 'Clear')
+  return { element: h('details', { class: 'body-editor' }, h('summary', {}, 'Edit body'), typeSelect, area, h('div', {}, save, clear)), saved }
 }
 
 /**
  * @param {ServedEndpointView} endpoint
  * @param {HTMLSelectElement} typeSelect
  * @param {HTMLTextAreaElement} area
+ * @param {() => void} saved
  */
-async function saveBody(endpoint, typeSelect, area) {
+async function saveBody(endpoint, typeSelect, area, saved) {
   /** @type {{ body?: unknown, text?: string }} */
   let change
   if (typeSelect.value === 'text') change = { text: area.value }
@@ -181,7 +265,7 @@ async function saveBody(endpoint, typeSelect, area) {
   }
   await guard(async () => {
     Object.assign(endpoint, await updateEndpoint(endpoint.id, change))
-    renderEndpoints()
+    saved()
     notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.bodyType === 'text' ? 'text' : 'JSON'}`)
   }, (message) => {
     area.setAttribute('aria-invalid', 'true')
@@ -189,11 +273,14 @@ async function saveBody(endpoint, typeSelect, area) {
   })
 }
 
-/** @param {ServedEndpointView} endpoint */
-async function clearBody(endpoint) {
+/**
+ * @param {ServedEndpointView} endpoint
+ * @param {() => void} saved
+ */
+async function clearBody(endpoint, saved) {
   await guard(async () => {
     Object.assign(endpoint, await updateEndpoint(endpoint.id, { body: null }))
-    renderEndpoints()
+    saved()
     notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${endpoint.action ? 'its records' : '{}'} again`)
   })
 }
@@ -201,11 +288,12 @@ async function clearBody(endpoint) {
 /**
  * @param {ServedEndpointView} endpoint
  * @param {File} file
+ * @param {() => void} saved
  */
-async function uploadFile(endpoint, file) {
+async function uploadFile(endpoint, file, saved) {
   await guard(async () => {
     Object.assign(endpoint, await uploadEndpointFile(endpoint.id, file))
-    renderEndpoints()
+    saved()
     notify(`Saved: ${endpoint.method} ${endpoint.path} answers ${file.name} (${file.size} bytes)`)
   })
 }
@@ -213,12 +301,14 @@ async function uploadFile(endpoint, file) {
 /**
  * @param {ServedEndpointView} endpoint
  * @param {HTMLInputElement} box
+ * @param {() => void} changed
  */
-async function saveContentType(endpoint, box) {
+async function saveContentType(endpoint, box, changed) {
   const value = box.value.trim()
   await guard(async () => {
     Object.assign(endpoint, await updateEndpoint(endpoint.id, { contentType: value === '' ? null : value }))
     box.removeAttribute('aria-invalid')
+    changed()
     notify(`Saved: Content-Type of ${endpoint.method} ${endpoint.path} is ${endpoint.contentType ?? 'the one its body implies'}`)
   }, (message) => {
     box.setAttribute('aria-invalid', 'true')
@@ -230,8 +320,9 @@ async function saveContentType(endpoint, box) {
  * The endpoint's own auth (JSON, `none`, or empty for the project's) over what it demands in effect.
  * @param {ServedEndpointView} endpoint
  * @param {string} name
+ * @param {() => void} changed
  */
-function authInput(endpoint, name) {
+function authInput(endpoint, name, changed) {
   const box = h('input', {
     type: 'text', value: authText(endpoint.auth), placeholder: 'inherit', spellcheck: false,
     title: 'none, {"type":"bearer","tokens":["t-1"]}, {"type":"apiKey","in":"header","name":"X-API-Key"}, {"type":"basic","users":{"admin":"secret"}}, a list; empty: the project\'s',
@@ -251,6 +342,7 @@ function authInput(endpoint, name) {
     box.value = authText(updated.auth)
     box.removeAttribute('aria-invalid')
     effective.textContent = updated.effectiveAuth
+    changed()
     notify(`Saved: auth of ${endpoint.method} ${endpoint.path} is ${updated.effectiveAuth}`)
   }, (message) => {
     box.setAttribute('aria-invalid', 'true')
@@ -259,12 +351,21 @@ function authInput(endpoint, name) {
   return h('div', {}, box, effective)
 }
 
-/** @param {ServedEndpointView} endpoint */
-async function deleteEndpoint(endpoint) {
+/**
+ * Only its rows go: the others keep what is being edited in them, and the focus moves to a
+ * neighbour's Settings rather than to the page.
+ * @param {ServedEndpointView} endpoint
+ * @param {HTMLTableSectionElement} rows
+ */
+async function deleteEndpoint(endpoint, rows) {
   await guard(async () => {
     await removeEndpoint(endpoint.id)
     state.endpoints = state.endpoints.filter((e) => e.id !== endpoint.id)
-    renderEndpoints()
+    expanded.delete(endpoint.id)
+    const neighbour = rows.nextElementSibling ?? rows.previousElementSibling
+    rows.remove()
+    neighbour?.querySelector(/** @type {'button'} */ ('button.settings-toggle'))?.focus()
+    $('endpoints-empty').hidden = state.endpoints.length > 0
     notify(`Deleted ${endpoint.method} ${endpoint.path}`)
     refreshProjects()
   })

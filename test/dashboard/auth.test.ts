@@ -12,6 +12,8 @@ describe.skipIf(noBrowser)('auth in the dashboard', { timeout: 60_000 }, () => {
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     const row = endpointRow(page, 'GET', '/api/products/:id')
     await row.waitFor()
+    // Its settings are under the row, shown with Settings.
+    await row.getByTestId('endpoint-expand').click()
     const effective = row.getByTestId('endpoint-effective-auth')
     expect(await effective.textContent()).toBe('none')
 

@@ -12,6 +12,8 @@ describe.skipIf(noBrowser)('latency ranges and faults in the Endpoints tab', { t
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     const row = endpointRow(page, 'GET', '/api/products/:id')
     await row.waitFor()
+    // Its settings are under the row, shown with Settings.
+    await row.getByTestId('endpoint-expand').click()
     const delay = row.getByTestId('endpoint-delay')
     await delay.fill('20-40')
     await delay.press('Enter')
@@ -28,11 +30,14 @@ describe.skipIf(noBrowser)('latency ranges and faults in the Endpoints tab', { t
     const fault = row.getByTestId('endpoint-fault')
     await fault.selectOption('reset')
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('fault of GET /api/products/:id is reset')
+    expect(await row.getByTestId('endpoint-facts').textContent()).toBe('resource · fault reset')
     await expect(send(`${shop.server.url}/api/shop/products/1`, { overSocket: true })).rejects.toMatchObject({ cause: { code: 'ECONNRESET' } })
     await screenshot(page, 'endpoints-fault')
     await page.getByTestId('tab-requests').click()
     await expect.poll(() => page.getByTestId('request-fault').first().textContent(), { timeout: 15_000 }).toBe('— reset')
     await page.getByTestId('tab-endpoints').click()
+    // Drawn again, the row keeps its settings open.
+    await expect.poll(() => row.getByTestId('endpoint-expand').getAttribute('aria-expanded'), { timeout: 15_000 }).toBe('true')
     await fault.selectOption('')
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('fault of GET /api/products/:id is none')
     expect((await send(`${shop.server.url}/api/shop/products/1`)).status).not.toBe(0)

@@ -63,6 +63,7 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     const list = endpointRow(page, 'GET', '/api/products')
     await list.waitFor()
+    await list.getByTestId('endpoint-expand').click()
     await list.getByTestId('endpoint-status').fill('203')
     await list.getByTestId('endpoint-status').press('Enter')
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('status of GET /api/products is 203')
@@ -99,7 +100,55 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     expect(await remove.textContent()).toBe('Delete?')
     await remove.click()
     await endpointRow(page, 'DELETE', '/api/carts/:id').waitFor({ state: 'detached' })
+    // The other rows stay as they were (the settings opened above too); the focus goes to a neighbour's Settings.
+    expect(await list.getByTestId('endpoint-status').isVisible()).toBe(true)
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('endpoint-expand')
     expect((await send(`${shop.server.url}/api/shop/carts/1`, { method: 'DELETE' })).status).toBe(405)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('fits the Endpoints tab in a 1280 px window without sideways scroll, settings and response cards open, and in a 900 px and a 480 px one', async () => {
+    const auth = { Authorization: `Bearer ${shop.token}` }
+    const listed = await send(`${shop.server.url}/api/projects/1/endpoints`, { headers: auth })
+    const post = (listed.json as { id: number; method: string; path: string }[]).find((e) => e.method === 'POST' && e.path === '/api/products')!
+    const responses = [{ name: 'taken', when: { body: { email: 'taken@example.com' } }, status: 409, headers: { 'X-Reason': 'taken' }, body: { error: 'taken' } }, { status: 201 }]
+    const patched = await send(`${shop.server.url}/api/projects/1/endpoints/${post.id}`, { method: 'PATCH', headers: auth, body: { responses, fault: 'hang', delay: '100-300', auth: { type: 'bearer' } } })
+    expect(patched.status, JSON.stringify(patched.json)).toBe(200)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
+    const row = endpointRow(page, 'POST', '/api/products')
+    await row.waitFor()
+    // What used to have columns of its own is in the row's summary.
+    expect(await row.getByTestId('endpoint-facts').textContent()).toBe('resource · 2 responses · rules · delay 100-300 ms · fault hang · auth: bearer, any token (endpoint)')
+    // How far the table's scrolling container and the page scroll sideways (a string: the page's globals are not this file's).
+    const overflow = () => page.evaluate(`(() => {
+      const wrap = document.querySelector('[data-testid="endpoints-wrap"]')
+      const root = document.documentElement
+      return { wrap: wrap.scrollWidth - wrap.clientWidth, page: root.scrollWidth - root.clientWidth }
+    })()`)
+    expect(await overflow()).toEqual({ wrap: 0, page: 0 })
+    await row.getByTestId('endpoint-expand').click()
+    await row.locator('[data-testid="response-card"]').nth(1).waitFor()
+    expect(await row.getByTestId('endpoint-fault').inputValue()).toBe('hang')
+    expect(await overflow()).toEqual({ wrap: 0, page: 0 })
+    await screenshot(page, 'endpoints-1280')
+    // The narrowest window that still has the projects beside the tab, and the widest that has them above.
+    await page.setViewportSize({ width: 901, height: 900 })
+    expect(await overflow()).toEqual({ wrap: 0, page: 0 })
+    await screenshot(page, 'endpoints-901')
+    await page.setViewportSize({ width: 900, height: 900 })
+    expect(await overflow()).toEqual({ wrap: 0, page: 0 })
+    await screenshot(page, 'endpoints-900')
+    await screenshotDark(page, 'endpoints-900')
+    await page.setViewportSize({ width: 480, height: 900 })
+    expect(await overflow()).toEqual({ wrap: 0, page: 0 })
+    await screenshot(page, 'endpoints-480')
+    // Closed again with the keyboard.
+    await row.getByTestId('endpoint-expand').focus()
+    await page.keyboard.press('Enter')
+    expect(await row.getByTestId('endpoint-responses').isVisible()).toBe(false)
+    const reset = await send(`${shop.server.url}/api/projects/1/endpoints/${post.id}`, { method: 'PATCH', headers: auth, body: { responses: [], fault: null, delay: 0, auth: null } })
+    expect(reset.status, JSON.stringify(reset.json)).toBe(200)
     expect(problems).toEqual([])
     await context.close()
   })
