@@ -4,6 +4,7 @@
 
 import { createEndpoint } from './api.js'
 import { guard, h } from './dom.js'
+import { refreshProjects } from './projects.js'
 import { currentProject } from './state.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
@@ -87,7 +88,9 @@ export function endpointFromRequest(method, requestPath) {
     say('', 'ok')
     const created = await guard(() => createEndpoint(endpoint), (message) => say(message, 'bad'))
     submit.disabled = false
-    if (created) say(`Created ${created.method} ${created.path} (status ${created.status}): this request answers from it now.`, 'ok')
+    if (!created) return
+    say(`Created ${created.method} ${created.path} (status ${created.status}): this request answers from it now.`, 'ok')
+    refreshProjects()
   })
 
   return h('details', { class: 'create-endpoint', 'data-testid': 'create-endpoint' },
