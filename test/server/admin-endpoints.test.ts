@@ -213,6 +213,11 @@ describe('POST /api/projects/{id}/endpoints', () => {
     const csv = await send(`${url}/api/shop/reports`)
     expect([csv.status, csv.headers.get('content-type'), csv.text]).toEqual([200, 'text/csv', 'day,total\n1,42\n'])
 
+    const file = await add({ method: 'GET', path: '/api/greetings', file: { name: 'hello.txt', base64: Buffer.from('hi').toString('base64') }, fault: null, auth: 'none' })
+    expect(file.json).toMatchObject({ bodyType: 'file', file: { name: 'hello.txt', size: 2 }, auth: 'none' })
+    const hello = await send(`${url}/api/shop/greetings`)
+    expect([hello.status, hello.headers.get('content-type'), hello.text]).toEqual([200, 'text/plain; charset=utf-8', 'hi'])
+
     // Nothing but a method and a path: status 200 and `{}`, as `add-endpoint` makes it.
     const bare = await add({ method: 'GET', path: '/api/coupons/:code' })
     expect(bare.json).toMatchObject({ method: 'GET', path: '/api/coupons/:code', kind: 'custom', status: 200, body: null })
