@@ -149,6 +149,13 @@ export const updateProject = async (change) => (await call(`/${currentProject().
 export const listEndpoints = async () => (await inProject('/endpoints')).data
 
 /**
+ * A new endpoint, as `mockapi add-endpoint` adds it (the settings as `updateEndpoint` takes them).
+ * @param {{ method: string, path: string, status?: number, body?: unknown }} endpoint
+ * @returns {Promise<ServedEndpointView>}
+ */
+export const createEndpoint = async (endpoint) => (await inProject('/endpoints', { method: 'POST', body: endpoint })).data
+
+/**
  * @param {number} endpointId
  * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string, pick?: string, responses?: unknown[] }} change
  * @returns {Promise<ServedEndpointView>}

@@ -4,6 +4,7 @@
 import { listRequests } from './api.js'
 import { $, clock, dateTime, h, headersTable, loadForProject, methodBadge, ms, prettyText, statusBadge } from './dom.js'
 import { MAX_REQUESTS, mergeNewest, state } from './state.js'
+import { endpointFromRequest } from './request-endpoint.js'
 
 /** @typedef {import('./api.js').RequestEntry} RequestEntry */
 
@@ -94,6 +95,7 @@ function renderRequestDetail() {
     h('p', { class: 'muted' }, outcomeBadge(entry), ` ${ms(entry.durationMs)} · ${dateTime(entry.time)}`),
     exchangePart('Request', entry.request, 'detail-request'),
     exchangePart('Response', entry.response, 'detail-response'))
+  panel.append(endpointFromRequest(entry.method, entry.path))
 }
 
 /**

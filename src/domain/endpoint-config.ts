@@ -3,7 +3,7 @@ import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { compileSchema } from '../engine/validate.ts'
 import { AppError } from '../errors.ts'
-import { FAULTS, PICKS, type Endpoint, type EndpointAuth } from '../model.ts'
+import { FAULTS, HTTP_METHODS, PICKS, type Endpoint, type EndpointAuth, type Project } from '../model.ts'
 import type { StatusRule } from '../kinds/kind.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
@@ -13,6 +13,7 @@ import { addEndpoint, checkDelay, checkJsonBody, checkStatus, findEndpoint, pars
 import { checkFault, storedDelay } from './latency.ts'
 import { checkEndpointAuth } from './auth-settings.ts'
 import { checkPick, checkResponseList, checkResponsesAllowed, responsesFromJson, type ResponseFiles } from './responses.ts'
+import { checkEndpointPath, pathField } from './path-rules.ts'
 import { selectProject } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -288,11 +289,10 @@ export async function checkResponseBody(context: Context, endpoint: Endpoint, bo
 }
 
 /**
- * `configureEndpoint` with each refused setting named by its field (`"delayMs": …`), as an API
- * caller sent it; a body is checked against the spec where the kind can (a gRPC method's output message).
+ * Each setting of `input` checked over `current` alone, a refusal named by its field (`"delayMs": …`)
+ * as an API caller sent it; `checkBody` checks a JSON body against what the kind can answer.
  */
-export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
-  const current = currentSettings(endpoint)
+async function checkSettingFields(current: EndpointSettings, kind: Endpoint['kind'], input: SettingsInput, makeFaker: FakerFactory, checkBody: (body: string) => Promise<void>): Promise<void> {
   const given = ['body', 'text', 'file'].filter((field) => input[field as keyof SettingsInput] !== undefined && input[field as keyof SettingsInput] !== null)
   if (given.length > 1) invalidSetting(given[1]!, `cannot be given with ${given[0]}: a response has one body`)
   for (const [field, value] of Object.entries(input)) {
@@ -300,8 +300,8 @@ export async function configureEndpointFields(context: Context, endpoint: Endpoi
     if (value === undefined || field === 'pick' || field === 'responses') continue
     try {
       if (field === 'file') checkUpload(value as UploadedFile)
-      else mergeSettings(current, { [field]: value }, makeFaker, endpoint.kind)
-      if (field === 'body' && typeof value === 'string') await checkResponseBody(context, endpoint, value)
+      else mergeSettings(current, { [field]: value }, makeFaker, kind)
+      if (field === 'body' && typeof value === 'string') await checkBody(value)
     } catch (error) {
       if (error instanceof AppError && error.status === 400 && !namesItsField(error, field)) invalidSetting(field, `is not valid: ${error.message}`)
       throw error
@@ -309,12 +309,44 @@ export async function configureEndpointFields(context: Context, endpoint: Endpoi
   }
   if (input.pick !== undefined || input.responses !== undefined) {
     try {
-      mergeSettings(current, { pick: input.pick, responses: input.responses }, makeFaker, endpoint.kind)
+      mergeSettings(current, { pick: input.pick, responses: input.responses }, makeFaker, kind)
     } catch (error) {
       // A refusal that names its field already (`responses[1].when.body`) keeps it.
       if (error instanceof AppError && error.status === 400 && !error.details) invalidSetting(input.responses !== undefined ? 'responses' : 'pick', `is not valid: ${error.message}`)
       throw error
     }
   }
+}
+
+/**
+ * `configureEndpoint` with each refused setting named by its field, as an API caller sent it; a
+ * body is checked against the spec where the kind can (a gRPC method's output message).
+ */
+export async function configureEndpointFields(context: Context, endpoint: Endpoint, input: SettingsInput, makeFaker: FakerFactory): Promise<Endpoint> {
+  await checkSettingFields(currentSettings(endpoint), endpoint.kind, input, makeFaker, (body) => checkResponseBody(context, endpoint, body))
   return configureEndpoint(context, endpoint, input, makeFaker)
+}
+
+/**
+ * `mockapi add-endpoint` from a JSON object (the management API's POST): `method` and `path`, and
+ * any settings as PATCH takes them. Everything is checked before the write, each refusal naming its
+ * field; then the endpoint is added and configured in one transaction (a route taken → CONFLICT).
+ */
+export async function addEndpointFromJson(context: Context, project: Project, input: unknown, makeFaker: FakerFactory): Promise<{ endpoint: Endpoint; warnings: string[] }> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new AppError('INVALID_BODY', `request body must be a JSON object: {method, path} and any of ${SETTING_FIELDS.join(', ')}`)
+  }
+  const { method, path, ...given } = input as Record<string, unknown>
+  if (typeof method !== 'string') invalidSetting('method', `must be one of ${HTTP_METHODS.join(', ')}`)
+  fieldValue('method', () => parseMethod(method))
+  if (typeof path !== 'string' || path === '') invalidSetting('path', 'must be a path such as /api/orders/:id')
+  // Checked again under the write lock by addEndpoint, against the project as it is then.
+  pathField(() => checkEndpointPath(path, project.pathRules))
+  const settings = Object.keys(given).length === 0 ? {} : settingsFromJson(given)
+  // A new endpoint answers as a custom one; one bound to a resource's records is checked again when configured.
+  const kind = 'custom'
+  await checkSettingFields(defaultSettings({ kind, action: null, operation: null }), kind, settings, makeFaker, async () => {})
+  // A JSON body makes it answer that body, not a resource's records at the same path (as `add-endpoint --body`).
+  const fixedAnswer = settings.body !== undefined && settings.body !== null
+  return addEndpointWithBody(context, { project: project.slug, method, path, fixedAnswer }, settings, makeFaker)
 }

@@ -42,6 +42,20 @@ function refuse(rule: string, message: string): never {
   throw new AppError('INVALID_PATH', `${message} (rule: ${rule})`, { details: [{ rule }] })
 }
 
+/**
+ * `check`, its path refusal turned into what an API caller sent wrong: INVALID_INPUT naming the
+ * field `path` and the rule broken.
+ */
+export function pathField(check: () => PathCheck): PathCheck {
+  try {
+    return check()
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'INVALID_PATH') throw error
+    const rule = (error.details as { rule?: string }[] | undefined)?.[0]?.rule
+    throw new AppError('INVALID_INPUT', error.message, { details: [{ field: 'path', message: error.message, ...(rule ? { rule } : {}) }] })
+  }
+}
+
 /** A naming rule broken: refused in strict, a warning in warn, nothing in off. */
 type Report = (rule: string, message: string) => void
 

@@ -4,7 +4,7 @@ import type { Project, Resource } from '../model.ts'
 import { endpointView, resourceView } from '../views.ts'
 import type { Context } from './context.ts'
 import { parseId } from './endpoints.ts'
-import { checkResourcePath, type PathCheck } from './path-rules.ts'
+import { checkResourcePath, pathField, type PathCheck } from './path-rules.ts'
 import { createResource, resourceConflict } from './resources.ts'
 import { MAX_SEED_COUNT, seedResource } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
@@ -36,13 +36,7 @@ export function listResources(context: Context, projectId: number) {
 /** The path rules of `add-resource`, as the project's `pathRules` say; a refusal is INVALID_INPUT naming the path and its rule. */
 function checkPath(path: unknown, project: Project): PathCheck {
   if (typeof path !== 'string' || path === '') invalidField('path', 'must be a path such as /api/posts')
-  try {
-    return checkResourcePath(path, project.pathRules)
-  } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'INVALID_PATH') throw error
-    const rule = (error.details as { rule?: string }[] | undefined)?.[0]?.rule
-    throw new AppError('INVALID_INPUT', error.message, { details: [{ field: 'path', message: error.message, ...(rule ? { rule } : {}) }] })
-  }
+  return pathField(() => checkResourcePath(path, project.pathRules))
 }
 
 /** Whether `add-resource` would take this path: its normalized form and warnings, or why not. */

@@ -10,7 +10,7 @@ import { readJsonBody, readRawBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
 import { servedAt, servedViews } from './served-url.ts'
 
-/** `…/endpoints`: list, configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
+/** `…/endpoints`: list, add (as `add-endpoint`), configure (as `mockapi endpoint set`), delete (as `remove-endpoint`). */
 export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Authorize): void {
   const { context } = deps
   /** Endpoints with the URL they are served at, on the host this request came to. */
@@ -18,7 +18,14 @@ export function mountAdminEndpoints(app: H3, deps: AdminDeps, authorized: Author
 
   route(app, '/api/projects/:projectId/endpoints', async (event) => {
     const project = await authorized(event)
-    if (!isRead(event)) notAllowed(event, ['GET'])
+    if (event.req.method === 'POST') {
+      const input = await readJsonBody(event, deps.bodyLimit)
+      const [{ addEndpointFromJson }, { loadFaker }] = await Promise.all([import('../domain/endpoint-config.ts'), import('../engine/generators.ts')])
+      const faker = await loadFaker()
+      const { endpoint } = await whenStoreFree(context.db, () => addEndpointFromJson(context, project, input, faker))
+      return jsonResponse(201, viewsFor(event, project)(endpoint))
+    }
+    if (!isRead(event)) notAllowed(event, ['GET', 'POST'])
     return jsonResponse(200, endpointsByPath(context, project.id).map(viewsFor(event, project)))
   })
 

@@ -1,9 +1,10 @@
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
-import { cleanup, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
 
 let url: string
 let api: string
@@ -79,7 +80,7 @@ describe('GET /api/projects/{id}/endpoints', () => {
       call: `curl '${url}/api/shop/stats'`,
       effectiveAuth: 'none',
     })
-    expect((await send(`${api}/1/endpoints`, { method: 'POST', headers: auth, body: {} })).headers.get('allow')).toBe('GET')
+    expect((await send(`${api}/1/endpoints`, { method: 'PUT', headers: auth, body: {} })).headers.get('allow')).toBe('GET, POST')
     expect((await send(`${api}/1/endpoints`)).status).toBe(401)
     expect((await send(`${api}/1/endpoints`, { headers: limited })).status).toBe(403)
   })
@@ -191,5 +192,123 @@ describe('DELETE /api/projects/{id}/endpoints/{eid}', () => {
     expect((await endpoints()).some((e: { id: number }) => e.id === remove.id)).toBe(false)
     expect((await send(`${api}/1/endpoints/${remove.id}`, { method: 'DELETE', headers: auth })).status).toBe(404)
     expect((await send(`${api}/1`, { headers: auth })).json.endpointCount).toBe(5)
+  })
+})
+
+describe('POST /api/projects/{id}/endpoints', () => {
+  /** Every project's endpoints as the API lists them: what a refusal must leave as it was. */
+  const everything = async () => [await endpoints(1), await endpoints(2)]
+  const add = (body: unknown, headers = auth, projectId = 1) => send(`${api}/${projectId}/endpoints`, { method: 'POST', headers, body })
+
+  it('adds an endpoint with the settings given (201, as GET lists it), and the mock answers from it at once', async () => {
+    const created = await add({ method: 'post', path: '/api/orders/:id/refunds', status: 202, headers: { 'X-Env': 'mock' }, body: { order: '{{params.id}}', refunded: true }, delay: '1-3' })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({ method: 'POST', path: '/api/orders/:id/refunds', kind: 'custom', status: 202, headers: { 'X-Env': 'mock' }, delay: '1-3', url: `${url}/api/shop/orders/:id/refunds` })
+    expect((await endpoints()).find((e: { id: number }) => e.id === created.json.id)).toEqual(created.json)
+    const answered = await send(`${url}/api/shop/orders/7/refunds`, { method: 'POST', body: {} })
+    expect([answered.status, answered.headers.get('x-env'), answered.json]).toEqual([202, 'mock', { order: '7', refunded: true }])
+
+    const report = await add({ method: 'GET', path: '/api/reports', text: 'day,total\n1,42\n', contentType: 'text/csv' })
+    expect(report.json).toMatchObject({ bodyType: 'text', text: 'day,total\n1,42\n', contentType: 'text/csv' })
+    const csv = await send(`${url}/api/shop/reports`)
+    expect([csv.status, csv.headers.get('content-type'), csv.text]).toEqual([200, 'text/csv', 'day,total\n1,42\n'])
+
+    const file = await add({ method: 'GET', path: '/api/greetings', file: { name: 'hello.txt', base64: Buffer.from('hi').toString('base64') }, fault: null, auth: 'none' })
+    expect(file.json).toMatchObject({ bodyType: 'file', file: { name: 'hello.txt', size: 2 }, auth: 'none' })
+    const hello = await send(`${url}/api/shop/greetings`)
+    expect([hello.status, hello.headers.get('content-type'), hello.text]).toEqual([200, 'text/plain; charset=utf-8', 'hi'])
+
+    // Nothing but a method and a path: status 200 and `{}`, as `add-endpoint` makes it.
+    const bare = await add({ method: 'GET', path: '/api/coupons/:code' })
+    expect(bare.json).toMatchObject({ method: 'GET', path: '/api/coupons/:code', kind: 'custom', status: 200, body: null })
+    const coupon = await send(`${url}/api/shop/coupons/SPRING`)
+    expect([coupon.status, coupon.json]).toEqual([200, {}])
+  })
+
+  it('brings back a resource\'s endpoint on its path, as add-endpoint does; with a body it answers that body instead', async () => {
+    const removed = await add({ method: 'DELETE', path: '/api/posts/:id' })
+    expect(removed.status).toBe(201)
+    expect(removed.json).toMatchObject({ kind: 'resource', action: 'delete', resourceId: expect.any(Number) })
+    const post = await send(`${url}/api/shop/posts`, { method: 'POST', body: { title: 'gone soon' } })
+    expect((await send(`${url}/api/shop/posts/${post.json.id}`, { method: 'DELETE' })).status).toBe(200)
+    expect((await send(`${url}/api/shop/posts/${post.json.id}`)).status).toBe(404)
+    const fixed = await add({ method: 'PATCH', path: '/api/posts/:id', body: { patched: false } })
+    expect(fixed.json).toMatchObject({ kind: 'custom', action: null, body: { patched: false } })
+    expect((await send(`${url}/api/shop/posts/1`, { method: 'PATCH', body: { title: 'x' } })).json).toEqual({ patched: false })
+  })
+
+  it.each([
+    ['method', { method: 'FETCH', path: '/api/carts' }],
+    ['method', { path: '/api/carts' }],
+    ['method', { method: 7, path: '/api/carts' }],
+    ['path', { method: 'GET' }],
+    ['path', { method: 'GET', path: 'api/carts' }],
+    ['path', { method: 'GET', path: '/api/getCarts' }],
+    ['path', { method: 'GET', path: '/api/carts?x=1' }],
+    ['status', { method: 'GET', path: '/api/carts', status: 700 }],
+    ['status', { method: 'GET', path: '/api/carts', status: '200' }],
+    ['delay', { method: 'GET', path: '/api/carts', delay: 'soon' }],
+    ['fault', { method: 'GET', path: '/api/carts', fault: 'boom' }],
+    ['headers', { method: 'GET', path: '/api/carts', headers: { 'bad name': 'x' } }],
+    ['body', { method: 'GET', path: '/api/carts', body: { name: '{{faker.nope.nothing}}' } }],
+    ['text', { method: 'GET', path: '/api/carts', body: {}, text: 'both' }],
+    ['colour', { method: 'GET', path: '/api/carts', colour: 'red' }],
+  ])('refuses a bad %s with 400 INVALID_INPUT naming it, and changes nothing', async (field, body) => {
+    const before = await everything()
+    const refused = await add(body)
+    expect(refused.status).toBe(400)
+    expect(refused.json.error.code).toBe('INVALID_INPUT')
+    expect(refused.json.error.details[0].field).toBe(field)
+    expect(await everything()).toEqual(before)
+    expect((await send(`${url}/api/shop/carts`)).status).toBe(404)
+  })
+
+  it('refuses a route taken (409), another project\'s token (403), an unknown project (404), no token (401), and bodies that are not an object; changing nothing', async () => {
+    const before = await everything()
+    const taken = await add({ method: 'GET', path: '/api/stats', body: { visits: 2 } })
+    expect([taken.status, taken.json.error.code, taken.json.error.message]).toEqual([409, 'CONFLICT', 'GET /api/stats already exists in project "shop"'])
+    const trailingSlash = await add({ method: 'get', path: '/api/stats/' })
+    expect([trailingSlash.status, trailingSlash.json.error.code]).toEqual([409, 'CONFLICT'])
+    const forbidden = await add({ method: 'GET', path: '/api/carts' }, limited)
+    expect([forbidden.status, forbidden.json.error.code]).toEqual([403, 'FORBIDDEN'])
+    expect((await add({ method: 'GET', path: '/api/carts' }, auth, 99)).status).toBe(404)
+    expect((await add({ method: 'GET', path: '/api/carts' }, {})).status).toBe(401)
+    expect((await add([{ method: 'GET', path: '/api/carts' }])).json.error.code).toBe('INVALID_BODY')
+    expect((await send(`${api}/1/endpoints`, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'GET /api/carts' })).status).toBe(415)
+    expect((await send(`${api}/1/endpoints`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"method":' })).json.error.code).toBe('INVALID_JSON')
+    expect(await everything()).toEqual(before)
+    expect((await send(`${url}/api/shop/stats`)).json).toEqual({ visits: 1 })
+  })
+
+  it('adds one of two POSTs of the same route sent at once; the other is 409', async () => {
+    const route = { method: 'PUT', path: '/api/carts/:id', body: { saved: true } }
+    const answers = await Promise.all([add(route), add(route)])
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409])
+    expect((await endpoints()).filter((e: { method: string; path: string }) => e.method === 'PUT' && e.path === '/api/carts/:id')).toHaveLength(1)
+    expect((await send(`${url}/api/shop/carts/3`, { method: 'PUT', body: {} })).json).toEqual({ saved: true })
+  })
+
+  it('meets another process\'s write lock with 503 STORE_BUSY, storing nothing; the same POST passes once the lock is free', async () => {
+    const { ok, db } = cliWorkspace()
+    await ok('init', '--yes', '--slug', 't', '--resource', '/api/items')
+    const { url: lockedUrl } = await serve(db, { lockWaitMs: 300 })
+    const { context } = openStore(db)
+    const headers = { authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const rows = () => context.db.prepare('SELECT * FROM endpoints ORDER BY id').all()
+    const before = rows()
+    const locker = new Database(db)
+    try {
+      locker.exec('BEGIN IMMEDIATE')
+      const busy = await send(`${lockedUrl}/api/projects/1/endpoints`, { method: 'POST', headers, body: { method: 'GET', path: '/api/health', body: { up: true } } })
+      expect([busy.status, busy.json.error.code, busy.headers.get('retry-after')]).toEqual([503, 'STORE_BUSY', '2'])
+    } finally {
+      if (locker.inTransaction) locker.exec('ROLLBACK')
+      locker.close()
+    }
+    expect(rows()).toEqual(before)
+    expect((await send(`${lockedUrl}/api/t/health`)).status).toBe(404)
+    expect((await send(`${lockedUrl}/api/projects/1/endpoints`, { method: 'POST', headers, body: { method: 'GET', path: '/api/health', body: { up: true } } })).status).toBe(201)
+    expect((await send(`${lockedUrl}/api/t/health`)).json).toEqual({ up: true })
+    await expectAliveAndIntact(lockedUrl, db)
   })
 })
