@@ -68,7 +68,7 @@ export interface EndpointSpec {
   /** `none`, or schemes; absent: the project's. */
   auth?: 'none' | AuthScheme[]
   pick?: ResponsePick
-  /** Checked when the file is read, but for templates (checked when applied). */
+  /** Checked when the file is read (templates too, when `makeFaker` is given). */
   responses?: ResponseJson[]
   body?: unknown
   /** A text body (a template). */
@@ -228,7 +228,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
         return typeof file === 'string' ? { ...response, file: readBodyFile(file, options.baseDir ?? process.cwd(), (message) => fail([...at, 'responses', r, 'file'], message)) } : response
       })
       try {
-        checkResponseList(responsesFromJson(responses, { checkHeaders, makeFaker: null }), e.pick ?? 'rules')
+        checkResponseList(responsesFromJson(responses, { checkHeaders, makeFaker: makeFaker ?? null }), e.pick ?? 'rules')
       } catch (error) {
         const detail = error instanceof AppError ? (error.details as { field: string; message: string }[] | undefined)?.[0] : undefined
         if (!detail) throw error

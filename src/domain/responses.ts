@@ -130,12 +130,19 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
     const { makeFaker } = check
     named(`${at}.body`, () => checkTemplate(bodyText, makeFaker()))
   }
+  const checkedHeaders = isObject(headers) ? named(`${at}.headers`, () => check.checkHeaders(headers as Record<string, string>)) : {}
+  if (check.makeFaker) {
+    const { makeFaker } = check
+    for (const [header, value] of Object.entries(checkedHeaders)) {
+      if (hasPlaceholders(value)) named(`${at}.headers.${header}`, () => checkTextTemplate(value, makeFaker()))
+    }
+  }
   const stored = delay === undefined || delay === null ? { delayMs: null, delayMaxMs: null } : named(`${at}.delay`, () => storedDelay(parseDelay(delay as string | number)))
   return {
     name: typeof name === 'string' ? name : null,
     when: isObject(when) ? when : null,
     status: typeof status === 'number' ? named(`${at}.status`, () => (check.checkStatus ?? checkStatus)(status)) : null,
-    headers: isObject(headers) ? named(`${at}.headers`, () => check.checkHeaders(headers as Record<string, string>)) : {},
+    headers: checkedHeaders,
     bodyType: bodyText !== null ? 'json' : typeof text === 'string' ? 'text' : fileRef !== null ? 'file' : null,
     body: bodyText ?? (typeof text === 'string' ? text : null),
     fileId: fileRef === null ? null : fileRef.id,
