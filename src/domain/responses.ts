@@ -113,6 +113,9 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME || /[\u0000-\u001f]/.test(name) || /^\d+$/.test(name))) {
     refuse(`${at}.name`, `must be a one-line label of 1 to ${MAX_NAME} characters, not only digits (digits name a position)`)
   }
+  // The management API addresses a response by name in its URL (…/responses/{name}): "." and ".."
+  // would resolve away there, to the endpoint itself.
+  if (name === '.' || name === '..') refuse(`${at}.name`, `"${name}" names a URL segment the path resolves away: use a word`)
   if (when !== undefined && when !== null) {
     try {
       compileWhen(when, `${at}.when`)

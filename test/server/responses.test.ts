@@ -256,6 +256,8 @@ describe('refusals change nothing', () => {
     await refused(add('--when', '{"query":{"h":"1"}}', '--header', 'X-Trace: {{nope}}'), /responses\[2\]\.headers\.X-Trace: template \{\{nope\}\}: unknown name "nope"/)
     await refused(add('--when', '{"query":{"h":"1"}}', '--header', 'X-Ok: {{uuid}}', '--header', 'X-C: {{faker.helpers.constructor}}'), /responses\[2\]\.headers\.X-C: .*helpers\.constructor/)
     await refused(add('--header', 'X-A: b', '--name', '12'), /not only digits/)
+    await refused(add('--when', '{"query":{"d":"1"}}', '--name', '..'), /responses\[2\]\.name: "\.\." names a URL segment the path resolves away/)
+    await refused(add('--when', '{"query":{"d":"1"}}', '--name', '.'), /responses\[2\]\.name: "\." names a URL segment/)
     await refused(add('--status', '500'), /second fallback/)
     await refused(add('--at', '9', '--status', '500', '--when', '{"query":{"b":1}}'), /position 9 must be from 1 to 3/)
     await refused(['endpoint', 'set', 'GET', '/api/things', '--pick', 'sequence'], /"when" applies only with pick: rules/)
@@ -280,6 +282,8 @@ describe('refusals change nothing', () => {
     expect((await patch({ responses: [{ bdy: 1 }] })).json.error.details[0].field).toBe('responses[0].bdy')
     expect((await patch({ responses: { a: 1 } })).json.error.details[0].field).toBe('responses')
     expect((await patch({ pick: 3 })).json.error.details[0].field).toBe('pick')
+    const dots = await patch({ responses: [{ name: '..', when: { query: { a: '1' } } }] })
+    expect([dots.status, dots.json.error.details[0].field]).toEqual([400, 'responses[0].name'])
     const badHeader = await patch({ responses: [{ when: { query: { a: '1' } }, headers: { 'X-A': '{{nope}}' } }] })
     expect([badHeader.status, badHeader.json.error.details[0].field]).toEqual([400, 'responses[0].headers.X-A'])
     const responsesUrl = `${url}/api/projects/1/endpoints/${id}/responses`
