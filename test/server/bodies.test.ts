@@ -74,6 +74,11 @@ describe('file bodies', () => {
     const added = await ws.run('add-endpoint', 'GET', '/api/both', '--text', 'hi', '--file', 'avatar.png')
     expect(added.stderr).toContain('give only one of body (JSON), text and file')
     expect((await ws.run('endpoint', 'show', 'GET', '/api/both')).code).not.toBe(0)
+    for (const bodies of [['--text', 'a', '--body', '{}'], ['--body', '{}', '--file', 'avatar.png']]) {
+      const refused = await ws.run('add-endpoint', 'GET', '/api/both', ...bodies)
+      expect(refused.stderr, bodies.join(' ')).toContain('give only one of body (JSON), text and file')
+      expect((await ws.run('endpoint', 'show', 'GET', '/api/both')).code).not.toBe(0)
+    }
     expect(await ws.ok('endpoint', 'show', 'GET', '/api/avatar', '--json')).toBe(before)
     expect(fileRows()).toEqual([{ name: 'avatar.png', size: PNG.byteLength }])
   })
