@@ -208,6 +208,24 @@ export function describeResponse(response: EndpointResponse, position: number): 
   return `#${position}${response.name === null ? '' : ` ${response.name}`}  ${when} → ${extras.join(', ')}`
 }
 
+/** Longest line of a response's detail (`endpoint show`): a longer header value or body is cut there, with `…`. */
+const DETAIL_WIDTH = 100
+
+const cut = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text)
+
+/** What the one-line description leaves out, a line each: its headers with their values, then its JSON or text body. */
+export function describeResponseDetails(response: EndpointResponse): string[] {
+  const lines = Object.entries(response.headers).map(([name, value]) => cut(`header ${name}: ${value}`, DETAIL_WIDTH))
+  if (response.body !== null && response.bodyType === 'json') lines.push(cut(`body   ${response.body}`, DETAIL_WIDTH))
+  if (response.body !== null && response.bodyType === 'text') lines.push(cut(`text   ${JSON.stringify(response.body)}`, DETAIL_WIDTH))
+  return lines
+}
+
+/** A response's headers with their values in one cell (`response list`), cut to `width`. */
+export function describeResponseHeaders(headers: Record<string, string>, width: number): string {
+  return cut(Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join(', '), width)
+}
+
 /**
  * The endpoint as the chosen response answers it (design: the "effective endpoint"): its status,
  * headers over the endpoint's, body, delay and fault. Kinds answer it as any endpoint, never
