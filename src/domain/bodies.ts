@@ -70,6 +70,13 @@ export function storeFile(context: Context, projectId: number, file: UploadedFil
 // Rows of response_files never change (another file is another id), so bytes are cached by id,
 // one cache per database, up to this many bytes in all.
 const CACHE_BYTES = 32 * 1024 * 1024
+
+/**
+ * The files a route may answer (its own and its responses') are read when a request matches it,
+ * while together they fit the cache: a change made before the answer (during a delay) then cannot
+ * drop the bytes the request matched.
+ */
+export const MATCHED_FILE_BYTES = CACHE_BYTES
 const caches = new WeakMap<Db, { entries: Map<number, { name: string; bytes: Uint8Array }>; bytes: number }>()
 
 /**

@@ -4,6 +4,7 @@ import type { StoredSpec } from '../store/specs.ts'
 import type { OperationsRoute } from '../engine/exchange.ts'
 import { parseRoutePath } from '../engine/path-pattern.ts'
 import { createRouter, type Router } from '../engine/router.ts'
+import { fileContent, MATCHED_FILE_BYTES } from './bodies.ts'
 import type { Context } from './context.ts'
 import { splitOperationPath } from './operation-paths.ts'
 import { parentFields } from './resources.ts'
@@ -18,6 +19,11 @@ export interface RoutedEndpoint {
   idParam: string
   /** For imported endpoints: their spec document, parsed on first use and shared by the snapshot. */
   spec: (() => SpecDocument) | null
+  /**
+   * The files it may answer (its own, its responses'), by id, read when the request matched it, so
+   * that a change made before the answer cannot drop them; absent: none, or read when answered.
+   */
+  files?: ReadonlyMap<number, { name: string; bytes: Uint8Array }>
 }
 
 /** A GraphQL schema or SOAP service: one URL answering each of its operations, as its kind's answerer reads it. */
@@ -165,6 +171,28 @@ function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: 
   return snapshot
 }
 
+type MatchedFiles = Map<number, { name: string; bytes: Uint8Array }>
+
+/**
+ * The bytes of the files `endpoint` may answer, read now; undefined when it answers none, or when
+ * together they are more than MATCHED_FILE_BYTES (read when answered); null when one is gone: the
+ * snapshot is older than the store (another process's change, not seen yet).
+ */
+function matchedFiles(context: Context, endpoint: Endpoint): MatchedFiles | null | undefined {
+  if (endpoint.fileId === null && !endpoint.responses.some((response) => response.fileId !== null)) return undefined
+  const sizes = new Map<number, number>()
+  if (endpoint.fileId !== null) sizes.set(endpoint.fileId, endpoint.file?.size ?? 0)
+  for (const response of endpoint.responses) if (response.fileId !== null) sizes.set(response.fileId, response.file?.size ?? 0)
+  if ([...sizes.values()].reduce((sum, size) => sum + size, 0) > MATCHED_FILE_BYTES) return undefined
+  const files: MatchedFiles = new Map()
+  for (const id of sizes.keys()) {
+    const content = fileContent(context, id)
+    if (!content) return null
+    files.set(id, content)
+  }
+  return files
+}
+
 export interface Catalog {
   resolve(method: string, segments: readonly string[]): Resolution
   /** The gRPC methods to serve, with their settings; cheap enough to call per call. */
@@ -188,18 +216,27 @@ export function createCatalog(context: Context, options: { ownPathsSlug?: string
     return null
   }
 
+  const resolveIn = (s: Snapshot, method: string, segments: readonly string[]): Resolution => {
+    const slugged = segments[0] === 'api' && segments[1] !== undefined ? s.bySlug.get(segments[1]) : undefined
+    if (slugged) {
+      const match = slugged.router.match(method, segments.slice(2))
+      if (match.kind === 'found') return found(slugged.project, match)
+      if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: slugged.project, allow: match.allow }
+      return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: slugged.project }
+    }
+    return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
+  }
+
+  /** A found route with its files read; once the snapshot is seen to be older than the store, matched again in a fresh one. */
+  const withFiles = (resolution: Resolution, method: string, segments: readonly string[], fresh: boolean): Resolution => {
+    if (resolution.kind !== 'found') return resolution
+    const files = matchedFiles(context, resolution.route.endpoint)
+    if (files === null) return fresh ? resolution : withFiles(resolveIn(snapshots.refresh(), method, segments), method, segments, true)
+    return files === undefined ? resolution : { ...resolution, route: { ...resolution.route, files } }
+  }
+
   return {
-    resolve(method, segments) {
-      const s = snapshots.get()
-      const slugged = segments[0] === 'api' && segments[1] !== undefined ? s.bySlug.get(segments[1]) : undefined
-      if (slugged) {
-        const match = slugged.router.match(method, segments.slice(2))
-        if (match.kind === 'found') return found(slugged.project, match)
-        if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: slugged.project, allow: match.allow }
-        return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: slugged.project }
-      }
-      return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
-    },
+    resolve: (method, segments) => withFiles(resolveIn(snapshots.get(), method, segments), method, segments, false),
     grpc: () => snapshots.get().grpc,
   }
 }

@@ -117,13 +117,18 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
   return next
 }
 
+/** At most one of a JSON body, text and a file (the JSON body may come apart from the others, as `add-endpoint` gives it). */
+function checkOneBody(body: string | null | undefined, input: Pick<SettingsInput, 'text' | 'file' | 'fileId'>): void {
+  const given = [body !== undefined && body !== null, input.text !== undefined, input.fileId !== undefined || input.file !== undefined]
+  if (given.filter(Boolean).length > 1) throw new AppError('INVALID_INPUT', 'give only one of body (JSON), text and file: a response has one body')
+}
+
 /**
  * The body settings after `input`: at most one of body, text and file is given, and it replaces the
  * others. A file is stored first (configureEndpoint, apply) and given here by its `fileId`.
  */
 function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<EndpointSettings, 'body' | 'bodyType' | 'fileId'> {
-  const given = [input.body !== undefined && input.body !== null, input.text !== undefined, input.fileId !== undefined || input.file !== undefined]
-  if (given.filter(Boolean).length > 1) throw new AppError('INVALID_INPUT', 'give only one of body (JSON), text and file: a response has one body')
+  checkOneBody(input.body, input)
   if (input.body !== undefined) return { body: input.body === null ? null : checkJsonBody(input.body), bodyType: 'json', fileId: null }
   if (input.text !== undefined) return { body: checkText(input.text), bodyType: 'text', fileId: null }
   if (input.fileId !== undefined) return { body: null, bodyType: 'file', fileId: input.fileId }
@@ -192,6 +197,7 @@ const refOf = (meta: { name: string; size: number }) => ({ name: meta.name, size
 
 /** `mockapi add-endpoint` with a text or file body or a content type: added and configured in one transaction. */
 export function addEndpointWithBody(context: Context, input: AddEndpointInput, settings: SettingsInput, makeFaker: FakerFactory): { endpoint: Endpoint; warnings: string[] } {
+  checkOneBody(input.body, settings)
   const fixed = settings.text !== undefined || settings.file !== undefined
   return writeTransaction(context.db, () => {
     const { endpoint, warnings } = addEndpoint(context, { ...input, fixedAnswer: fixed || input.fixedAnswer })

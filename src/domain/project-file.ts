@@ -68,7 +68,7 @@ export interface EndpointSpec {
   /** `none`, or schemes; absent: the project's. */
   auth?: 'none' | AuthScheme[]
   pick?: ResponsePick
-  /** Checked when the file is read, but for templates (checked when applied). */
+  /** Checked when the file is read (templates too, when `makeFaker` is given; else when applied). */
   responses?: ResponseJson[]
   body?: unknown
   /** A text body (a template). */
@@ -234,6 +234,18 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
         if (!detail) throw error
         const path: Path = [...detail.field.matchAll(/\[(\d+)\]|([^.[\]]+)/g)].map(([, index, key]) => (index !== undefined ? Number(index) : key!))
         fail([...at, ...path], detail.message)
+      }
+      // Their templates as the endpoint's own: refused at their line, with the endpoint's position.
+      if (makeFaker) {
+        e.responses.forEach((response, r) => {
+          const there: Path = [...at, 'responses', r]
+          for (const [name, value] of Object.entries(response.headers ?? {})) {
+            if (hasPlaceholders(value)) checkAt([...there, 'headers', name], () => checkTextTemplate(value, makeFaker()))
+          }
+          if (response.text !== undefined && hasPlaceholders(response.text)) checkAt([...there, 'text'], () => checkTextTemplate(response.text!, makeFaker()))
+          const json = response.body === undefined ? '' : JSON.stringify(response.body)
+          if (hasPlaceholders(json)) checkAt([...there, 'body'], () => checkTemplate(json, makeFaker()))
+        })
       }
       spec.responses = responses
     }

@@ -113,6 +113,9 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME || /[\u0000-\u001f]/.test(name) || /^\d+$/.test(name))) {
     refuse(`${at}.name`, `must be a one-line label of 1 to ${MAX_NAME} characters, not only digits (digits name a position)`)
   }
+  // The management API addresses a response by name in its URL (…/responses/{name}): "." and ".."
+  // would resolve away there, to the endpoint itself.
+  if (name === '.' || name === '..') refuse(`${at}.name`, `"${name}" names a URL segment the path resolves away: use a word`)
   if (when !== undefined && when !== null) {
     try {
       compileWhen(when, `${at}.when`)
@@ -130,12 +133,19 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
     const { makeFaker } = check
     named(`${at}.body`, () => checkTemplate(bodyText, makeFaker()))
   }
+  const checkedHeaders = isObject(headers) ? named(`${at}.headers`, () => check.checkHeaders(headers as Record<string, string>)) : {}
+  if (check.makeFaker) {
+    const { makeFaker } = check
+    for (const [header, value] of Object.entries(checkedHeaders)) {
+      if (hasPlaceholders(value)) named(`${at}.headers.${header}`, () => checkTextTemplate(value, makeFaker()))
+    }
+  }
   const stored = delay === undefined || delay === null ? { delayMs: null, delayMaxMs: null } : named(`${at}.delay`, () => storedDelay(parseDelay(delay as string | number)))
   return {
     name: typeof name === 'string' ? name : null,
     when: isObject(when) ? when : null,
     status: typeof status === 'number' ? named(`${at}.status`, () => (check.checkStatus ?? checkStatus)(status)) : null,
-    headers: isObject(headers) ? named(`${at}.headers`, () => check.checkHeaders(headers as Record<string, string>)) : {},
+    headers: checkedHeaders,
     bodyType: bodyText !== null ? 'json' : typeof text === 'string' ? 'text' : fileRef !== null ? 'file' : null,
     body: bodyText ?? (typeof text === 'string' ? text : null),
     fileId: fileRef === null ? null : fileRef.id,
@@ -196,6 +206,24 @@ export function describeResponse(response: EndpointResponse, position: number): 
     ...(response.fault !== null ? [`fault ${response.fault}`] : []),
   ]
   return `#${position}${response.name === null ? '' : ` ${response.name}`}  ${when} → ${extras.join(', ')}`
+}
+
+/** Longest line of a response's detail (`endpoint show`): a longer header value or body is cut there, with `…`. */
+const DETAIL_WIDTH = 100
+
+const cut = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text)
+
+/** What the one-line description leaves out, a line each: its headers with their values, then its JSON or text body. */
+export function describeResponseDetails(response: EndpointResponse): string[] {
+  const lines = Object.entries(response.headers).map(([name, value]) => cut(`header ${name}: ${value}`, DETAIL_WIDTH))
+  if (response.body !== null && response.bodyType === 'json') lines.push(cut(`body   ${response.body}`, DETAIL_WIDTH))
+  if (response.body !== null && response.bodyType === 'text') lines.push(cut(`text   ${JSON.stringify(response.body)}`, DETAIL_WIDTH))
+  return lines
+}
+
+/** A response's headers with their values in one cell (`response list`), cut to `width`. */
+export function describeResponseHeaders(headers: Record<string, string>, width: number): string {
+  return cut(Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join(', '), width)
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Db } from '../store/db.ts'
 
 export interface VersionedCache<T> {
   get(): T
+  /** Built again now: the caller found the value older than the store (another process's commit, inside RECHECK_MS). */
+  refresh(): T
 }
 
 /** Another process's commit shows within this long; checking on every request cost ~6 % of a GET. */
@@ -22,6 +24,14 @@ export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<
   let seenWrites = -1
   let seenCommits = -1
   let checkedAt = 0
+  const rebuild = (writes: number, commits: number, now: number): T => {
+    value = build()
+    built = true
+    seenWrites = writes
+    seenCommits = commits
+    checkedAt = now
+    return value
+  }
   return {
     get() {
       const writes = configurationWriteCount()
@@ -32,12 +42,8 @@ export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<
         checkedAt = now
         return value as T
       }
-      value = build()
-      built = true
-      seenWrites = writes
-      seenCommits = commits
-      checkedAt = now
-      return value
+      return rebuild(writes, commits, now)
     },
+    refresh: () => rebuild(configurationWriteCount(), commitsByOthers(), performance.now()),
   }
 }

@@ -224,6 +224,7 @@ class Compiler {
       if (operatorKey !== undefined) throw new ConditionError(at, `mixes the operator "${operatorKey}" with field names; put operators in an object of their own`)
       // Params, query, headers and cookies are text: a mapping there can only be operators.
       const unknown = Object.keys(raw)[0]
+      if (!inJson && unknown === undefined) throw new ConditionError(at, `is empty: give a value, or operators (${OPERATORS.join(', ')})`)
       if (!inJson) throw new ConditionError(at, `unknown operator "${unknown}": use ${OPERATORS.join(', ')}${didYouMean(unknown ?? '', OPERATORS)}`)
       return this.subset(raw, at, depth)
     }
@@ -247,6 +248,10 @@ class Compiler {
   }
 
   path(key: string, at: string): PathStep[] {
+    // `a.`, `.a`, `a..b`: a step named "" that no body has; `$.` is refused by the JSONPath parser.
+    if (!key.startsWith('$') && key.includes('.') && key.split('.').includes('')) {
+      throw new ConditionError(at, `"${key}" has an empty step: name every step (customer.tier), or quote a key that has dots ($['${key.replace(/'/g, "\\'")}'])`)
+    }
     try {
       return parsePath(key)
     } catch (error) {
@@ -312,6 +317,7 @@ class Compiler {
         return literalMatcher(operand, at)
       }
       case 'not': {
+        if (isObject(operand) && Object.keys(operand).length === 0) throw new ConditionError(at, 'is empty: give a condition to negate')
         const inner = this.condition(operand, at, depth + 1, inJson)
         return (values, budget) => !inner(values, budget)
       }
@@ -324,6 +330,8 @@ class Compiler {
   when(raw: unknown, at: string, depth: number): (facts: RequestFacts, budget: RequestBudget) => boolean {
     if (depth > LIMITS.depth) throw new ConditionError(at, `nested deeper than ${LIMITS.depth} levels`)
     if (!isObject(raw)) throw new ConditionError(at, `must be an object of ${WHEN_TARGETS.join(', ')} or any, got ${JSON.stringify(raw)}`)
+    // It would always hold: a second, hidden fallback.
+    if (Object.keys(raw).length === 0) throw new ConditionError(at, 'is empty: an empty condition always holds: leave "when" out for the fallback')
     const parts: ((facts: RequestFacts, budget: RequestBudget) => boolean)[] = []
     for (const [target, conditions] of Object.entries(raw)) {
       const there = `${at}.${target}`
@@ -338,6 +346,9 @@ class Compiler {
       }
       if (target === 'body') {
         this.readsBody = true
+        if (isObject(conditions) && Object.keys(conditions).length === 0) {
+          throw new ConditionError(there, 'is empty: name the fields to test, or use {"present": true} for any body')
+        }
         if (!isObject(conditions) || isOperatorObject(conditions)) {
           // An operator at `body:` itself tests the raw text (XML, SOAP, anything not JSON).
           const test = this.condition(conditions, there, depth + 1)
@@ -349,8 +360,13 @@ class Compiler {
         continue
       }
       if (!isObject(conditions)) throw new ConditionError(there, `must be an object of names to conditions, got ${JSON.stringify(conditions)}`)
+      if (Object.keys(conditions).length === 0) throw new ConditionError(there, 'is empty: an empty condition always holds: name the fields to test, or leave it out')
       const name = target as 'params' | 'query' | 'headers' | 'cookies'
       const fields = Object.entries(conditions).map(([key, condition]) => {
+        // Any other name is no header a request can carry: the condition would never hold.
+        if (name === 'headers' && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) {
+          throw new ConditionError(`${there}.${key}`, "is not a header name: use letters, digits and !#$%&'*+-.^_`|~")
+        }
         const field = name === 'headers' ? key.toLowerCase() : key
         return { field, test: this.condition(condition, `${there}.${key}`, depth + 1, false) }
       })

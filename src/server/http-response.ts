@@ -15,9 +15,12 @@ export function textResponse(status: number, body: string | Uint8Array | null, h
   const all: Record<string, string> = {
     'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
     'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers']!,
-    'Content-Type': JSON_TYPE,
   }
-  if (sent !== null) all['Content-Length'] = String(typeof sent === 'string' ? Buffer.byteLength(sent) : sent.byteLength)
+  const length = sent === null ? 0 : typeof sent === 'string' ? Buffer.byteLength(sent) : sent.byteLength
+  // No body, no type (as Mockoon and WireMock answer): a client that parses by Content-Type
+  // (`response.json()`) would fail on an empty body labelled JSON. A type in `headers` is still sent.
+  if (length > 0) all['Content-Type'] = JSON_TYPE
+  if (sent !== null) all['Content-Length'] = String(length)
   if (headers) {
     // One header however it is spelled: a later `content-type` replaces an earlier `Content-Type`
     // (the default, or a record answer's own), else Node would send both.
@@ -29,7 +32,8 @@ export function textResponse(status: number, body: string | Uint8Array | null, h
       all[name] = value
     }
   }
-  return new FastResponse(sent, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
+  // An empty string would be labelled text/plain by the Response itself.
+  return new FastResponse(length > 0 ? sent : null, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {

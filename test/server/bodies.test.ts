@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { loggedBody } from '../../src/server/request-capture.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, heldRequest, openStore, send, serve, tempDir, waitFor, type CliWorkspace } from '../_helpers.ts'
+import { configureEndpoint, requireEndpoint } from '../../src/domain/endpoint-config.ts'
+import { loadFaker } from '../../src/engine/generators.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, heldRequest, openStore, send, serve, spawnServe, tempDir, waitFor, type CliWorkspace } from '../_helpers.ts'
 
 // A real 1×1 PNG: its first bytes are not UTF-8, so any text handling would corrupt it.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -74,6 +76,11 @@ describe('file bodies', () => {
     const added = await ws.run('add-endpoint', 'GET', '/api/both', '--text', 'hi', '--file', 'avatar.png')
     expect(added.stderr).toContain('give only one of body (JSON), text and file')
     expect((await ws.run('endpoint', 'show', 'GET', '/api/both')).code).not.toBe(0)
+    for (const bodies of [['--text', 'a', '--body', '{}'], ['--body', '{}', '--file', 'avatar.png']]) {
+      const refused = await ws.run('add-endpoint', 'GET', '/api/both', ...bodies)
+      expect(refused.stderr, bodies.join(' ')).toContain('give only one of body (JSON), text and file')
+      expect((await ws.run('endpoint', 'show', 'GET', '/api/both')).code).not.toBe(0)
+    }
     expect(await ws.ok('endpoint', 'show', 'GET', '/api/avatar', '--json')).toBe(before)
     expect(fileRows()).toEqual([{ name: 'avatar.png', size: PNG.byteLength }])
   })
@@ -411,6 +418,54 @@ describe('concurrency', () => {
     expect(fileRows()).toEqual(filesBefore)
     expect((await fetch(`${base}/doomed`)).status).toBe(404)
     await expectAliveAndIntact(url, ws.db)
+  })
+
+  it('a request matched before its endpoint\'s file is replaced answers the bytes it matched, 200', async () => {
+    const bytes = Buffer.from('bytes only this endpoint answers')
+    writeFileSync(join(ws.cwd, 'inflight.bin'), bytes)
+    await ws.ok('add-endpoint', 'POST', '/api/inflight', '--file', 'inflight.bin')
+    // Held after it was matched, before its body is read (a POST's is): the file is replaced meanwhile, its bytes dropped.
+    const held = await heldRequest(server, 'POST', '/api/b/inflight', { 'Content-Type': 'application/json' }, Buffer.from('{}'))
+    await ws.ok('endpoint', 'set', 'POST', '/api/inflight', '--text', 'replaced')
+    expect(fileRows().map((row) => row.name)).not.toContain('inflight.bin')
+    const answer = await held.finish()
+    expect([answer.status, answer.headers.get('content-type')]).toEqual([200, 'application/octet-stream'])
+    expect(Buffer.from(await answer.arrayBuffer()).equals(bytes)).toBe(true)
+    expect(await (await fetch(`${base}/inflight`, { method: 'POST' })).text()).toBe('replaced')
+  })
+
+  it('a request matched before a response with a file is removed answers that response\'s bytes, 200', async () => {
+    writeFileSync(join(ws.cwd, 'inflight.txt'), 'UNIQUEFILE2')
+    await ws.ok('add-endpoint', 'POST', '/api/inflight-response', '--body', '{"own":true}')
+    await ws.ok('response', 'add', 'POST', '/api/inflight-response', '--file', 'inflight.txt')
+    const held = await heldRequest(server, 'POST', '/api/b/inflight-response', { 'Content-Type': 'application/json' }, Buffer.from('{}'))
+    await ws.ok('response', 'remove', 'POST', '/api/inflight-response', '1')
+    expect(fileRows().map((row) => row.name)).not.toContain('inflight.txt')
+    const answer = await held.finish()
+    expect([answer.status, answer.headers.get('content-type'), await answer.text()]).toEqual([200, 'text/plain; charset=utf-8', 'UNIQUEFILE2'])
+    expect((await send(`${base}/inflight-response`, { method: 'POST' })).json).toEqual({ own: true })
+  })
+
+  it('a serve that has not seen another process replace a file yet matches again and answers the endpoint as it is now', async () => {
+    const other = cliWorkspace()
+    await other.ok('init', '--yes', '--slug', 's')
+    await other.ok('add-endpoint', 'GET', '/api/other', '--body', '{}')
+    const rounds = [1, 2, 3]
+    for (const round of rounds) {
+      writeFileSync(join(other.cwd, `stale${round}.bin`), `STALE ${round}`)
+      await other.ok('add-endpoint', 'GET', `/api/stale${round}`, '--file', `stale${round}.bin`)
+    }
+    const spawned = await spawnServe(['--db', other.db, 'serve', '--port', '0', '--quiet'], { cwd: other.cwd })
+    const { context } = openStore(other.db)
+    const makeFaker = await loadFaker()
+    for (const round of rounds) {
+      // Back to back, inside the 50 ms before serve looks for other processes' commits again: the route it
+      // matches names a file it never read, which the change dropped.
+      expect((await fetch(`${spawned.url}/api/s/other`)).status).toBe(200)
+      configureEndpoint(context, requireEndpoint(context, { method: 'GET', path: `/api/stale${round}` }), { text: `now ${round}` }, makeFaker)
+      const answer = await fetch(`${spawned.url}/api/s/stale${round}`)
+      expect([answer.status, await answer.text()]).toEqual([200, `now ${round}`])
+    }
   })
 
   it('requests answered while the file is replaced get the old or the new bytes whole, never an error', async () => {

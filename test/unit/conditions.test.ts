@@ -53,6 +53,37 @@ describe('conditions', () => {
     expect(error({ body: { a: { not: { regex: 1, equals: 2 } } } })).toBe('when.body.a.not')
   })
 
+  it('refuses a when that always holds or never can, saying why', () => {
+    const message = (when: unknown) => {
+      try {
+        compileWhen(when)
+      } catch (caught) {
+        return caught instanceof ConditionError ? caught.message : 'not a ConditionError'
+      }
+      return 'accepted'
+    }
+    expect(message({})).toBe('when: is empty: an empty condition always holds: leave "when" out for the fallback')
+    expect(message({ any: [{ query: { a: '1' } }, {}] })).toBe('when.any[1]: is empty: an empty condition always holds: leave "when" out for the fallback')
+    expect(message({ query: {} })).toBe('when.query: is empty: an empty condition always holds: name the fields to test, or leave it out')
+    expect(message({ headers: {}, query: { a: 1 } })).toMatch(/^when\.headers: is empty/)
+    expect(message({ body: {} })).toBe('when.body: is empty: name the fields to test, or use {"present": true} for any body')
+    expect(message({ query: { a: { not: {} } } })).toBe('when.query.a.not: is empty: give a condition to negate')
+    expect(message({ body: { a: { not: {} } } })).toBe('when.body.a.not: is empty: give a condition to negate')
+    expect(message({ query: { a: {} } })).toMatch(/^when\.query\.a: is empty: give a value, or operators \(equals, /)
+    expect(message({ headers: { 'bad name': 'x' } })).toBe("when.headers.bad name: is not a header name: use letters, digits and !#$%&'*+-.^_`|~")
+    expect(message({ headers: { 'x:y': 'x' } })).toMatch(/is not a header name/)
+    expect(message({ body: { 'a.': 1 } })).toBe('when.body.a.: "a." has an empty step: name every step (customer.tier), or quote a key that has dots ($[\'a.\'])')
+    expect(message({ body: { '.a': 1 } })).toMatch(/^when\.body\.\.a: "\.a" has an empty step/)
+    expect(message({ body: { 'a..b': 1 } })).toMatch(/has an empty step/)
+    expect(message({ body: { c: { 'x.': 1 } } })).toMatch(/^when\.body\.c\.x\.: "x\." has an empty step/)
+    // What still holds: a quoted key with dots, headers with token characters, present on the body.
+    for (const when of [{ body: { "$['a.']": 1 } }, { headers: { 'X-Trace_id.v2': { present: true } } }, { body: { present: true } }, { body: { a: { not: 1 } } }]) {
+      expect(message(when), JSON.stringify(when)).toBe('accepted')
+    }
+    const quoted = compileWhen({ body: { "$['a.']": 1 } })
+    expect(quoted.test({ params: {}, query: {}, headers: {}, cookies: {}, body: { 'a.': 1 }, bodyText: '{"a.":1}' }, requestBudget())).toBe(true)
+  })
+
   it('a costly pattern test over a long value does not hold, spends no time, and says it was skipped', () => {
     const { test } = compileWhen({ body: { matches: '[a-z]{400}[0-9]' } })
     const text = 'a'.repeat(1_000_000)

@@ -5,7 +5,7 @@ import { parseDelay } from '../../engine/delay.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
 import { contentTypeOf } from '../../engine/media-type.ts'
-import { describeResponse } from '../../domain/responses.ts'
+import { describeResponse, describeResponseDetails } from '../../domain/responses.ts'
 import { endpointView, type EndpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, success } from '../output.ts'
@@ -66,9 +66,10 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         line('delay', `${view.delay} ms${typeof view.delay === 'string' ? ' (drawn per request)' : ''}`)
         if (view.fault !== null) line('fault', `${view.fault} (every call)`)
         line('auth', view.effectiveAuth)
-        if (view.responses.length > 0) {
-          line('pick', view.pick)
-          for (const [i, response] of found.responses.entries()) line(i === 0 ? 'responses' : '', describeResponse(response, i + 1))
+        if (view.responses.length > 0 || view.pick !== 'rules') line('pick', view.pick)
+        for (const [i, response] of found.responses.entries()) {
+          line(i === 0 ? 'responses' : '', describeResponse(response, i + 1))
+          for (const detail of describeResponseDetails(response)) line('', `   ${detail}`)
         }
         line('headers', Object.keys(view.headers).length ? Object.entries(view.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : '(none)')
         line('error rate', `${view.errorRate} % → ${view.errorStatus}`)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { requireEndpoint } from '../../domain/endpoint-config.ts'
 import { addResponse, removeResponse } from '../../domain/response-edits.ts'
-import { describeResponse } from '../../domain/responses.ts'
+import { describeResponse, describeResponseHeaders } from '../../domain/responses.ts'
 import { describeWhen } from '../../engine/conditions.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { AppError } from '../../errors.ts'
@@ -103,11 +103,12 @@ export function registerResponse(program: Command, ctx: CliContext): void {
         const view = endpointView(requireEndpoint(context, { project: options.project, method, path }))
         if (options.json) return printJson(ctx.io, { pick: view.pick, responses: view.responses })
         ctx.io.out(`pick: ${view.pick}`)
-        printTable(ctx.io, ['#', 'NAME', 'WHEN', 'STATUS', 'BODY', 'DELAY', 'FAULT'], view.responses.map((r, i) => [
+        printTable(ctx.io, ['#', 'NAME', 'WHEN', 'STATUS', 'HEADERS', 'BODY', 'DELAY', 'FAULT'], view.responses.map((r, i) => [
           i + 1,
           r.name ?? '',
           r.when ? describeWhen(r.when) : view.pick === 'rules' ? '(fallback)' : '',
           r.status ?? view.status,
+          describeResponseHeaders(r.headers ?? {}, 40),
           bodyCell(r),
           r.delay === undefined ? '' : `${r.delay}ms`,
           r.fault ?? '',

@@ -119,16 +119,12 @@ export async function renderHeaders(input: EndpointAnswerInput): Promise<Record<
 async function configuredBody(input: EndpointAnswerInput): Promise<{ body: string | Uint8Array; contentType: string | null }> {
   const { endpoint } = input.route
   if (endpoint.bodyType === 'file') {
-    const file = fileContent(input.context, endpoint.fileId!)
-    if (file) return { body: file.bytes, contentType: bodyContentType(endpoint) }
-    // Replaced (and the old bytes dropped) after this request was matched, by this process or
-    // another one whose change the route catalog has not seen yet: the endpoint as it is now.
-    const current = input.context.repos.endpoints.byId(endpoint.id)
-    // A response's file has no such stand-in: the response may be gone.
-    const ownFile = !endpoint.responses.some((response) => response.fileId === endpoint.fileId)
-    const replaced = ownFile && current?.fileId ? fileContent(input.context, current.fileId) : undefined
-    if (!current || !replaced) throw new AppError('NOT_FOUND', `${endpoint.method} ${endpoint.path} was changed while answering: ask again`)
-    return { body: replaced.bytes, contentType: bodyContentType(current) }
+    // Read when the request was matched (catalog.ts), so a change made since (during a delay) answers the bytes matched.
+    const file = input.route.files?.get(endpoint.fileId!) ?? fileContent(input.context, endpoint.fileId!)
+    // Only files too large together to read when matched are read here, and one changed since then is gone:
+    // the endpoint exists, so not a 404, but ask again.
+    if (!file) throw new AppError('STORE_BUSY', `${endpoint.method} ${endpoint.path} was changed while answering: ask again`, { headers: { 'Retry-After': '1' } })
+    return { body: file.bytes, contentType: bodyContentType(endpoint) }
   }
   const text = endpoint.body!
   if (!hasPlaceholders(text)) return { body: text, contentType: bodyContentType(endpoint) }
