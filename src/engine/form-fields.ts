@@ -17,3 +17,40 @@ export async function multipartFields(bytes: Uint8Array, contentType: string): P
   const form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData().catch(() => null)
   return form && formFields([...form].map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : value.name]))
 }
+
+const BOUNDARY = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i
+const DISPOSITION = /^content-disposition\s*:/i
+
+/** A parameter of a Content-Disposition line (`name="a"`, `filename=b.txt`); `;` before it keeps `name` from matching `filename`. */
+function dispositionParam(line: string, name: string): string | null {
+  const match = new RegExp(`;\\s*${name}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]+))`, 'i').exec(line)
+  if (!match) return null
+  return match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2]!
+}
+
+const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8')
+
+/**
+ * multipartFields without waiting: the request journal reads kept bodies synchronously (a test's
+ * `verify` right after its request). The same reading: a file counts as its file name, and a body
+ * that does not parse (no boundary, a part without a name, no closing delimiter) gives null.
+ */
+export function multipartFieldsNow(bytes: Uint8Array, contentType: string): Record<string, string | string[]> | null {
+  const boundary = BOUNDARY.exec(contentType)
+  if (!boundary) return null
+  // Latin-1 keeps one character per byte, so the parts split where the bytes do; values are decoded as UTF-8 after.
+  const chunks = `\r\n${Buffer.from(bytes).toString('latin1')}`.split(`\r\n--${boundary[1] ?? boundary[2]}`)
+  const entries: [string, string][] = []
+  for (const chunk of chunks.slice(1)) {
+    if (chunk.startsWith('--')) return formFields(entries)
+    const headStart = chunk.indexOf('\r\n')
+    const headEnd = chunk.indexOf('\r\n\r\n', headStart)
+    if (headStart < 0 || chunk.slice(0, headStart).trim() !== '' || headEnd < 0) return null
+    const disposition = chunk.slice(headStart + 2, headEnd).split('\r\n').find((line) => DISPOSITION.test(line))
+    const name = disposition === undefined ? null : dispositionParam(disposition, 'name')
+    if (name === null) return null
+    const filename = dispositionParam(disposition!, 'filename')
+    entries.push([utf8(name), utf8(filename ?? chunk.slice(headEnd + 4))])
+  }
+  return null
+}
