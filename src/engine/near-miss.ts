@@ -23,10 +23,18 @@ export interface NearMissRoute {
   patterns: readonly SegmentPattern[]
   /** The segments of `path` as written, for saying what was expected. */
   written: readonly string[]
+  /** `base` and `path` together, for a request outside `/api/{slug}`. */
+  whole: { patterns: readonly SegmentPattern[]; written: readonly string[] }
 }
 
 export function nearMissRoute(route: Pick<NearMissRoute, 'endpointId' | 'method' | 'base' | 'slug' | 'path'>): NearMissRoute {
-  return { ...route, patterns: parseRoutePath(route.path), written: splitPath(route.path) }
+  const patterns = parseRoutePath(route.path)
+  const written = splitPath(route.path)
+  const whole = route.base.length === 0 ? { patterns, written } : {
+    patterns: [...route.base.map((text) => ({ kind: 'literal' as const, text })), ...patterns],
+    written: [...route.base, ...written],
+  }
+  return { ...route, patterns, written, whole }
 }
 
 /** A project over this many routes is compared with its first ones only: a miss costs at most this. */
@@ -38,24 +46,35 @@ const SHOWN = 3
 /** Longer segments are not compared letter by letter: they are as far apart as they are long. */
 const MAX_COMPARED_LENGTH = 32
 
-/** Letters to change, add or remove to go from one segment to the other (Levenshtein), on short segments only. */
+const WIDTH = MAX_COMPARED_LENGTH + 1
+/** editDistance's rows, reused: a miss compares thousands of segments. */
+const rows = new Int32Array(WIDTH * WIDTH)
+
+/** Letters to change, add, remove or swap with the next to go from one segment to the other, on short segments only. */
 function editDistance(a: string, b: string): number {
   if (a.length > MAX_COMPARED_LENGTH || b.length > MAX_COMPARED_LENGTH) return Math.max(a.length, b.length)
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let j = 0; j <= b.length; j += 1) rows[j] = j
   for (let i = 1; i <= a.length; i += 1) {
-    const current = [i]
+    rows[i * WIDTH] = i
     for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const at = i * WIDTH + j
+      let best = Math.min(rows[at - WIDTH]! + 1, rows[at - 1]! + 1, rows[at - WIDTH - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[at - 2 * WIDTH - 2]! + 1)
+      rows[at] = best
     }
-    previous = current
   }
-  return previous[b.length]!
+  return rows[a.length * WIDTH + b.length]!
 }
 
-/** A typo rather than another word: at most a third of the letters differ (one, for short words). */
-function isSimilar(received: string, expected: string): { similar: boolean; distance: number } {
+/** The most letters a typo changes: a third of the word (one, for short words). */
+const typoLimit = (received: string, expected: string) => Math.max(1, Math.floor(Math.max(received.length, expected.length) / 3))
+
+/** How many letters apart two segments are, or null when that is more than a typo (then they are as far as they are long). */
+function typoDistance(received: string, expected: string): number | null {
+  const limit = typoLimit(received, expected)
+  if (Math.abs(received.length - expected.length) > limit) return null
   const distance = editDistance(received, expected)
-  return { similar: distance <= Math.max(1, Math.floor(Math.max(received.length, expected.length) / 3)), distance }
+  return distance <= limit ? distance : null
 }
 
 function segmentMatches(pattern: SegmentPattern, segment: string): boolean {
@@ -69,6 +88,7 @@ function segmentMatches(pattern: SegmentPattern, segment: string): boolean {
 /** How far a path is from a route's patterns, and in what. */
 interface Alignment {
   cost: number
+  /** Built only when asked for (the routes shown): ranking the others needs the counts alone. */
   differences: Difference[]
   /** Literal segments equal, and differing ones that look like typos. */
   equal: number
@@ -77,70 +97,82 @@ interface Alignment {
   distance: number
 }
 
+/** An alignment's score: its differences first, then (among equally many) more equal literal segments. */
+const SCORE_UNIT = 64
+
+const pairScore = (pattern: SegmentPattern, segment: string) => (segmentMatches(pattern, segment) ? (pattern.kind === 'literal' ? -1 : 0) : SCORE_UNIT)
+
 /**
  * Aligns request segments with route patterns at the fewest differences: a segment that matches
- * costs 0, a differing one 1, a missing or extra one 1, and `**` takes whatever is left. `at`
- * counts from the first of `segments`; the text counts in the whole path, `skipped` segments
- * (a project's `/api/{slug}`) coming first. Work: segments × patterns.
+ * costs 0, a differing one 1, a missing or extra one 1, and `**` takes whatever is left; among
+ * alignments as good, the one with more equal literals (`/orders/items` misses the `:id` of
+ * `/orders/:id/items`, rather than `items` standing for `:id`). `at` counts from the first of
+ * `segments`; the text counts in the whole path, `skipped` segments (a project's `/api/{slug}`)
+ * coming first. Work: segments × patterns, in `table` (reused from route to route).
  */
-function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped = 0): Alignment {
+function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array): Alignment {
   const n = segments.length
   const m = patterns.length
-  // cost[i][j]: the fewest differences aligning segments[i..] with patterns[j..].
-  const cost: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0))
+  const width = m + 1
+  // table[i * width + j]: the best score aligning segments[i..] with patterns[j..] (SCORE_UNIT per difference, less one per equal literal).
   for (let i = n; i >= 0; i -= 1) {
     for (let j = m; j >= 0; j -= 1) {
       const pattern = patterns[j]
-      if (j === m) cost[i]![j] = n - i
-      else if (pattern!.kind === 'rest') cost[i]![j] = 0
-      else if (i === n) cost[i]![j] = 1 + cost[i]![j + 1]!
-      else {
-        const here = segmentMatches(pattern!, segments[i]!) ? 0 : 1
-        cost[i]![j] = Math.min(here + cost[i + 1]![j + 1]!, 1 + cost[i + 1]![j]!, 1 + cost[i]![j + 1]!)
-      }
+      const at = i * width + j
+      if (j === m) table[at] = (n - i) * SCORE_UNIT
+      else if (pattern!.kind === 'rest') table[at] = 0
+      else if (i === n) table[at] = SCORE_UNIT + table[at + 1]!
+      else table[at] = Math.min(pairScore(pattern!, segments[i]!) + table[at + width + 1]!, SCORE_UNIT + table[at + width]!, SCORE_UNIT + table[at + 1]!)
     }
   }
-  const result: Alignment = { cost: cost[0]![0]!, differences: [], equal: 0, similar: 0, distance: 0 }
+  // Fewer than SCORE_UNIT equal literals (at most MAX_SEGMENTS): rounding up gives the differences back.
+  const result: Alignment = { cost: Math.ceil(table[0]! / SCORE_UNIT), differences: [], equal: 0, similar: 0, distance: 0 }
   let i = 0
   let j = 0
   while (i < n || j < m) {
     const pattern = patterns[j]
     if (pattern?.kind === 'rest') break
     const segment = segments[i]
+    const at = i * width + j
     if (pattern !== undefined && segment !== undefined) {
-      const here = segmentMatches(pattern, segment) ? 0 : 1
-      if (cost[i]![j] === here + cost[i + 1]![j + 1]!) {
-        if (here === 0) {
+      const here = pairScore(pattern, segment)
+      if (table[at] === here + table[at + width + 1]!) {
+        if (here <= 0) {
           if (pattern.kind === 'literal') result.equal += 1
         } else {
           const expected = written[j]!
           if (pattern.kind === 'literal') {
-            const { similar, distance } = isSimilar(segment, pattern.text)
-            if (similar) result.similar += 1
-            result.distance += distance
+            const distance = typoDistance(segment, pattern.text)
+            if (distance !== null) result.similar += 1
+            result.distance += distance ?? Math.max(segment.length, pattern.text.length)
           }
-          result.differences.push({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
+          if (explain) result.differences.push({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
         }
         i += 1
         j += 1
         continue
       }
     }
-    if (segment !== undefined && cost[i]![j] === 1 + cost[i + 1]![j]!) {
-      result.differences.push({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
+    if (segment !== undefined && table[at] === SCORE_UNIT + table[at + width]!) {
+      if (explain) result.differences.push({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
       i += 1
     } else {
-      result.differences.push({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
+      if (explain) result.differences.push({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
       j += 1
     }
   }
   return result
 }
 
+const tableFor = (segments: number, patterns: number) => new Int32Array((segments + 1) * (patterns + 1))
+
 /** What differs between a request's path and a path pattern, segment by segment (a journal filter's `path`). */
 export function pathDifferences(pattern: string, segments: readonly string[]): Difference[] {
-  if (segments.length > MAX_SEGMENTS) return [{ what: 'length', expected: pattern, received: `${segments.length} segments`, text: `path has ${segments.length} segments, not compared with ${pattern}` }]
-  return align(segments, parseRoutePath(pattern), splitPath(pattern)).differences
+  const patterns = parseRoutePath(pattern)
+  if (segments.length > MAX_SEGMENTS || patterns.length > MAX_SEGMENTS) {
+    return [{ what: 'length', expected: pattern, received: `${segments.length} segments`, text: `path of ${segments.length} segments, too long to compare with ${pattern}` }]
+  }
+  return align(segments, patterns, splitPath(pattern), 0, true, tableFor(segments.length, patterns.length)).differences
 }
 
 const sameMethod = (route: string, request: string) => route === request || (request === 'HEAD' && route === 'GET')
@@ -150,44 +182,63 @@ interface Scored extends Alignment {
   order: number
 }
 
-function score(route: NearMissRoute, method: string, segments: readonly string[], slugs: ReadonlySet<string>, limit: number): Alignment | null {
-  if (route.patterns.length > MAX_SEGMENTS) return null
-  const before: Difference[] = []
-  let equal = 0
-  let similar = 0
+/** A request as every route is compared with it. */
+interface Missed {
+  method: string
+  segments: readonly string[]
+  /** Its segments after `/api/{slug}`. */
+  afterSlug: readonly string[]
+  /** The slugs of the projects compared: a request under one of them meant that project. */
+  slugs: ReadonlySet<string>
+  limit: number
+  table: Int32Array
+}
+
+function score(route: NearMissRoute, request: Missed, explain: boolean): Alignment | null {
+  const { method, segments, slugs, limit, table } = request
+  if (route.whole.patterns.length > MAX_SEGMENTS) return null
+  let project: Difference | null = null
   let distance = 0
   let rest = segments
   let patterns = route.patterns
   let written = route.written
   if (route.base.length > 0) {
-    const [api, slug] = segments
+    const api = segments[0]
+    const slug = segments[1]
     if (api === route.base[0] && slug !== undefined && route.slug !== null) {
       if (slug !== route.slug) {
         // A slug another project has was meant for that project; another word is no typo of this one.
-        const typo = isSimilar(slug, route.slug)
-        if (slugs.has(slug) || !typo.similar) return null
-        before.push({ what: 'project', at: 1, expected: route.slug, received: slug, text: `project "${slug}", expected "${route.slug}"` })
-        similar += 1
-        distance += typo.distance
-      } else equal += 1
-      rest = segments.slice(2)
+        if (slugs.has(slug)) return null
+        const typo = typoDistance(slug, route.slug)
+        if (typo === null) return null
+        project = { what: 'project', at: 1, expected: route.slug, received: slug, text: `project "${slug}", expected "${route.slug}"` }
+        distance += typo
+      }
+      rest = request.afterSlug
     } else {
       // Not under `/api/{slug}`: the whole path is compared with where the route is served.
-      patterns = [...route.base.map((text) => ({ kind: 'literal' as const, text })), ...route.patterns]
-      written = [...route.base, ...route.written]
+      patterns = route.whole.patterns
+      written = route.whole.written
     }
   }
   const hasRest = patterns.at(-1)?.kind === 'rest'
   const fixed = hasRest ? patterns.length - 1 : patterns.length
-  const atLeast = (hasRest ? Math.max(0, fixed - rest.length) : Math.abs(fixed - rest.length)) + before.length
-  if (atLeast > limit) return null
-  const aligned = align(rest, patterns, written, segments.length - rest.length)
-  if (!sameMethod(route.method, method)) before.unshift({ what: 'method', expected: route.method, received: method, text: `method ${method}, expected ${route.method}` })
+  const before = project === null ? 0 : 1
+  if ((hasRest ? Math.max(0, fixed - rest.length) : Math.abs(fixed - rest.length)) + before > limit) return null
+  const aligned = align(rest, patterns, written, segments.length - rest.length, explain, table)
+  const methodDiffers = !sameMethod(route.method, method)
+  const differences = explain ? [
+    ...(methodDiffers ? [{ what: 'method' as const, expected: route.method, received: method, text: `method ${method}, expected ${route.method}` }] : []),
+    ...(project === null ? [] : [project]),
+    ...aligned.differences,
+  ] : []
+  const pathAgrees = aligned.cost === 0
   return {
-    cost: aligned.cost + before.length,
-    differences: [...before, ...aligned.differences],
-    equal: equal + aligned.equal,
-    similar: similar + aligned.similar,
+    cost: aligned.cost + before + (methodDiffers ? 1 : 0),
+    differences,
+    equal: aligned.equal,
+    // All of the path but the slug's spelling agreeing counts as something in common, as a typo does.
+    similar: aligned.similar + (pathAgrees ? 1 : 0),
     distance: distance + aligned.distance,
   }
 }
@@ -195,8 +246,8 @@ function score(route: NearMissRoute, method: string, segments: readonly string[]
 /**
  * The endpoints closest to a request no endpoint matched, closest first: at most 3, none when
  * nothing is close. Close means at most max(2, half the request's segments) differences, and
- * something in common: an equal or near-equal segment, or the whole path (only the method
- * differs). Work: the first MAX_ROUTES routes × the request's segments, on misses only.
+ * something in common besides the project: an equal or near-equal segment of the route's path,
+ * or all of it (only the method or the slug's spelling differ). Work: the first MAX_ROUTES routes × the request's segments, on misses only.
  */
 export function nearMisses(routes: readonly NearMissRoute[], method: string, segments: readonly string[]): NearMiss[] {
   if (segments.length > MAX_SEGMENTS) return []
@@ -204,18 +255,23 @@ export function nearMisses(routes: readonly NearMissRoute[], method: string, seg
   const slugs = new Set<string>()
   for (const route of examined) if (route.slug !== null) slugs.add(route.slug)
   const limit = Math.max(2, Math.ceil(segments.length / 2))
-  const close: Scored[] = []
+  const request: Missed = { method, segments, afterSlug: segments.slice(2), slugs, limit, table: tableFor(MAX_SEGMENTS, MAX_SEGMENTS) }
+  const rank = (a: Scored, b: Scored) => a.cost - b.cost || b.equal - a.equal || a.distance - b.distance || a.order - b.order
+  // The best SHOWN so far, kept sorted: ranking the rest builds nothing.
+  const best: Scored[] = []
   examined.forEach((route, order) => {
-    const scored = score(route, method, segments, slugs, limit)
-    if (scored === null || scored.cost === 0 || scored.cost > limit) return
-    const pathAgrees = scored.differences.every((difference) => difference.what === 'method')
-    if (pathAgrees || scored.equal > 0 || scored.similar > 0) close.push({ ...scored, route, order })
+    const aligned = score(route, request, false)
+    if (aligned === null || aligned.cost === 0 || aligned.cost > limit || (aligned.equal === 0 && aligned.similar === 0)) return
+    const scored: Scored = Object.assign(aligned, { route, order })
+    if (best.length === SHOWN && rank(scored, best[SHOWN - 1]!) >= 0) return
+    best.push(scored)
+    best.sort(rank)
+    if (best.length > SHOWN) best.pop()
   })
-  close.sort((a, b) => a.cost - b.cost || b.equal - a.equal || a.distance - b.distance || a.order - b.order)
-  return close.slice(0, SHOWN).map(({ route, differences }) => ({
+  return best.map(({ route }) => ({
     endpointId: route.endpointId,
     method: route.method,
     path: `${route.base.map((segment) => `/${segment}`).join('')}${route.path.startsWith('/') ? route.path : `/${route.path}`}`,
-    differences,
+    differences: score(route, request, true)!.differences,
   }))
 }
