@@ -19,14 +19,10 @@ export async function multipartFields(bytes: Uint8Array, contentType: string): P
 }
 
 const BOUNDARY = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i
-const DISPOSITION = /^content-disposition\s*:/i
-
-/** A parameter of a Content-Disposition line (`name="a"`, `filename=b.txt`); `;` before it keeps `name` from matching `filename`. */
-function dispositionParam(line: string, name: string): string | null {
-  const match = new RegExp(`;\\s*${name}\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^;\\s]+))`, 'i').exec(line)
-  if (!match) return null
-  return match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2]!
-}
+/** What the fetch standard's parser accepts, and nothing else: `form-data; name="a"`, then optionally `; filename="b"`. */
+const DISPOSITION = /^form-data; name="([^"]*)"(?:; filename="([^"]*)")?$/
+/** Quotes and line breaks inside a name are sent percent-encoded (HTML's form encoding), and read back so. */
+const unescapeName = (text: string) => text.replace(/%0A/gi, '\n').replace(/%0D/gi, '\r').replace(/%22/g, '"')
 
 const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8')
 
@@ -46,11 +42,14 @@ export function multipartFieldsNow(bytes: Uint8Array, contentType: string): Reco
     const headStart = chunk.indexOf('\r\n')
     const headEnd = chunk.indexOf('\r\n\r\n', headStart)
     if (headStart < 0 || chunk.slice(0, headStart).trim() !== '' || headEnd < 0) return null
-    const disposition = chunk.slice(headStart + 2, headEnd).split('\r\n').find((line) => DISPOSITION.test(line))
-    const name = disposition === undefined ? null : dispositionParam(disposition, 'name')
-    if (name === null) return null
-    const filename = dispositionParam(disposition!, 'filename')
-    entries.push([utf8(name), utf8(filename ?? chunk.slice(headEnd + 4))])
+    let disposition: RegExpExecArray | null = null
+    for (const line of chunk.slice(headStart + 2, headEnd).split('\r\n')) {
+      const colon = line.indexOf(':')
+      if (line.slice(0, colon).trim().toLowerCase() === 'content-disposition') disposition = DISPOSITION.exec(line.slice(colon + 1).trim())
+    }
+    if (disposition === null) return null
+    const [, name, filename] = disposition
+    entries.push([unescapeName(utf8(name!)), filename === undefined ? utf8(chunk.slice(headEnd + 4)) : unescapeName(utf8(filename))])
   }
   return null
 }

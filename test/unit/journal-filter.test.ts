@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../../src/errors.ts'
 import type { JournalFilter } from '../../src/events.ts'
+import { multipartFields, multipartFieldsNow } from '../../src/engine/form-fields.ts'
 import { journalFacts } from '../../src/engine/journal-facts.ts'
 import { compileFilter, parseFilter, type JournalSubject } from '../../src/engine/journal-filter.ts'
 import { createRouter, splitPath } from '../../src/engine/router.ts'
@@ -204,5 +205,34 @@ describe('journal filters: what they match', () => {
     ])
     expect(filter.explain(subject({ method: 'POST', body: '{"items":[{"sku":"A-1"}]}', contentType: 'application/json' }))).toEqual([])
     expect(compileFilter({ after: 5, since: '1m' }, NOW).explain(subject({ id: 5, at: NOW - 120_000 })).map((d) => d.what)).toEqual(['time', 'time'])
+  })
+})
+
+describe('journal facts', () => {
+  it('read a multipart body as the rules\' parser does, without waiting', async () => {
+    const type = (boundary: string) => `multipart/form-data; boundary=${boundary}`
+    const bodies: [string, string][] = [
+      ['--b\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; name="a"\r\n\r\n2\r\n--b--\r\n', type('b')],
+      ['--b\r\nContent-Disposition: form-data; name="f"; filename="ü.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG\r\n--b--', type('b')],
+      ['preamble\r\n--"q"\r\ncontent-disposition: form-data; name="line"\r\n\r\ntwo\r\nlines\r\n--"q"--\r\n', type('"q"')],
+      ['--b\r\nContent-Disposition: form-data; name=plain\r\n\r\nv\r\n--b--\r\n', type('b')],
+      ['--b\r\nContent-Disposition: form-data\r\n\r\nno name\r\n--b--\r\n', type('b')],
+      ['--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nnever closed', type('b')],
+      ['no boundary at all', 'multipart/form-data'],
+      ...['form-data; name="a\\"b"', 'form-data; name="a\\\\b"', 'form-data; name="a"x', 'form-data; name="a" ; filename="f"', 'form-data;name="a"', 'form-data; NAME="a"',
+        'form-data; name="a%22b%0A"', 'form-data; name="é"', "form-data; filename*=utf-8''x.txt; name=\"a\"", 'attachment; name="a"', 'form-data; name="a"; filename=""',
+        'form-data; filename="f.txt"; name="up"', 'form-data; name="a\\"; x="y"']
+        .map((disposition): [string, string] => [`--b\r\nContent-Disposition: ${disposition}\r\n\r\nv\r\n--b--\r\n`, type('b')]),
+    ]
+    for (const [body, contentType] of bodies) {
+      const bytes = new TextEncoder().encode(body)
+      expect([body, multipartFieldsNow(bytes, contentType)]).toEqual([body, await multipartFields(bytes, contentType)])
+    }
+  })
+
+  it('keep query, repeated headers and cookies as the rules read them; the body only when asked', () => {
+    const facts = journalFacts({ method: 'POST', path: '/x', search: '?a=1&a=2&b=', headers: [['accept', 'a/b'], ['accept', 'c/d'], ['cookie', 'sid=a%20b; x=1']], body: new TextEncoder().encode('{"k":1}'), contentType: 'application/json', params: null }, false)
+    expect(facts).toEqual({ params: {}, query: { a: ['1', '2'], b: '' }, headers: { accept: ['a/b, c/d', 'a/b', 'c/d'], cookie: 'sid=a%20b; x=1' }, cookies: { sid: 'a b', x: '1' }, body: undefined, bodyText: null })
+    expect(journalFacts({ method: 'POST', path: '/x', search: '', headers: [], body: new TextEncoder().encode('{"k":1}'), contentType: 'application/json', params: { id: '3' } }, true)).toMatchObject({ params: { id: '3' }, body: { k: 1 }, bodyText: '{"k":1}' })
   })
 })

@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createCatalog } from '../../src/domain/catalog.ts'
 import { nearMissRoute, nearMisses, type NearMissRoute } from '../../src/engine/near-miss.ts'
 import { splitPath } from '../../src/engine/router.ts'
+import { cleanup, cliWorkspace, openStore } from '../_helpers.ts'
+
+afterAll(cleanup)
 
 let nextId = 1
 /** A route of project `slug` as the catalog lists it: under `/api/{slug}`, the endpoint path's own `/api` not repeated. */
@@ -89,5 +93,37 @@ describe('near misses', () => {
     const misses = nearMisses(routes, 'GET', splitPath('/api/big/things/11/parts/3/items/4/x12'))
     expect(misses[0]!.path).toBe('/api/big/things/11/parts/:part/items/*/x11')
     expect(nearMisses(routes, 'GET', splitPath(`/api/big/${'a'.repeat(5_000)}/${'b/'.repeat(30)}`))).toEqual([])
+  })
+})
+
+describe('the catalog\'s routes for near misses', () => {
+  it('a project\'s routes under its slug; the own-paths project\'s at its own paths too, then every other project\'s; fallback on not-found', async () => {
+    const workspace = cliWorkspace()
+    await workspace.ok('init', '--yes', '--slug', 'main')
+    await workspace.ok('add-endpoint', 'GET', '/api/health', '--body', '{}')
+    await workspace.ok('project', 'create', 'Shop', '--slug', 'shop')
+    await workspace.ok('add-endpoint', 'POST', '/api/orders', '--body', '{}', '--project', 'shop')
+    await workspace.ok('add-endpoint', 'GET', '/api/orders/:id', '--body', '{}', '--project', 'shop')
+    const { context } = openStore(workspace.db)
+    const catalog = createCatalog(context)
+    const shop = context.repos.projects.bySlug('shop')!
+    const main = context.repos.projects.bySlug('main')!
+    const listed = (projectId: number) => catalog.routesOf(projectId).map((route) => `${route.method} ${route.base.map((s) => `/${s}`).join('')}${route.path}`)
+    expect(listed(shop.id)).toEqual(['POST /api/shop/orders', 'GET /api/shop/orders/:id'])
+    expect(listed(main.id)).toEqual(['GET /api/main/health', 'GET /api/health', 'POST /api/shop/orders', 'GET /api/shop/orders/:id'])
+    expect(catalog.routesOf(shop.id)).toBe(catalog.routesOf(shop.id))
+    expect(catalog.routesOf(9_999)).toEqual([])
+
+    const unknownSlug = catalog.resolve('GET', splitPath('/api/shpo/orders'))
+    expect(unknownSlug).toMatchObject({ kind: 'not-found', project: null, fallback: { id: main.id } })
+    expect(catalog.resolve('GET', splitPath('/api/shop/order'))).toMatchObject({ kind: 'not-found', project: { id: shop.id }, fallback: { id: main.id } })
+    expect(nearMisses(catalog.routesOf(main.id), 'POST', splitPath('/api/shpo/orders')).map((miss) => [miss.path, miss.differences.map((d) => d.text)])).toEqual([
+      ['/api/shop/orders', ['project "shpo", expected "shop"']],
+    ])
+    expect(nearMisses(catalog.routesOf(shop.id), 'POST', splitPath('/api/shop/order'))[0]).toMatchObject({ path: '/api/shop/orders', endpointId: expect.any(Number) })
+
+    // A change rebuilds the catalog: the routes follow it.
+    await workspace.ok('add-endpoint', 'DELETE', '/api/orders/:id', '--body', '{}', '--project', 'shop')
+    expect(listed(shop.id)).toContain('DELETE /api/shop/orders/:id')
   })
 })
