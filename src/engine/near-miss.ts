@@ -221,10 +221,11 @@ function score(route: NearMissRoute, request: Missed, explain: boolean): Alignme
       written = route.whole.written
     }
   }
-  const hasRest = patterns.at(-1)?.kind === 'rest'
-  const fixed = hasRest ? patterns.length - 1 : patterns.length
+  // The fewest differences the lengths allow (a `**` takes any number of segments): most routes stop here.
+  const restAt = patterns.findIndex((pattern) => pattern.kind === 'rest')
+  const fixed = restAt >= 0 ? restAt : patterns.length
   const before = project === null ? 0 : 1
-  if ((hasRest ? Math.max(0, fixed - rest.length) : Math.abs(fixed - rest.length)) + before > limit) return null
+  if ((restAt >= 0 ? Math.max(0, fixed - rest.length) : Math.abs(fixed - rest.length)) + before > limit) return null
   const aligned = align(rest, patterns, written, segments.length - rest.length, explain, table)
   const methodDiffers = !sameMethod(route.method, method)
   const differences = explain ? [
@@ -247,7 +248,8 @@ function score(route: NearMissRoute, request: Missed, explain: boolean): Alignme
  * The endpoints closest to a request no endpoint matched, closest first: at most 3, none when
  * nothing is close. Close means at most max(2, half the request's segments) differences, and
  * something in common besides the project: an equal or near-equal segment of the route's path,
- * or all of it (only the method or the slug's spelling differ). Work: the first MAX_ROUTES routes × the request's segments, on misses only.
+ * or all of it (only the method or the slug's spelling differ). Work: the first MAX_ROUTES
+ * routes × the request's segments, on misses only; differences are built for the 3 shown.
  */
 export function nearMisses(routes: readonly NearMissRoute[], method: string, segments: readonly string[]): NearMiss[] {
   if (segments.length > MAX_SEGMENTS) return []
