@@ -3,6 +3,7 @@ import { kindOf } from '../kinds/registry.ts'
 import type { StoredSpec } from '../store/specs.ts'
 import type { OperationsRoute } from '../engine/exchange.ts'
 import { parseRoutePath } from '../engine/path-pattern.ts'
+import { MAX_ROUTES, nearMissRoute, type NearMissRoute } from '../engine/near-miss.ts'
 import { createRouter, type Router } from '../engine/router.ts'
 import { fileContent, MATCHED_FILE_BYTES } from './bodies.ts'
 import type { Context } from './context.ts'
@@ -39,7 +40,8 @@ export type Resolution =
   | { kind: 'found'; project: Project; route: RoutedEndpoint; params: Record<string, string> }
   | { kind: 'protocol'; project: Project; route: ProtocolRoute }
   | { kind: 'method-not-allowed'; project: Project; allow: string[] }
-  | { kind: 'not-found'; project: Project | null }
+  /** `fallback`: the project served at its own paths, which a request outside any project's is journalled under. */
+  | { kind: 'not-found'; project: Project | null; fallback: Project | null }
 
 interface Snapshot {
   bySlug: Map<string, { project: Project; router: Router<RouteValue> }>
@@ -47,6 +49,16 @@ interface Snapshot {
   ownPaths: { project: Project; router: Router<RouteValue> } | null
   /** A new array whenever anything changed. */
   grpc: GrpcEndpoint[]
+  /** Each project's routes as written (mounts with no endpoint), in routing order: what near misses compare with. */
+  routes: Map<number, { project: Project; routes: WrittenRoute[] }>
+  /** routesOf's answers, made on a project's first miss. */
+  nearMissRoutes: Map<number, NearMissRoute[]>
+}
+
+interface WrittenRoute {
+  endpointId: number | null
+  method: string
+  path: string
 }
 
 function segmentsOf(path: string): string[] {
@@ -155,7 +167,7 @@ function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: 
   const stamps = context.repos.specs.stamps()
   const fallback = allProjects.find((p) => p.slug === ownPathsSlug) ?? allProjects.find((p) => p.isDefault) ?? allProjects[0]
   const projectOrder = fallback ? [fallback, ...allProjects.filter((p) => p !== fallback)] : allProjects
-  const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null, grpc: grpcEndpoints(projectOrder, byProject, stamps) }
+  const snapshot: Snapshot = { bySlug: new Map(), ownPaths: null, grpc: grpcEndpoints(projectOrder, byProject, stamps), routes: new Map(), nearMissRoutes: new Map() }
   for (const project of allProjects) {
     const routed = byProject.get(project.id) ?? []
     const mounted = protocolRoutes(context, routed.map((r) => r.endpoint), stamps)
@@ -165,7 +177,13 @@ function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: 
         .map((r) => ({ method: r.endpoint.method, segments: segments(r.endpoint.path), value: r as RouteValue })),
       ...mounted.flatMap((m) => ['GET', 'POST'].map((method) => ({ method, segments: segments(m.mount), value: m as RouteValue }))),
     ]
-    snapshot.bySlug.set(project.slug, { project, router: createRouter(toRoute(slugMount)) })
+    const slugRoutes = toRoute(slugMount)
+    snapshot.bySlug.set(project.slug, { project, router: createRouter(slugRoutes) })
+    snapshot.routes.set(project.id, {
+      project,
+      routes: slugRoutes.map(({ method, value }) =>
+        isProtocolRoute(value) ? { endpointId: null, method, path: value.mount } : { endpointId: value.endpoint.id, method, path: value.endpoint.path }),
+    })
     if (project === fallback) snapshot.ownPaths = { project, router: createRouter(toRoute(segmentsOf)) }
   }
   return snapshot
@@ -197,6 +215,32 @@ export interface Catalog {
   resolve(method: string, segments: readonly string[]): Resolution
   /** The gRPC methods to serve, with their settings; cheap enough to call per call. */
   grpc(): GrpcEndpoint[]
+  /**
+   * The routes a request journalled under this project may have meant, for its near misses: the
+   * project's under `/api/{slug}`; for the project served at its own paths, those too, then every
+   * other project's under its slug (a mistyped slug lands there). At most MAX_ROUTES.
+   */
+  routesOf(projectId: number): NearMissRoute[]
+}
+
+function nearMissRoutesOf(s: Snapshot, projectId: number): NearMissRoute[] {
+  const own = s.routes.get(projectId)
+  if (!own) return []
+  const listed: NearMissRoute[] = []
+  const add = (project: Project, routes: readonly WrittenRoute[], served: 'slug' | 'own') => {
+    for (const route of routes) {
+      if (listed.length >= MAX_ROUTES) return
+      listed.push(served === 'own'
+        ? nearMissRoute({ ...route, base: [], slug: null })
+        : nearMissRoute({ ...route, base: ['api', project.slug], slug: project.slug, path: `/${slugMount(route.path).join('/')}` }))
+    }
+  }
+  add(own.project, own.routes, 'slug')
+  if (s.ownPaths?.project.id === projectId) {
+    add(own.project, own.routes, 'own')
+    for (const other of s.routes.values()) if (other !== own) add(other.project, other.routes, 'slug')
+  }
+  return listed
 }
 
 /** The routing table, rebuilt only when the store says projects, resources, endpoints or imports may have changed. */
@@ -222,9 +266,9 @@ export function createCatalog(context: Context, options: { ownPathsSlug?: string
       const match = slugged.router.match(method, segments.slice(2))
       if (match.kind === 'found') return found(slugged.project, match)
       if (match.kind === 'method-not-allowed') return { kind: 'method-not-allowed', project: slugged.project, allow: match.allow }
-      return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: slugged.project }
+      return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: slugged.project, fallback: s.ownPaths?.project ?? null }
     }
-    return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null }
+    return matchOwnPaths(s, method, segments) ?? { kind: 'not-found', project: null, fallback: s.ownPaths?.project ?? null }
   }
 
   /** A found route with its files read; once the snapshot is seen to be older than the store, matched again in a fresh one. */
@@ -238,5 +282,11 @@ export function createCatalog(context: Context, options: { ownPathsSlug?: string
   return {
     resolve: (method, segments) => withFiles(resolveIn(snapshots.get(), method, segments), method, segments, false),
     grpc: () => snapshots.get().grpc,
+    routesOf(projectId) {
+      const s = snapshots.get()
+      let routes = s.nearMissRoutes.get(projectId)
+      if (!routes) s.nearMissRoutes.set(projectId, (routes = nearMissRoutesOf(s, projectId)))
+      return routes
+    },
   }
 }

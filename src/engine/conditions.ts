@@ -425,3 +425,101 @@ export function describeWhen(raw: Record<string, unknown>): string {
   }
   return parts.join(', ')
 }
+
+/** A condition of a `when` that did not hold for a request: where, what it asked, and what the request had there. */
+export interface WhenMiss {
+  /** `headers.x-tier`, `body.$.items[0].sku`, `body`, `any`. */
+  at: string
+  /** The condition in describeWhen's words. */
+  expected: string
+  /** The value there, as JSON cut at RECEIVED_LENGTH characters; null when the request had none. */
+  received: string | null
+  /** In one line: `body.sku = A-1 (received "A-2")`. */
+  text: string
+}
+
+const RECEIVED_LENGTH = 80
+/** How many values a JSONPath may reach for showing them (testing has its own budget). */
+const SHOWN_VALUES = 1_000
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > RECEIVED_LENGTH ? `${text.slice(0, RECEIVED_LENGTH - 1)}…` : text
+}
+
+/** One AND-ed part of a `when`, with how to read what the request had there. */
+interface Leaf {
+  at: string
+  when: Record<string, unknown>
+  /** undefined: nothing to show (an `any`); null: the request had nothing there. */
+  received(facts: RequestFacts): string | null | undefined
+}
+
+/** A `when` cut where its parts AND: per field of a target, per key of a body subset; `any` and a test of the raw body stay whole. */
+function leavesOf(raw: Record<string, unknown>): Leaf[] {
+  const leaves: Leaf[] = []
+  for (const [target, conditions] of Object.entries(raw)) {
+    if (target === 'any') {
+      leaves.push({ at: 'any', when: { any: conditions }, received: () => undefined })
+    } else if (target === 'body' && isObject(conditions) && !isOperatorObject(conditions)) {
+      for (const [key, condition] of Object.entries(conditions)) {
+        const steps = parsePath(key)
+        leaves.push({
+          at: `body.${key}`,
+          when: { body: { [key]: condition } },
+          received: (facts) => {
+            if (facts.body === undefined) return null
+            const values = valuesAt(facts.body, steps, SHOWN_VALUES)
+            if (values === null) return `(more than ${SHOWN_VALUES} values)`
+            return values.length === 0 ? null : shown(values.length === 1 ? values[0] : values)
+          },
+        })
+      }
+    } else if (target === 'body') {
+      leaves.push({ at: 'body', when: { body: conditions }, received: (facts) => (facts.bodyText === null ? null : shown(facts.bodyText)) })
+    } else {
+      const name = target as 'params' | 'query' | 'headers' | 'cookies'
+      for (const [key, condition] of Object.entries(conditions as Record<string, unknown>)) {
+        const field = name === 'headers' ? key.toLowerCase() : key
+        leaves.push({
+          at: `${name}.${key}`,
+          when: { [name]: { [key]: condition } },
+          received: (facts) => {
+            const source: Record<string, string | string[]> = facts[name]
+            if (!Object.hasOwn(source, field)) return null
+            const value = source[field]!
+            // A repeated header is its joined line, then its values: the line is what was sent.
+            return shown(name === 'headers' && Array.isArray(value) ? value[0] : value)
+          },
+        })
+      }
+    }
+  }
+  return leaves
+}
+
+/**
+ * The conditions of a `when` that fail for a request, each with what the request had there: for
+ * the request journal's explanations (a verify that failed, a rule that did not hold), never to
+ * choose a response. Throws ConditionError as compileWhen does; never over budget: the tests share
+ * one request's budget, and a test it could not afford fails, saying so.
+ */
+export function whenMisses(raw: unknown, facts: RequestFacts): WhenMiss[] {
+  compileWhen(raw)
+  const budget = requestBudget()
+  const misses: WhenMiss[] = []
+  for (const leaf of leavesOf(raw as Record<string, unknown>)) {
+    budget.skipped = null
+    if (compileWhen(leaf.when).test(facts, budget)) continue
+    const expected = describeWhen(leaf.when)
+    const received = leaf.received(facts)
+    const why = budget.skipped !== null ? `not tested: ${budget.skipped}` : received === undefined ? 'none held' : `received ${received ?? 'nothing'}`
+    misses.push({ at: leaf.at, expected, received: received ?? null, text: `${expected} (${why})` })
+  }
+  return misses
+}
+
+/** Each failed condition of a `when` in a line, with the value received: `body.sku = A-1 (received "A-2")`. */
+export function explainWhen(raw: unknown, facts: RequestFacts): string[] {
+  return whenMisses(raw, facts).map((miss) => miss.text)
+}

@@ -22,12 +22,18 @@ export function parseCookies(header: string | null): Record<string, string> {
   return Object.fromEntries(cookies)
 }
 
-/** A body as conditions read it: JSON, form fields, else its text. Never fails a request: what does not parse stays text. */
-async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body' | 'bodyText' | 'bodyForm'>> {
-  const bytes = await request.body()
-  if (bytes.byteLength === 0) return { body: undefined, bodyText: null }
+export type BodyFacts = Pick<RequestFacts, 'body' | 'bodyText' | 'bodyForm'>
+export const NO_BODY: BodyFacts = { body: undefined, bodyText: null }
+
+export const isMultipart = (contentType: string | null): contentType is string => contentType?.split(';', 1)[0]!.trim().toLowerCase() === MULTIPART_TYPE
+
+/**
+ * A body as conditions read it: JSON, form fields, else its text. Never fails a request: what does
+ * not parse stays text. `multipart` holds a multipart body's fields (null: they did not parse).
+ */
+export function readBody(bytes: Uint8Array, contentType: string | null, multipart: Record<string, string | string[]> | null): BodyFacts {
+  if (bytes.byteLength === 0) return NO_BODY
   const text = Buffer.from(bytes).toString('utf8')
-  const contentType = request.headers.get('content-type')
   const mime = contentType?.split(';', 1)[0]!.trim().toLowerCase()
   if (isJsonContentType(contentType)) {
     try {
@@ -37,29 +43,36 @@ async function bodyFacts(request: MockRequest): Promise<Pick<RequestFacts, 'body
     }
   }
   if (mime === FORM_TYPE) return { body: formFields(new URLSearchParams(text)), bodyText: text, bodyForm: true }
-  if (mime === MULTIPART_TYPE) {
-    const fields = await multipartFields(bytes, contentType!)
-    return fields ? { body: fields, bodyText: text, bodyForm: true } : { body: text, bodyText: text }
-  }
+  if (mime === MULTIPART_TYPE && multipart) return { body: multipart, bodyText: text, bodyForm: true }
   return { body: text, bodyText: text }
+}
+
+/** Query, headers and cookies as conditions read them, with the body's facts. */
+export function factsOf(search: URLSearchParams, headers: Headers, params: Record<string, string>, body: BodyFacts): RequestFacts {
+  const query: Record<string, string | string[]> = formFields(search)
+  // Headers joins repeated values with ", " (names lower case already): a rule may name the line or one value.
+  // A Map, then fromEntries: a header named __proto__ stays a plain field.
+  const lines = new Map<string, string | string[]>()
+  for (const [name, line] of headers) {
+    const values = line.includes(',') ? line.split(',').map((value) => value.trim()) : []
+    lines.set(name, values.length > 1 ? [line, ...values] : line)
+  }
+  return {
+    params: Object.fromEntries(Object.entries(params)),
+    query,
+    headers: Object.fromEntries(lines),
+    cookies: parseCookies(headers.get('cookie')),
+    ...body,
+  }
 }
 
 /** What a response's `when` reads of a request; the body only when some `when` tests it. */
 export async function requestFacts(request: MockRequest, params: Record<string, string>, needsBody: boolean): Promise<RequestFacts> {
-  const query: Record<string, string | string[]> = formFields(request.url.searchParams)
-  // Headers joins repeated values with ", " (names lower case already): a rule may name the line or one value.
-  // A Map, then fromEntries: a header named __proto__ stays a plain field.
-  const lines = new Map<string, string | string[]>()
-  for (const [name, line] of request.headers) {
-    const values = line.includes(',') ? line.split(',').map((value) => value.trim()) : []
-    lines.set(name, values.length > 1 ? [line, ...values] : line)
+  let body = NO_BODY
+  if (needsBody) {
+    const bytes = await request.body()
+    const contentType = request.headers.get('content-type')
+    body = readBody(bytes, contentType, bytes.byteLength > 0 && isMultipart(contentType) ? await multipartFields(bytes, contentType) : null)
   }
-  const headers = Object.fromEntries(lines)
-  return {
-    params: Object.fromEntries(Object.entries(params)),
-    query,
-    headers,
-    cookies: parseCookies(request.headers.get('cookie')),
-    ...(needsBody ? await bodyFacts(request) : { body: undefined, bodyText: null }),
-  }
+  return factsOf(request.url.searchParams, request.headers, params, body)
 }

@@ -2,7 +2,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { mintToken } from '../../src/domain/auth.ts'
+import { createCatalog } from '../../src/domain/catalog.ts'
+import type { MockRequest } from '../../src/engine/exchange.ts'
 import type { RequestServed } from '../../src/events.ts'
+import { matchRequest } from '../../src/server/pipeline/match.ts'
+import { createSelector } from '../../src/server/pipeline/select.ts'
 import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.ts'
 import { cleanup, cliProcessAsync, cliWorkspace, expectAliveAndIntact, openStore, ROOT, send, settle, waitFor } from '../_helpers.ts'
 
@@ -124,6 +128,38 @@ describe('pick: rules', () => {
     const logged = await waitFor(async () => ((await send(`${url}/api/projects/1/requests`, { headers: auth })).json as { path: string; note?: string }[]).find((e) => e.path === '/api/big'))
     expect(logged.note).toBe('pattern skipped: value too long')
     expect((await send(`${url}/api/big`, { method: 'POST', body: { text: 'ax' } })).json.rule).toBe('small')
+  })
+  it('the select stage says which rules did not hold and why, only when it falls through', async () => {
+    const workspace = cliWorkspace()
+    await workspace.ok('init', '--yes', '--slug', 'r')
+    await sessions(workspace.ok)
+    await workspace.ok('add-endpoint', 'GET', '/api/plain', '--body', '{}')
+    const catalog = createCatalog(openStore(workspace.db).context)
+    const select = createSelector(Math.random)
+    const selected = async (method: string, path: string, body: unknown = undefined, headers: Record<string, string> = {}) => {
+      const text = body === undefined ? '' : JSON.stringify(body)
+      const request: MockRequest = {
+        method,
+        url: new URL(path, 'http://mock'),
+        headers: new Headers({ 'content-type': 'application/json', ...headers }),
+        body: async () => new TextEncoder().encode(text),
+        text: async () => text,
+        json: async () => (text === '' ? undefined : JSON.parse(text)),
+      }
+      const match = matchRequest(catalog, request)
+      if (match.kind !== 'endpoint') throw new Error(`${method} ${path} matched no endpoint`)
+      return select(request, match)
+    }
+    const admin = await selected('POST', '/api/sessions', { username: 'admin', password: 'secret' })
+    expect(admin.answeredBy).toEqual({ position: 1, name: 'admin' })
+    expect(admin.ruleMisses).toBeNull()
+    const fellThrough = await selected('POST', '/api/sessions', { username: 'admin', password: 'nope' }, { 'X-Account': 'open-1' })
+    expect(fellThrough.answeredBy).toEqual({ position: 3, name: null })
+    expect(fellThrough.ruleMisses).toEqual([
+      { response: { position: 1, name: 'admin' }, failed: ['body.password = secret (received "nope")'] },
+      { response: { position: 2, name: 'locked' }, failed: ['headers.X-Account matches "^locked-" (received "open-1")'] },
+    ])
+    expect((await selected('GET', '/api/plain')).ruleMisses).toBeNull()
   })
 })
 

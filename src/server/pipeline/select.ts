@@ -1,9 +1,9 @@
-import { compileWhen, requestBudget, type CompiledWhen } from '../../engine/conditions.ts'
+import { compileWhen, explainWhen, requestBudget, type CompiledWhen } from '../../engine/conditions.ts'
 import type { MockRequest } from '../../engine/exchange.ts'
 import type { Random } from '../../engine/policy.ts'
 import { requestFacts } from '../../engine/request-facts.ts'
 import { effectiveEndpoint } from '../../domain/responses.ts'
-import type { AnsweredBy } from '../../events.ts'
+import type { AnsweredBy, RuleMiss } from '../../events.ts'
 import type { Endpoint } from '../../model.ts'
 import type { Match } from './match.ts'
 
@@ -15,6 +15,8 @@ export interface Selected {
   answeredBy: AnsweredBy | null
   /** Why a rule did not hold that might have, for the request log; null: nothing to say. */
   note: string | null
+  /** When no rule held: each rule and its failed conditions, for the journal; null when a rule held or there were none. */
+  ruleMisses: RuleMiss[] | null
 }
 
 /** An endpoint's responses ready to pick from, with where its sequence is. */
@@ -53,35 +55,44 @@ export function createSelector(random: Random) {
     return compiled
   }
 
-  async function chosenIndex(request: MockRequest, match: EndpointMatch, compiled: Compiled): Promise<{ index: number; note: string | null }> {
+  async function chosenIndex(request: MockRequest, match: EndpointMatch, compiled: Compiled): Promise<{ index: number; note: string | null; ruleMisses: RuleMiss[] | null }> {
     const { endpoint } = match.route
     const count = endpoint.responses.length
     // Taken before any await: concurrent requests get distinct positions.
     if (endpoint.pick === 'sequence') {
       const index = compiled.next % count
       compiled.next = (index + 1) % count
-      return { index, note: null }
+      return { index, note: null, ruleMisses: null }
     }
-    if (endpoint.pick === 'random') return { index: Math.floor(random() * count), note: null }
+    if (endpoint.pick === 'random') return { index: Math.floor(random() * count), note: null, ruleMisses: null }
     const fallback = compiled.whens.indexOf(null)
-    if (compiled.whens.every((when) => when === null)) return { index: fallback, note: null }
+    if (compiled.whens.every((when) => when === null)) return { index: fallback, note: null, ruleMisses: null }
     const facts = await requestFacts(request, match.params, compiled.readsBody)
     const budget = requestBudget()
     const ruled = compiled.whens.findIndex((when) => when !== null && when.test(facts, budget))
-    return { index: ruled >= 0 ? ruled : fallback, note: budget.skipped }
+    if (ruled >= 0) return { index: ruled, note: budget.skipped, ruleMisses: null }
+    // Falling through is rare where rules are meant to hold (a test's request that missed its stub): saying why may cost a second pass.
+    const ruleMisses = endpoint.responses.flatMap((response, i): RuleMiss[] => {
+      if (response.when === null) return []
+      // Each part holding on a fresh budget: the rule failed on the request's spent one.
+      const failed = explainWhen(response.when, facts)
+      return [{ response: { position: i + 1, name: response.name }, failed: failed.length > 0 ? failed : [`not tested: ${budget.skipped ?? 'over the request\'s budget'}`] }]
+    })
+    return { index: fallback, note: budget.skipped, ruleMisses }
   }
 
   return async function select(request: MockRequest, match: EndpointMatch): Promise<Selected> {
     const { endpoint } = match.route
-    if (endpoint.responses.length === 0) return { match, answeredBy: null, note: null }
+    if (endpoint.responses.length === 0) return { match, answeredBy: null, note: null, ruleMisses: null }
     const compiled = compiledFor(endpoint, match.project.sequenceEpoch)
-    const { index, note } = await chosenIndex(request, match, compiled)
-    if (index < 0) return { match, answeredBy: null, note }
+    const { index, note, ruleMisses } = await chosenIndex(request, match, compiled)
+    if (index < 0) return { match, answeredBy: null, note, ruleMisses }
     const response = endpoint.responses[index]!
     return {
       match: { ...match, route: { ...match.route, endpoint: effectiveEndpoint(endpoint, response) } },
       answeredBy: { position: index + 1, name: response.name },
       note,
+      ruleMisses,
     }
   }
 }

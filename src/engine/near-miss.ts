@@ -1,0 +1,279 @@
+import type { Difference, NearMiss } from '../events.ts'
+import { matchMixed, parseRoutePath, type SegmentPattern } from './path-pattern.ts'
+import { splitPath } from './router.ts'
+
+/**
+ * Near misses: the endpoints an unmatched request came closest to, and what kept each from
+ * matching (the method, a project's slug, a segment, a segment too many or too few), as WireMock
+ * shows them. Segments are aligned with the fewest differences, so `/api/shop/v2/orders` is one
+ * extra segment away from `/api/shop/orders`, not two differing ones.
+ */
+
+/** A route a request may have meant, as a project serves it. */
+export interface NearMissRoute {
+  /** null for a GraphQL or SOAP mount (one URL answering several operations). */
+  endpointId: number | null
+  method: string
+  /** Where the project serves its routes: `['api', 'shop']` under its slug, `[]` at its own paths. */
+  base: readonly string[]
+  /** The project's slug when `base` is `/api/{slug}`. */
+  slug: string | null
+  /** After `base`, as written (`/orders/:id`). */
+  path: string
+  patterns: readonly SegmentPattern[]
+  /** The segments of `path` as written, for saying what was expected. */
+  written: readonly string[]
+  /** `base` and `path` together, for a request outside `/api/{slug}`. */
+  whole: { patterns: readonly SegmentPattern[]; written: readonly string[] }
+}
+
+export function nearMissRoute(route: Pick<NearMissRoute, 'endpointId' | 'method' | 'base' | 'slug' | 'path'>): NearMissRoute {
+  const patterns = parseRoutePath(route.path)
+  const written = splitPath(route.path)
+  const whole = route.base.length === 0 ? { patterns, written } : {
+    patterns: [...route.base.map((text) => ({ kind: 'literal' as const, text })), ...patterns],
+    written: [...route.base, ...written],
+  }
+  return { ...route, patterns, written, whole }
+}
+
+/** A project over this many routes is compared with its first ones only: a miss costs at most this. */
+export const MAX_ROUTES = 5_000
+/** Paths longer than this (in segments) are not compared: no endpoint is close to them. */
+const MAX_SEGMENTS = 32
+/** How many near misses a request gets (as WireMock shows). */
+const SHOWN = 3
+/** Longer segments are not compared letter by letter: they are as far apart as they are long. */
+const MAX_COMPARED_LENGTH = 32
+
+const WIDTH = MAX_COMPARED_LENGTH + 1
+/** editDistance's rows, reused: a miss compares thousands of segments. */
+const rows = new Int32Array(WIDTH * WIDTH)
+
+/** Letters to change, add, remove or swap with the next to go from one segment to the other, on short segments only. */
+function editDistance(a: string, b: string): number {
+  if (a.length > MAX_COMPARED_LENGTH || b.length > MAX_COMPARED_LENGTH) return Math.max(a.length, b.length)
+  for (let j = 0; j <= b.length; j += 1) rows[j] = j
+  for (let i = 1; i <= a.length; i += 1) {
+    rows[i * WIDTH] = i
+    for (let j = 1; j <= b.length; j += 1) {
+      const at = i * WIDTH + j
+      let best = Math.min(rows[at - WIDTH]! + 1, rows[at - 1]! + 1, rows[at - WIDTH - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[at - 2 * WIDTH - 2]! + 1)
+      rows[at] = best
+    }
+  }
+  return rows[a.length * WIDTH + b.length]!
+}
+
+/** The most letters a typo changes: a third of the word (one, for short words). */
+const typoLimit = (received: string, expected: string) => Math.max(1, Math.floor(Math.max(received.length, expected.length) / 3))
+
+/** How many letters apart two segments are, or null when that is more than a typo (then they are as far as they are long). */
+function typoDistance(received: string, expected: string): number | null {
+  const limit = typoLimit(received, expected)
+  if (Math.abs(received.length - expected.length) > limit) return null
+  const distance = editDistance(received, expected)
+  return distance <= limit ? distance : null
+}
+
+function segmentMatches(pattern: SegmentPattern, segment: string): boolean {
+  switch (pattern.kind) {
+    case 'literal': return pattern.text === segment
+    case 'mixed': return matchMixed(pattern.parts, segment) !== null
+    default: return true
+  }
+}
+
+/** How far a path is from a route's patterns, and in what. */
+interface Alignment {
+  cost: number
+  /** Built only when asked for (the routes shown): ranking the others needs the counts alone. */
+  differences: Difference[]
+  /** Literal segments equal, and differing ones that look like typos. */
+  equal: number
+  similar: number
+  /** Letters apart across differing literal segments: ranks typos before other words. */
+  distance: number
+}
+
+/** An alignment's score: its differences first, then (among equally many) more equal literal segments. */
+const SCORE_UNIT = 64
+
+const pairScore = (pattern: SegmentPattern, segment: string) => (segmentMatches(pattern, segment) ? (pattern.kind === 'literal' ? -1 : 0) : SCORE_UNIT)
+
+/**
+ * Aligns request segments with route patterns at the fewest differences: a segment that matches
+ * costs 0, a differing one 1, a missing or extra one 1, and `**` takes whatever is left; among
+ * alignments as good, the one with more equal literals (`/orders/items` misses the `:id` of
+ * `/orders/:id/items`, rather than `items` standing for `:id`). `at` counts from the first of
+ * `segments`; the text counts in the whole path, `skipped` segments (a project's `/api/{slug}`)
+ * coming first. Work: segments × patterns, in `table` (reused from route to route).
+ */
+function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array): Alignment {
+  const n = segments.length
+  const m = patterns.length
+  const width = m + 1
+  // table[i * width + j]: the best score aligning segments[i..] with patterns[j..] (SCORE_UNIT per difference, less one per equal literal).
+  for (let i = n; i >= 0; i -= 1) {
+    for (let j = m; j >= 0; j -= 1) {
+      const pattern = patterns[j]
+      const at = i * width + j
+      if (j === m) table[at] = (n - i) * SCORE_UNIT
+      else if (pattern!.kind === 'rest') table[at] = 0
+      else if (i === n) table[at] = SCORE_UNIT + table[at + 1]!
+      else table[at] = Math.min(pairScore(pattern!, segments[i]!) + table[at + width + 1]!, SCORE_UNIT + table[at + width]!, SCORE_UNIT + table[at + 1]!)
+    }
+  }
+  // Fewer than SCORE_UNIT equal literals (at most MAX_SEGMENTS): rounding up gives the differences back.
+  const result: Alignment = { cost: Math.ceil(table[0]! / SCORE_UNIT), differences: [], equal: 0, similar: 0, distance: 0 }
+  let i = 0
+  let j = 0
+  while (i < n || j < m) {
+    const pattern = patterns[j]
+    if (pattern?.kind === 'rest') break
+    const segment = segments[i]
+    const at = i * width + j
+    if (pattern !== undefined && segment !== undefined) {
+      const here = pairScore(pattern, segment)
+      if (table[at] === here + table[at + width + 1]!) {
+        if (here <= 0) {
+          if (pattern.kind === 'literal') result.equal += 1
+        } else {
+          const expected = written[j]!
+          if (pattern.kind === 'literal') {
+            const distance = typoDistance(segment, pattern.text)
+            if (distance !== null) result.similar += 1
+            result.distance += distance ?? Math.max(segment.length, pattern.text.length)
+          }
+          if (explain) result.differences.push({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
+        }
+        i += 1
+        j += 1
+        continue
+      }
+    }
+    if (segment !== undefined && table[at] === SCORE_UNIT + table[at + width]!) {
+      if (explain) result.differences.push({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
+      i += 1
+    } else {
+      if (explain) result.differences.push({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
+      j += 1
+    }
+  }
+  return result
+}
+
+const tableFor = (segments: number, patterns: number) => new Int32Array((segments + 1) * (patterns + 1))
+
+/** What differs between a request's path and a path pattern, segment by segment (a journal filter's `path`). */
+export function pathDifferences(pattern: string, segments: readonly string[]): Difference[] {
+  const patterns = parseRoutePath(pattern)
+  if (segments.length > MAX_SEGMENTS || patterns.length > MAX_SEGMENTS) {
+    return [{ what: 'length', expected: pattern, received: `${segments.length} segments`, text: `path of ${segments.length} segments, too long to compare with ${pattern}` }]
+  }
+  return align(segments, patterns, splitPath(pattern), 0, true, tableFor(segments.length, patterns.length)).differences
+}
+
+const sameMethod = (route: string, request: string) => route === request || (request === 'HEAD' && route === 'GET')
+
+interface Scored extends Alignment {
+  route: NearMissRoute
+  order: number
+}
+
+/** A request as every route is compared with it. */
+interface Missed {
+  method: string
+  segments: readonly string[]
+  /** Its segments after `/api/{slug}`. */
+  afterSlug: readonly string[]
+  /** The slugs of the projects compared: a request under one of them meant that project. */
+  slugs: ReadonlySet<string>
+  limit: number
+  table: Int32Array
+}
+
+function score(route: NearMissRoute, request: Missed, explain: boolean): Alignment | null {
+  const { method, segments, slugs, limit, table } = request
+  if (route.whole.patterns.length > MAX_SEGMENTS) return null
+  let project: Difference | null = null
+  let distance = 0
+  let rest = segments
+  let patterns = route.patterns
+  let written = route.written
+  if (route.base.length > 0) {
+    const api = segments[0]
+    const slug = segments[1]
+    if (api === route.base[0] && slug !== undefined && route.slug !== null) {
+      if (slug !== route.slug) {
+        // A slug another project has was meant for that project; another word is no typo of this one.
+        if (slugs.has(slug)) return null
+        const typo = typoDistance(slug, route.slug)
+        if (typo === null) return null
+        project = { what: 'project', at: 1, expected: route.slug, received: slug, text: `project "${slug}", expected "${route.slug}"` }
+        distance += typo
+      }
+      rest = request.afterSlug
+    } else {
+      // Not under `/api/{slug}`: the whole path is compared with where the route is served.
+      patterns = route.whole.patterns
+      written = route.whole.written
+    }
+  }
+  // The fewest differences the lengths allow (a `**` takes any number of segments): most routes stop here.
+  const restAt = patterns.findIndex((pattern) => pattern.kind === 'rest')
+  const fixed = restAt >= 0 ? restAt : patterns.length
+  const before = project === null ? 0 : 1
+  if ((restAt >= 0 ? Math.max(0, fixed - rest.length) : Math.abs(fixed - rest.length)) + before > limit) return null
+  const aligned = align(rest, patterns, written, segments.length - rest.length, explain, table)
+  const methodDiffers = !sameMethod(route.method, method)
+  const differences = explain ? [
+    ...(methodDiffers ? [{ what: 'method' as const, expected: route.method, received: method, text: `method ${method}, expected ${route.method}` }] : []),
+    ...(project === null ? [] : [project]),
+    ...aligned.differences,
+  ] : []
+  const pathAgrees = aligned.cost === 0
+  return {
+    cost: aligned.cost + before + (methodDiffers ? 1 : 0),
+    differences,
+    equal: aligned.equal,
+    // All of the path but the slug's spelling agreeing counts as something in common, as a typo does.
+    similar: aligned.similar + (pathAgrees ? 1 : 0),
+    distance: distance + aligned.distance,
+  }
+}
+
+/**
+ * The endpoints closest to a request no endpoint matched, closest first: at most 3, none when
+ * nothing is close. Close means at most max(2, half the request's segments) differences, and
+ * something in common besides the project: an equal or near-equal segment of the route's path,
+ * or all of it (only the method or the slug's spelling differ). Work: the first MAX_ROUTES
+ * routes × the request's segments, on misses only; differences are built for the 3 shown.
+ */
+export function nearMisses(routes: readonly NearMissRoute[], method: string, segments: readonly string[]): NearMiss[] {
+  if (segments.length > MAX_SEGMENTS) return []
+  const examined = routes.length > MAX_ROUTES ? routes.slice(0, MAX_ROUTES) : routes
+  const slugs = new Set<string>()
+  for (const route of examined) if (route.slug !== null) slugs.add(route.slug)
+  const limit = Math.max(2, Math.ceil(segments.length / 2))
+  const request: Missed = { method, segments, afterSlug: segments.slice(2), slugs, limit, table: tableFor(MAX_SEGMENTS, MAX_SEGMENTS) }
+  const rank = (a: Scored, b: Scored) => a.cost - b.cost || b.equal - a.equal || a.distance - b.distance || a.order - b.order
+  // The best SHOWN so far, kept sorted: ranking the rest builds nothing.
+  const best: Scored[] = []
+  examined.forEach((route, order) => {
+    const aligned = score(route, request, false)
+    if (aligned === null || aligned.cost === 0 || aligned.cost > limit || (aligned.equal === 0 && aligned.similar === 0)) return
+    const scored: Scored = Object.assign(aligned, { route, order })
+    if (best.length === SHOWN && rank(scored, best[SHOWN - 1]!) >= 0) return
+    best.push(scored)
+    best.sort(rank)
+    if (best.length > SHOWN) best.pop()
+  })
+  return best.map(({ route }) => ({
+    endpointId: route.endpointId,
+    method: route.method,
+    path: `${route.base.map((segment) => `/${segment}`).join('')}${route.path.startsWith('/') ? route.path : `/${route.path}`}`,
+    differences: score(route, request, true)!.differences,
+  }))
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { ConditionError, explainWhen, whenMisses, type RequestFacts } from '../../src/engine/conditions.ts'
+
+const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({ params: {}, query: {}, headers: {}, cookies: {}, body: undefined, bodyText: null, ...over })
+
+describe('explainWhen', () => {
+  it('names each failed AND-ed condition with the value received there', () => {
+    const when = {
+      headers: { 'X-Tier': 'gold', 'X-Ok': { present: true } },
+      query: { page: { gte: 2 } },
+      cookies: { sid: { matches: '^s-' } },
+      params: { id: 7 },
+      body: { '$.items[0].sku': 'A-1', customer: { tier: 'gold' }, note: { absent: true } },
+    }
+    const received = facts({
+      headers: { 'x-tier': 'silver', 'x-ok': '1' },
+      query: { page: '1' },
+      cookies: { sid: 'x-1' },
+      params: { id: '7' },
+      body: { items: [{ sku: 'A-2' }], customer: { tier: 'gold' } },
+    })
+    expect(explainWhen(when, received)).toEqual([
+      'headers.X-Tier = gold (received "silver")',
+      'query.page gte 2 (received "1")',
+      'cookies.sid matches "^s-" (received "x-1")',
+      'body.$.items[0].sku = A-1 (received "A-2")',
+    ])
+    expect(whenMisses(when, received)[0]).toEqual({ at: 'headers.X-Tier', expected: 'headers.X-Tier = gold', received: '"silver"', text: 'headers.X-Tier = gold (received "silver")' })
+  })
+
+  it('says "nothing" where the request had nothing, cuts long values at 80 characters, shows a repeated header as sent', () => {
+    expect(explainWhen({ headers: { authorization: { present: true } }, body: { sku: 'A-1' } }, facts())).toEqual([
+      'headers.authorization present true (received nothing)',
+      'body.sku = A-1 (received nothing)',
+    ])
+    const [long] = whenMisses({ body: { text: 'short' } }, facts({ body: { text: 'y'.repeat(500) } }))
+    expect(long!.received).toHaveLength(80)
+    expect(long!.received!.endsWith('…')).toBe(true)
+    expect(explainWhen({ headers: { accept: 'text/html' } }, facts({ headers: { accept: ['a/b, c/d', 'a/b', 'c/d'] } }))).toEqual(['headers.accept = text/html (received "a/b, c/d")'])
+    expect(explainWhen({ body: { contains: '<Envelope' } }, facts({ bodyText: '{"a":1}', body: { a: 1 } }))).toEqual(['body contains "<Envelope" (received "{\\"a\\":1}")'])
+  })
+
+  it('reports an any as one condition, and nothing when all hold', () => {
+    const when = { any: [{ query: { a: 1 } }, { query: { b: 1 } }], query: { c: 1 } }
+    expect(explainWhen(when, facts({ query: { c: '1' } }))).toEqual(['any(query.a = 1 | query.b = 1) (none held)'])
+    expect(explainWhen(when, facts({ query: { b: '1', c: '1' } }))).toEqual([])
+    expect(explainWhen({}, facts())).toEqual([])
+  })
+
+  it('never throws over budget: a test it cannot afford fails and says why', () => {
+    const text = 'a'.repeat(1_000_000)
+    const when = { body: { matches: '[a-z]{400}[0-9]' }, query: { q: 'x' } }
+    expect(explainWhen(when, facts({ bodyText: text, body: text, query: { q: 'x' } }))).toEqual(['body matches "[a-z]{400}[0-9]" (not tested: pattern skipped: value too long)'])
+  })
+
+  it('refuses a when compileWhen refuses', () => {
+    expect(() => explainWhen({ cookie: { a: 1 } }, facts())).toThrow(ConditionError)
+  })
+})
