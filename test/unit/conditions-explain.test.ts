@@ -40,11 +40,11 @@ describe('explainWhen', () => {
     expect(explainWhen({ body: { contains: '<Envelope' } }, facts({ bodyText: '{"a":1}', body: { a: 1 } }))).toEqual(['body contains "<Envelope" (received "{\\"a\\":1}")'])
   })
 
-  it('reports an any as one condition, and nothing when all hold', () => {
+  it('reports an any as one condition, nothing when all hold; an empty when is refused as compileWhen refuses it', () => {
     const when = { any: [{ query: { a: 1 } }, { query: { b: 1 } }], query: { c: 1 } }
     expect(explainWhen(when, facts({ query: { c: '1' } }))).toEqual(['any(query.a = 1 | query.b = 1) (none held)'])
     expect(explainWhen(when, facts({ query: { b: '1', c: '1' } }))).toEqual([])
-    expect(explainWhen({}, facts())).toEqual([])
+    expect(() => explainWhen({}, facts())).toThrow(ConditionError)
   })
 
   it('never throws over budget: a test it cannot afford fails and says why', () => {
