@@ -123,8 +123,10 @@ function mountAnswerer(kind: EndpointKind): Promise<MountAnswerer> {
 }
 
 /** policy: the endpoint's settings, the request's `Prefer` and the delay floor decide the delay, a fault or a simulated error. */
-function policyStage(request: MockRequest, match: EndpointMatch, random: Random, floor: DelaySpec | null): Policy {
-  const prefer = parsePrefer(request.headers.get('prefer'))
+function policyStage(request: MockRequest, match: EndpointMatch, random: Random, floor: DelaySpec | null, codeAnswered = false): Policy {
+  const asked = parsePrefer(request.headers.get('prefer'))
+  // A preferred code a chosen response answers is that response, not a simulated error.
+  const prefer = codeAnswered ? { ...asked, code: undefined } : asked
   return { prefer, decision: decidePolicy({ settings: match.route.endpoint, prefer, floor }, random) }
 }
 
@@ -163,9 +165,9 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
   if (refusal) await refuseUnauthorized(event, deps, refusal)
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
-  const { match, answeredBy, note } = await select(request, matched)
+  const { match, answeredBy, note, preferred } = await select(request, matched)
   const { endpoint } = match.route
-  const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor)
+  const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor, preferred)
   await holdResponse(event, decision.delayMs)
   const { outcome } = decision
   if (outcome.kind === 'fault') {

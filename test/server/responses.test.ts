@@ -65,6 +65,18 @@ describe('pick: rules', () => {
     ])
   })
 
+  it('Prefer: code answers the first response with that status, passing over rules; a status no response has is simulated as before', async () => {
+    const { url } = await workspaceServer(sessions)
+    const preferred = (code: number) => send(`${url}/api/r/sessions`, { method: 'POST', headers: { prefer: `code=${code}` }, body: { username: 'x' } })
+    const token = await preferred(201)
+    expect([token.status, token.headers.get('x-mock')]).toEqual([201, 'admin'])
+    expect(token.json.token).toMatch(/^[0-9a-f-]{36}$/)
+    const locked = await preferred(423)
+    expect([locked.status, locked.text]).toEqual([423, ''])
+    const simulated = await preferred(503)
+    expect([simulated.status, simulated.json.error.code]).toEqual([503, 'SIMULATED_ERROR'])
+  })
+
   it('without a fallback the endpoint answers: a resource stores unless a rule says 409', async () => {
     const { url, db } = await workspaceServer(async (ok) => {
       await ok('add-resource', '/api/users', '--fields', 'email:internet.email')
@@ -183,6 +195,13 @@ describe('pick: sequence and random', () => {
     expect([await n(url), await n(url), await n(url), await n(url), await n(url)]).toEqual([1, 2, 3, 4, 1])
     await ok('response', 'remove', 'GET', '/api/polls', '4')
     expect(await n(url)).toBe(1)
+  })
+
+  it('a HEAD sees the current turn without taking it', async () => {
+    const { url } = await workspaceServer(three)
+    expect(await n(url)).toBe(1)
+    expect((await fetch(`${url}/api/r/polls`, { method: 'HEAD' })).status).toBe(200)
+    expect([await n(url), await n(url)]).toEqual([2, 3])
   })
 
   it('starts again on a reset from the API or from another process', async () => {

@@ -1,6 +1,7 @@
 import { compileWhen, explainWhen, requestBudget, type CompiledWhen } from '../../engine/conditions.ts'
 import type { MockRequest } from '../../engine/exchange.ts'
 import type { Random } from '../../engine/policy.ts'
+import { parsePrefer } from '../../engine/prefer.ts'
 import { requestFacts } from '../../engine/request-facts.ts'
 import { effectiveEndpoint } from '../../domain/responses.ts'
 import type { AnsweredBy, RuleMiss } from '../../events.ts'
@@ -17,6 +18,19 @@ export interface Selected {
   note: string | null
   /** When no rule held: each rule and its failed conditions, for the journal; null when a rule held or there were none. */
   ruleMisses: RuleMiss[] | null
+  /** `Prefer: code` named the status of the chosen response: it is answered as configured, not simulated. */
+  preferred: boolean
+}
+
+/**
+ * The first response answering the status `Prefer: code` asks for, as Prism answers the example of
+ * that status; -1 when none does (or none is asked). Rules, turns and draws are passed over.
+ */
+function preferredIndex(request: MockRequest, endpoint: Endpoint): number {
+  const header = request.headers.get('prefer')
+  if (header === null) return -1
+  const { code } = parsePrefer(header)
+  return code === undefined ? -1 : endpoint.responses.findIndex((response) => (response.status ?? endpoint.status) === code)
 }
 
 /** An endpoint's responses ready to pick from, with where its sequence is. */
@@ -61,7 +75,8 @@ export function createSelector(random: Random) {
     // Taken before any await: concurrent requests get distinct positions.
     if (endpoint.pick === 'sequence') {
       const index = compiled.next % count
-      compiled.next = (index + 1) % count
+      // A HEAD (a link checker, a client's probe) sees the current turn without taking it.
+      if (request.method !== 'HEAD') compiled.next = (index + 1) % count
       return { index, note: null, ruleMisses: null }
     }
     if (endpoint.pick === 'random') return { index: Math.floor(random() * count), note: null, ruleMisses: null }
@@ -83,16 +98,19 @@ export function createSelector(random: Random) {
 
   return async function select(request: MockRequest, match: EndpointMatch): Promise<Selected> {
     const { endpoint } = match.route
-    if (endpoint.responses.length === 0) return { match, answeredBy: null, note: null, ruleMisses: null }
-    const compiled = compiledFor(endpoint, match.project.sequenceEpoch)
-    const { index, note, ruleMisses } = await chosenIndex(request, match, compiled)
-    if (index < 0) return { match, answeredBy: null, note, ruleMisses }
+    if (endpoint.responses.length === 0) return { match, answeredBy: null, note: null, ruleMisses: null, preferred: false }
+    const preferred = preferredIndex(request, endpoint)
+    const { index, note, ruleMisses } = preferred >= 0
+      ? { index: preferred, note: null, ruleMisses: null }
+      : await chosenIndex(request, match, compiledFor(endpoint, match.project.sequenceEpoch))
+    if (index < 0) return { match, answeredBy: null, note, ruleMisses, preferred: false }
     const response = endpoint.responses[index]!
     return {
       match: { ...match, route: { ...match.route, endpoint: effectiveEndpoint(endpoint, response) } },
       answeredBy: { position: index + 1, name: response.name },
       note,
       ruleMisses,
+      preferred: preferred >= 0,
     }
   }
 }
