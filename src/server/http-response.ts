@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import { FastResponse } from 'srvx'
 import { AppError, codeForStatus, toErrorBody } from '../errors.ts'
 import { storeFaultError } from '../store/db.ts'
+import type { MockAnswer } from '../engine/exchange.ts'
 import { CORS_HEADERS } from './cors.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -10,8 +11,8 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const AUTH_CHALLENGE = 'Bearer realm="mockapi"'
 const NO_BODY = new Set([204, 205, 304])
 
-export function textResponse(status: number, body: string | Uint8Array | null, headers?: Record<string, string>): Response {
-  const sent = NO_BODY.has(status) ? null : body
+/** The headers an answer goes out with: CORS, a JSON Content-Type unless it says otherwise, its length. */
+function sentHeaders(sent: string | Uint8Array | null, headers: Record<string, string> | undefined): Record<string, string> {
   const all: Record<string, string> = {
     'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
     'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers']!,
@@ -29,7 +30,18 @@ export function textResponse(status: number, body: string | Uint8Array | null, h
       all[name] = value
     }
   }
-  return new FastResponse(sent, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
+  return all
+}
+
+/** A mock answer as the response it is, with the headers and body that go out (the journal keeps them as they are). */
+export function answerResponse(answer: MockAnswer): { response: Response; headers: Record<string, string>; body: string | Uint8Array | null } {
+  const body = NO_BODY.has(answer.status) ? null : answer.body
+  const headers = sentHeaders(body, answer.headers)
+  return { response: new FastResponse(body, { status: answer.status, statusText: STATUS_CODES[answer.status] ?? '', headers }), headers, body }
+}
+
+export function textResponse(status: number, body: string | Uint8Array | null, headers?: Record<string, string>): Response {
+  return answerResponse({ status, body, headers: headers ?? {} }).response
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
@@ -62,8 +74,13 @@ export function toAppError(error: unknown): AppError {
 }
 
 /** The one place an error becomes the project's JSON error body. */
-export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
+export function errorAnswer(error: unknown, options: { debug?: boolean } = {}): MockAnswer {
   const appError = toAppError(error)
   if (appError.code === 'INTERNAL' && options.debug) console.error(error)
-  return jsonResponse(appError.status, toErrorBody(appError), appError.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': AUTH_CHALLENGE, ...appError.headers } : (appError.headers ?? {}))
+  const headers = appError.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': AUTH_CHALLENGE, ...appError.headers } : (appError.headers ?? {})
+  return { status: appError.status, headers, body: JSON.stringify(toErrorBody(appError)) }
+}
+
+export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
+  return answerResponse(errorAnswer(error, options)).response
 }
