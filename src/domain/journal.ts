@@ -22,8 +22,8 @@ export interface JournalAnswer {
  * them), headers as Node's flat `[name, value, …]` list, query and cookies parsed only when read.
  */
 export interface JournalRecord {
-  /** Increasing per server run, never reused. */
-  readonly id: number
+  /** Increasing per server run, never reused; 0 until the journal keeps the record. */
+  id: number
   readonly projectId: number
   /** Arrival, in ms since the epoch. */
   readonly at: number
@@ -57,8 +57,6 @@ export interface JournalRecord {
   readonly ruleMisses: RuleMiss[] | null
 }
 
-/** A record as the transports hand it over: the journal gives it its id. */
-export type JournalInput = Omit<JournalRecord, 'id'>
 
 export interface Journal {
   /** Entries kept per project; 0 when the journal is off (`--journal 0`). */
@@ -67,8 +65,11 @@ export interface Journal {
   readonly epoch: number
   /** Arrival time, in ms since the epoch (the server's clock). */
   now(): number
-  /** Keeps one request; dropped when a clear came after its arrival. */
-  record(input: JournalInput): JournalRecord | null
+  /**
+   * Keeps one request, given its id here (the transport's object is kept as it is: no copy per
+   * request); dropped when a clear came after its arrival.
+   */
+  record(record: JournalRecord): JournalRecord | null
   /** The project's records, oldest first. */
   records(projectId: number): readonly JournalRecord[]
   /** Forgets the project's records, or every project's; what arrived before and ends later is dropped too. */
@@ -84,7 +85,7 @@ export interface Journal {
 /** Per-record bookkeeping (the object, numbers, strings we do not count one by one). */
 const RECORD_OVERHEAD = 256
 
-function sizeOf(input: JournalInput): number {
+function sizeOf(input: JournalRecord): number {
   let bytes = RECORD_OVERHEAD + input.path.length + input.search.length + (input.body?.byteLength ?? 0)
   for (const line of input.rawHeaders) bytes += line.length
   const answer = input.answer
@@ -154,8 +155,8 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
         rings.set(input.projectId, ring)
       }
       if (input.epoch < ring.clearedAt) return null
-      // The transport's object becomes the record: no copy of two dozen fields per request.
-      const record: JournalRecord = Object.assign(input, { id: nextId++ })
+      const record = input
+      record.id = nextId++
       const bytes = sizeOf(input)
       ring.records.push(record)
       ring.sizes.push(bytes)

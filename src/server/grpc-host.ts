@@ -8,7 +8,7 @@ import { createSpecCache } from '../engine/spec-cache.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import type { AuthScheme } from '../model.ts'
-import { answerBodySize, keptAnswerBody, keptBody, type Journal, type JournalInput } from '../domain/journal.ts'
+import { answerBodySize, keptAnswerBody, keptBody, type Journal, type JournalRecord } from '../domain/journal.ts'
 import { recordServed } from './pipeline/record.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
@@ -57,11 +57,12 @@ function messagesJson(messages: object[]): string {
 }
 
 /** A call as the journal keeps it: metadata as headers, the request message(s) as a JSON body, the answer's likewise. */
-function journalInput(call: GrpcCallServed, status: number): JournalInput | null {
+function journalRecord(call: GrpcCallServed, status: number): JournalRecord | null {
   if (!call.arrival) return null
   const bytes = call.requests.length ? Buffer.from(messagesJson(call.requests)) : null
   const answer = call.responses ? messagesJson(call.responses) : null
   return {
+    id: 0,
     projectId: call.projectId,
     at: call.arrival.at,
     epoch: call.arrival.epoch,
@@ -145,7 +146,7 @@ export async function serveGrpc(options: {
           durationMs: call.durationMs,
           fromDelivery: false,
         }
-        recordServed(options.events, served, journal, journalInput(call, status))
+        recordServed(options.events, served, journal, journalRecord(call, status))
       },
     })
   }

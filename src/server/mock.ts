@@ -7,7 +7,7 @@ import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, typ
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
-import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer } from '../domain/journal.ts'
+import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
 import type { AnsweredBy, MockEvents } from '../events.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointKind, Fault, Project } from '../model.ts'
@@ -270,7 +270,9 @@ export function createMockHandler(deps: MockDeps) {
     const reading = readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
     const projectId = served.projectId ?? deps.ownPathsProject()?.id ?? null
-    const entry = projectId === null ? null : {
+    const { body, bodySize } = capturedBody(event, arrival.body)
+    const entry: JournalRecord | null = projectId === null ? null : {
+      id: 0,
       projectId,
       at: arrival.at,
       epoch: arrival.epoch,
@@ -280,7 +282,8 @@ export function createMockHandler(deps: MockDeps) {
       search: request.url.search,
       rawHeaders: rawHeadersOf(event),
       params: match?.kind === 'endpoint' ? match.params : null,
-      ...capturedBody(event, arrival.body),
+      body,
+      bodySize,
       contentType: request.headers.get('content-type'),
       status,
       durationMs,
