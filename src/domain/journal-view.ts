@@ -37,12 +37,17 @@ function maskCookieLine(line: string, separator: string): string {
   }).join(separator)
 }
 
+/** A Set-Cookie's attributes (Path, HttpOnly) are no secret: only its value, before the first `;`. */
+function maskSetCookie(line: string): string {
+  const semi = line.indexOf(';')
+  return semi < 0 ? maskCookieLine(line, ';') : maskCookieLine(line.slice(0, semi), ';') + line.slice(semi)
+}
+
 function maskHeaders(headers: Record<string, string>, masking: Masking): Record<string, string> {
   const masked: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'cookie') masked[name] = maskCookieLine(value, ';')
-    // A Set-Cookie's attributes (Path, HttpOnly) are no secret: only the value before the first `;`.
-    else if (name === 'set-cookie') masked[name] = value.split('\n').map((line) => { const semi = line.indexOf(';'); return semi < 0 ? maskCookieLine(line, '\n') : maskCookieLine(line.slice(0, semi), '\n') + line.slice(semi) }).join('\n')
+    else if (name === 'set-cookie') masked[name] = value.split('\n').map(maskSetCookie).join('\n')
     else masked[name] = isSecret(name, masking) ? maskValue(value) : value
   }
   return masked

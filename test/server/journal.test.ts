@@ -28,6 +28,7 @@ async function shop(options: { journal?: number; journalMaxBytes?: number } = {}
   addEndpoint(context, { project: 'shop', method: 'POST', path: '/api/broken', body: '{}', fault: 'reset' })
   addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/big', body: JSON.stringify({ text: 'é'.repeat(512 * 1024) }) })
   addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/keyed', body: '{}', auth: [{ type: 'apiKey', in: 'header', name: 'X-Shop-Key', keys: ['k-123456789012'] }] })
+  addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/login', body: '{}', headers: { 'Set-Cookie': 'session=abcdefghijklmnopqrstuvwx; Path=/; HttpOnly' } })
   const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
   const server = await serve(dbPath, options)
   return { server, dbPath, auth }
@@ -182,6 +183,10 @@ describe('the journal', () => {
     expect(listed.cookies).toEqual({ sid: 's3cr… (20 chars)', theme: '… (4 chars)' })
     expect(listed.query).toEqual({ token: 'qwer… (14 chars)', page: '2' })
     expect(JSON.stringify(listed)).not.toContain('s3cr3t-session-value')
+    await send(`${server.url}/api/shop/login`)
+    const [login] = (await send(`${server.url}/api/projects/${projectId(server)}/requests?limit=1`, { headers: auth })).json
+    expect(login.answer.headers['set-cookie']).toBe('session=abcd… (24 chars); Path=/; HttpOnly')
+    expect(entryOf(server.journal!.records(projectId(server)).at(-1)!, { mask: null }).answer.headers['set-cookie']).toBe('session=abcdefghijklmnopqrstuvwx; Path=/; HttpOnly')
     await expectAliveAndIntact(server.url, dbPath)
   })
 })
