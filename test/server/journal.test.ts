@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { entryOf } from '../../src/domain/journal-view.ts'
-import { createProject } from '../../src/domain/projects.ts'
+import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, expectAliveAndIntact, openStore, send, serve, serveCli, tempDb } from '../_helpers.ts'
+import { cleanup, expectAliveAndIntact, openStore, send, serve, serveCli, tempDb, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -187,6 +187,19 @@ describe('the journal', () => {
     const [login] = (await send(`${server.url}/api/projects/${projectId(server)}/requests?limit=1`, { headers: auth })).json
     expect(login.answer.headers['set-cookie']).toBe('session=abcd… (24 chars); Path=/; HttpOnly')
     expect(entryOf(server.journal!.records(projectId(server)).at(-1)!, { mask: null }).answer.headers['set-cookie']).toBe('session=abcdefghijklmnopqrstuvwx; Path=/; HttpOnly')
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('a deleted project', () => {
+  it('loses its journal within seconds, whichever process deleted it', async () => {
+    const { server, dbPath } = await shop()
+    const other = projectId(server, 'other')
+    await send(`${server.url}/api/other/notes`)
+    expect(server.journal!.projects()).toContain(other)
+    // The CLI beside serve: another connection to the same file.
+    deleteProject(openStore(dbPath).context, 'other')
+    await waitFor(() => !server.journal!.projects().includes(other), 8000, 'the deleted project\'s journal dropped')
     await expectAliveAndIntact(server.url, dbPath)
   })
 })
