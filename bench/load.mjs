@@ -43,5 +43,6 @@ export async function measure(url, options = {}) {
   const seconds = options.seconds ?? 6
   const run = hasWrk ? wrk : autocannon
   await run(url, { ...options, seconds: 2 }) // warm-up
+  options.afterWarmUp?.()
   return run(url, { ...options, seconds })
 }

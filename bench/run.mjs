@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // npm run bench [-- --peers]: mockapi against a bare node:http server on loopback, in one run.
+// npm run bench -- --journal: only what the request journal costs (GET one item, on and off, alternating).
 // Each server runs in its own process; the load generator (wrk or autocannon) in another.
 import { execFileSync, spawn } from 'node:child_process'
 import { createServer as createNetServer } from 'node:net'
@@ -12,6 +13,9 @@ import { CONNECTIONS, hasWrk, measure } from './load.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PEERS = process.argv.includes('--peers')
+const JOURNAL_ONLY = process.argv.includes('--journal')
+/** On/off pairs of the journal measurement: the machine is noisy, so runs alternate and the medians are compared. */
+const JOURNAL_ROUNDS = Number(process.env.BENCH_JOURNAL_ROUNDS ?? 2)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
 const BIN = join(ROOT, 'bin/mockapi.js')
 const PEER_CACHE = join(homedir(), '.cache', 'mockapi-bench-peers')
@@ -25,7 +29,8 @@ const { createSubscription } = await import(join(ROOT, 'dist/domain/subscription
 const STATUSES = ['active', 'inactive', 'archived']
 const item = (i) => ({ title: `Item number ${i}`, status: STATUSES[i % 3], price: (i * 7919) % 1000, createdAt: new Date(1_700_000_000_000 + ((i * 7919) % 100_000) * 60_000).toISOString() })
 
-function seed(dbPath, receiverUrl) {
+/** The bench projects; `itemsOnly` (the journal's measurement) seeds just the 1,000 items GET one item reads. */
+function seed(dbPath, receiverUrl, itemsOnly = false) {
   const runtime = openRuntime(dbPath)
   const { context: store } = runtime
   createProject(store, { name: 'Bench', slug: 'bench' })
@@ -36,6 +41,7 @@ function seed(dbPath, receiverUrl) {
     })()
   }
   fill('bench', '/api/items', 1_000)
+  if (itemsOnly) return runtime.close()
   fill('bench', '/api/pages', 10_000)
   fill('bench', '/api/bigs', 100_000)
   const hooked = createProject(store, { name: 'Hooked', slug: 'hooked' })
@@ -73,6 +79,57 @@ async function scenario(results, name, server, url, options = {}) {
   const result = await measure(url, { ...options, seconds: SECONDS })
   results.push({ name, ...result, rssMb: rssMb(server.pid) })
   console.error(`  ${name}: ${result.rps} req/s`)
+}
+
+/** CPU time (user + system) a process has used, in ms: a cost the other loads of a shared machine disturb less than throughput. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  // utime and stime, fields 14 and 15 of stat, in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle] : Math.round((sorted[middle - 1] + sorted[middle]) / 2)
+}
+
+/**
+ * GET one item with the journal on (the default) and off (`--journal 0`), each in a fresh serve,
+ * alternating on, off, on, off…; the cost is one minus the ratio of the medians.
+ */
+async function journalCost(dbPath) {
+  const rps = { on: [], off: [] }
+  const cpuUs = { on: [], off: [] }
+  let off = null
+  for (let round = 0; round < JOURNAL_ROUNDS; round += 1) {
+    for (const mode of ['on', 'off']) {
+      const server = await start([process.execPath, BIN, '--db', dbPath, 'serve', '--port', '0', '--quiet', ...(mode === 'off' ? ['--journal', '0'] : [])])
+      let cpuBefore = 0
+      const result = await measure(`${server.url}/api/bench/items/500`, { seconds: SECONDS, afterWarmUp: () => (cpuBefore = cpuMs(server.pid)) })
+      const perRequest = Math.round((1000 * (cpuMs(server.pid) - cpuBefore)) / (result.rps * SECONDS))
+      if (mode === 'off') off = { ...result, rssMb: rssMb(server.pid) }
+      rps[mode].push(result.rps)
+      cpuUs[mode].push(perRequest)
+      console.error(`  GET one item, journal ${mode} (round ${round + 1}): ${result.rps} req/s, ${perRequest} µs CPU per request`)
+      await server.stop()
+    }
+  }
+  const on = median(rps.on)
+  const offRps = median(rps.off)
+  const cpu = { on: median(cpuUs.on), off: median(cpuUs.off) }
+  return {
+    on, off: offRps, runs: rps, costPct: Math.round(1000 * (1 - on / offRps)) / 10,
+    cpu, cpuRuns: cpuUs, cpuCostPct: Math.round(1000 * (cpu.on / cpu.off - 1)) / 10,
+    offResult: { ...off, rps: offRps },
+  }
+}
+
+function journalLine(journal) {
+  return [
+    `  the journal costs ${journal.cpuCostPct} % more CPU per GET one item (${journal.cpu.on} µs on [${journal.cpuRuns.on.join(', ')}], ${journal.cpu.off} µs off [${journal.cpuRuns.off.join(', ')}]: medians of ${JOURNAL_ROUNDS} alternating runs each)`,
+    `  and ${journal.costPct} % of its throughput (on ${journal.on} req/s [${journal.runs.on.join(', ')}], off ${journal.off} req/s [${journal.runs.off.join(', ')}])`,
+  ].join('\n')
 }
 
 /** Deliveries per second, read from the attempts log while the worker drains its backlog. */
@@ -254,6 +311,15 @@ async function peers(dir, results) {
 
 const dir = mkdtempSync(join(tmpdir(), 'mockapi-bench-'))
 const dbPath = join(dir, 'bench.db')
+if (JOURNAL_ONLY) {
+  try {
+    seed(dbPath, null, true)
+    console.log(journalLine(await journalCost(dbPath)))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.exit(0)
+}
 try {
   const receiver = await start([process.execPath, join(ROOT, 'bench/servers/receiver.mjs')])
   seed(dbPath, `${receiver.url}/hook`)
@@ -276,6 +342,8 @@ try {
   const delivery = await deliveryRate(dbPath, 5)
   await mock.stop()
   await receiver.stop()
+  const journal = await journalCost(dbPath)
+  results.push({ name: '1b GET one item, journal off', ...journal.offResult })
 
   const coldAfterLoad = await coldStart([process.execPath, BIN, '--db', dbPath, 'serve', '--port', '0', '--quiet'], '/api/bench/items/1')
   const peerCold = PEERS ? await peers(dir, results) : undefined
@@ -293,12 +361,13 @@ try {
   const hooked = results.find((r) => r.name.startsWith('5 '))
   console.log(`\n6 webhook deliveries sustained by the worker: ${delivery.rate}/s (backlog after the window: ${delivery.left})`)
   console.log(`  one active subscription costs ${(100 * (1 - hooked.rps / item1.rps)).toFixed(0)} % of scenario 1`)
+  console.log(journalLine(journal))
   console.log(`7 cold start, spawn to first 200 (median of 5): mockapi ${cold} ms; bare h3 + better-sqlite3 on this machine ${coldBare} ms`)
   console.log(`  restart after the load (delivery backlog, receiver gone): mockapi ${coldAfterLoad} ms`)
   if (peerCold) console.log(`  ${peerCold.label}, same 1,000 + 10,000 items: ${peerCold.coldMs} ms`)
   console.log(`8 reset of 100,000 seeded records (mockapi reset, spawn to exit): ${resetMs} ms`)
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, coldStartMs: cold, coldStartBareMs: coldBare, coldStartAfterLoadMs: coldAfterLoad, coldStartMockoonMs: peerCold?.coldMs, reset100kMs: resetMs }, null, 2))
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ when, tool: hasWrk ? 'wrk' : 'autocannon', connections: CONNECTIONS, seconds: SECONDS, results, deliveriesPerSecond: delivery.rate, journal: { onRps: journal.on, offRps: journal.off, runs: journal.runs, costPct: journal.costPct, cpuUsPerRequest: journal.cpu, cpuRuns: journal.cpuRuns, cpuCostPct: journal.cpuCostPct }, coldStartMs: cold, coldStartBareMs: coldBare, coldStartAfterLoadMs: coldAfterLoad, coldStartMockoonMs: peerCold?.coldMs, reset100kMs: resetMs }, null, 2))
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -162,15 +162,6 @@ export interface VerifyCount {
   atMost?: number
 }
 
-/**
- * A mock request with its headers and bodies. Raised only while something listens (the request log,
- * once the dashboard asked for it): capturing costs a copy of both bodies.
- */
-export interface RequestCaptured {
-  projectId: number
-  entry: Omit<RequestEntry, 'id'>
-}
-
 /** A payload the project's inbox stored, as the inbox API lists it (JSON text: the body verbatim). */
 export interface InboxReceived {
   projectId: number
@@ -179,7 +170,6 @@ export interface InboxReceived {
 
 interface EventMap {
   'request.served': [RequestServed]
-  'request.captured': [RequestCaptured]
   'inbox.received': [InboxReceived]
   'delivery.attempted': [DeliveryAttempted]
   /** Deliveries were queued outside the event recorder (a redelivery): the worker looks now, not at its next poll. */

@@ -45,6 +45,8 @@ export interface MockApiOptions {
    * (`'100-300'`, drawn per request; reproducible with `seed`).
    */
   delay?: number | string
+  /** Mock requests kept per project in the journal (default 5,000); 0 keeps none. */
+  journal?: number
 }
 
 export interface MockApiProject {
@@ -64,7 +66,7 @@ export interface MockApi {
   readonly grpcPort: number | null
   /** A project by slug; without one, the project of the config file (or the default project). */
   project(slug?: string): MockApiProject
-  /** Every project's records back to their seeded state. */
+  /** Every project's records back to their seeded state, and every project's journal of requests cleared. */
   reset(): void
   close(): Promise<void>
 }
@@ -89,6 +91,7 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     grpcPort: options.grpcPort ?? 0,
     seed: options.seed,
     delay,
+    journal: options.journal,
   })
   return {
     url: server.url,

@@ -56,7 +56,7 @@ function servesDatabase(dbPath: string): boolean {
   return [...spawnedServers.values()].includes(dbPath)
 }
 
-export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock; lockWaitMs?: number; leaseRenewMs?: number; log?: (line: string) => void; onStoreLost?: (message: string) => void } = {}): Promise<RunningServer> {
+export async function serve(dbPath: string, options: { ownPathsProject?: string; retryDelaysMs?: number[]; deliveryTimeoutMs?: number; grpcPort?: number; clock?: Clock; lockWaitMs?: number; leaseRenewMs?: number; log?: (line: string) => void; onStoreLost?: (message: string) => void; journal?: number; journalMaxBytes?: number } = {}): Promise<RunningServer> {
   const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ...options })
   inProcess.set(server.url, server.fetch)
   const close = server.close.bind(server)

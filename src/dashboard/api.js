@@ -2,7 +2,7 @@
 // The management API, one typed function per call. Types come from the server's own view shapes
 // (src/views.ts, src/events.ts), so `npm run typecheck` fails when the two drift apart.
 
-import { currentProject, state } from './state.js'
+import { currentProject, MAX_REQUESTS, state } from './state.js'
 
 /** @typedef {import('../views.ts').ProjectSummaryView} ProjectSummaryView */
 /** @typedef {import('../views.ts').EndpointView} EndpointView */
@@ -11,7 +11,7 @@ import { currentProject, state } from './state.js'
 /** @typedef {import('../views.ts').SubscriptionView} SubscriptionView */
 /** @typedef {import('../views.ts').AttemptView} AttemptView */
 /** @typedef {SubscriptionView & { deliveries: AttemptView[] }} SubscriptionWithDeliveries */
-/** @typedef {import('../events.ts').RequestEntry} RequestEntry */
+/** @typedef {import('../events.ts').JournalEntry} RequestEntry */
 /** @typedef {Omit<import('../events.ts').DeliveryAttempted, 'eventType'>} DeliveryEvent */
 /** @typedef {Record<string, unknown>} RecordRow */
 
@@ -230,7 +230,7 @@ export const deleteRecord = async (resourceId, id) => void (await inProject(`/re
 export const resetRecords = async () => (await inProject('/reset', { method: 'POST' })).data
 
 /** @returns {Promise<RequestEntry[]>} */
-export const listRequests = async () => (await inProject('/requests')).data
+export const listRequests = async () => (await inProject(`/requests?limit=${MAX_REQUESTS}`)).data
 
 /**
  * The newest payloads and how many there are in all.

@@ -93,14 +93,14 @@ function renderRequestDetail() {
   panel.replaceChildren(
     h('h2', { 'data-testid': 'detail-title' }, methodBadge(entry.method), ' ', displayPath(entry)),
     h('p', { class: 'muted' }, outcomeBadge(entry), ` ${ms(entry.durationMs)} · ${dateTime(entry.time)}`),
-    exchangePart('Request', entry.request, 'detail-request'),
-    exchangePart('Response', entry.response, 'detail-response'))
+    exchangePart('Request', { headers: entry.headers, body: entry.body }, 'detail-request'),
+    exchangePart('Response', entry.answer, 'detail-response'))
   panel.append(endpointFromRequest(entry.method, entry.path))
 }
 
 /**
  * @param {string} title
- * @param {RequestEntry['request'] | undefined} part
+ * @param {RequestEntry['answer'] | undefined} part
  * @param {string} testid
  */
 function exchangePart(title, part, testid) {

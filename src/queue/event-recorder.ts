@@ -3,6 +3,7 @@ import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain
 import type { Context } from '../domain/context.ts'
 import { whenStoreFree, writeTransaction } from '../domain/transaction.ts'
 import { createVersionedCache } from '../domain/versioned-cache.ts'
+import { queryObject } from '../domain/journal-view.ts'
 import type { MockEvents, RequestServed } from '../events.ts'
 import type { EventType, Subscription } from '../model.ts'
 import { storeFault } from '../store/db.ts'
@@ -21,16 +22,6 @@ export interface EventRecorder {
   flush(): void
   /** Stops listening and writes what is buffered (waiting a moment for a busy database). */
   close(): Promise<void>
-}
-
-/** A query string as the event's `query`: one value as a string, a repeated key as an array. */
-export function queryObject(query: URLSearchParams): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = {}
-  for (const key of new Set(query.keys())) {
-    const values = query.getAll(key)
-    result[key] = values.length === 1 ? values[0]! : values
-  }
-  return result
 }
 
 function eventTypes(served: RequestServed): EventType[] {

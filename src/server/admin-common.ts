@@ -1,17 +1,18 @@
 import { getRouterParam, type H3, type H3Event } from 'h3'
 import { authorizeProject, verifyBearer } from '../domain/auth.ts'
 import type { Context } from '../domain/context.ts'
+import type { Journal } from '../domain/journal.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
 import { withPreflight } from './cors.ts'
-import type { RequestLog } from './request-log.ts'
 
 export interface AdminDeps {
   context: Context
   events: MockEvents
   bodyLimit: number
-  requestLog: RequestLog
+  /** Every mock request per project; null when `serve --journal 0` keeps none. */
+  journal: Journal | null
   /** Aborted when the server closes: live streams end then. */
   signal: AbortSignal
   /** The port gRPC methods are served on; null while nothing listens for gRPC. */

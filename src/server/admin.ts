@@ -75,7 +75,10 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   route(app, '/api/projects/:projectId/reset', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    return jsonResponse(200, await whenStoreFree(context.db, () => resetProject(context, project.id)))
+    const result = await whenStoreFree(context.db, () => resetProject(context, project.id))
+    // As WireMock's reset: a test starting over starts with an empty journal too.
+    deps.journal?.clear(project.id)
+    return jsonResponse(200, result)
   })
 
   route(app, '/api/projects/:projectId/webhooks', async (event) => {

@@ -2,6 +2,9 @@ import { H3 } from 'h3'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
 import type { MockEvents } from '../events.ts'
+import { createJournal, type Journal } from '../domain/journal.ts'
+import { defaultProject } from '../domain/projects.ts'
+import type { Project } from '../model.ts'
 import { DEFAULT_BODY_LIMIT } from './body.ts'
 import { preflightResponse } from './cors.ts'
 import { mountAdmin } from './admin.ts'
@@ -10,7 +13,6 @@ import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
-import { createRequestLog, type RequestLog } from './request-log.ts'
 import { errorResponse, jsonResponse } from './http-response.ts'
 
 export interface AppDeps {
@@ -21,8 +23,10 @@ export interface AppDeps {
   debug?: boolean
   /** Aborted when the server closes: the management API's event streams end then. */
   signal?: AbortSignal
-  /** The recent mock requests the dashboard shows (made here when not given). */
-  requestLog?: RequestLog
+  /** Every mock request per project (a default one made here when not given); null: off. */
+  journal?: Journal | null
+  /** The project served at its own paths, whose journal keeps requests no project's path names; default: the default project. */
+  ownPathsProject?: () => Project | null
   /** The port gRPC methods are served on, for the endpoints' served URLs (none when not given). */
   grpcPort?: () => number | null
   /** The policy's draws (error rates, delay ranges); default Math.random. */
@@ -43,6 +47,8 @@ export function createApp(deps: AppDeps): H3 {
   // A route, not middleware: middleware would run on every request.
   app.options('/**', (event) => preflightResponse(event.req))
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const journal = deps.journal === undefined ? createJournal({ clock: deps.context.clock }) : deps.journal
+  const ownPathsProject = deps.ownPathsProject ?? (() => defaultProject(deps.context) ?? null)
   const health = () => jsonResponse(200, { status: 'ok' })
   app.get('/api/health', health)
   // Node sends no body for HEAD; h3 does not answer it from the GET route by itself.
@@ -52,11 +58,11 @@ export function createApp(deps: AppDeps): H3 {
     context: deps.context,
     events: deps.events,
     bodyLimit,
-    requestLog: deps.requestLog ?? createRequestLog(deps.events),
+    journal,
     signal: deps.signal ?? new AbortController().signal,
     grpcPort: deps.grpcPort ?? (() => null),
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject }))
   return app
 }

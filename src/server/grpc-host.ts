@@ -3,12 +3,13 @@ import type { Context } from '../domain/context.ts'
 import { loadFaker } from '../engine/generators.ts'
 import type { MockEvents } from '../events.ts'
 import type { GrpcMethodInfo } from '../kinds/grpc/load.ts'
-import type { GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-listener.ts'
+import type { GrpcCallServed, GrpcMethodBinding, GrpcSnapshot, RunningGrpcServer } from './grpc-listener.ts'
 import { createSpecCache } from '../engine/spec-cache.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import type { AuthScheme } from '../model.ts'
-import { recordServed, type LoggedExchange } from './pipeline/record.ts'
+import { answerBodySize, keptAnswerBody, keptBody, type Journal, type JournalRecord } from '../domain/journal.ts'
+import { recordServed } from './pipeline/record.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
 const HTTP_STATUS_OF_CODE = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401]
@@ -50,6 +51,43 @@ function createSnapshots(context: Context, catalog: Catalog, methodsOf: (descrip
   }
 }
 
+/** Messages as JSON text: one as itself, several (a stream) as an array. */
+function messagesJson(messages: object[]): string {
+  return JSON.stringify(messages.length === 1 ? messages[0] : messages)
+}
+
+/** A call as the journal keeps it: metadata as headers, the request message(s) as a JSON body, the answer's likewise. */
+function journalRecord(call: GrpcCallServed, status: number): JournalRecord | null {
+  if (!call.arrival) return null
+  const bytes = call.requests.length ? Buffer.from(messagesJson(call.requests)) : null
+  const answer = call.responses ? messagesJson(call.responses) : null
+  return {
+    id: 0,
+    projectId: call.projectId,
+    at: call.arrival.at,
+    epoch: call.arrival.epoch,
+    protocol: 'grpc',
+    method: 'POST',
+    path: call.path,
+    search: '',
+    rawHeaders: call.metadata,
+    params: {},
+    body: keptBody(bytes),
+    bodySize: bytes?.byteLength ?? 0,
+    contentType: 'application/json',
+    status,
+    durationMs: call.durationMs,
+    endpointId: call.endpointId,
+    answeredBy: null,
+    matched: true,
+    fault: call.fault,
+    note: call.code === 0 ? null : `gRPC status ${call.code}`,
+    answer: { headers: { 'content-type': 'application/json', 'grpc-status': String(call.code) }, body: keptAnswerBody(answer), bodySize: answerBodySize(answer) },
+    nearMisses: null,
+    ruleMisses: null,
+  }
+}
+
 /** How often serve looks for a first gRPC method imported while it runs. */
 const WATCH_MS = 100
 
@@ -68,6 +106,8 @@ export async function serveGrpc(options: {
   context: Context
   catalog: Catalog
   events: MockEvents
+  /** Every call is kept here too; null: off. */
+  journal: Journal | null
   host: string
   port: number
   /** The policy's draws (error rates). */
@@ -78,6 +118,7 @@ export async function serveGrpc(options: {
   /** gRPC started listening while serving (an import added the first methods). */
   onStarted?: (port: number) => void
 }): Promise<GrpcHost> {
+  const { journal } = options
   let server: RunningGrpcServer | null = null
   let starting: Promise<void> | null = null
   let failed = false
@@ -90,6 +131,7 @@ export async function serveGrpc(options: {
       makeFaker,
       random: options.random,
       delayFloor: options.delayFloor ?? null,
+      ...(journal ? { arrived: () => ({ at: journal.now(), epoch: journal.epoch }) } : {}),
       onServed: (call) => {
         const status = HTTP_STATUS_OF_CODE[call.code] ?? 500
         const served = {
@@ -104,13 +146,7 @@ export async function serveGrpc(options: {
           durationMs: call.durationMs,
           fromDelivery: false,
         }
-        // Messages are protobuf, not text: the request log shows gRPC calls without bodies.
-        const exchange = async (): Promise<LoggedExchange> => ({
-          time: new Date(options.context.clock.now().getTime() - call.durationMs).toISOString(),
-          request: { headers: {}, body: null },
-          response: { headers: {}, body: null },
-        })
-        void recordServed(options.events, served, options.events.listenerCount('request.captured') > 0 ? exchange : null)
+        recordServed(options.events, served, journal, journalRecord(call, status))
       },
     })
   }

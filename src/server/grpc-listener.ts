@@ -51,7 +51,25 @@ export interface GrpcSnapshot {
   methods: Map<string, GrpcMethodBinding>
 }
 
-export interface GrpcCallServed { projectId: number; endpointId: number; path: string; code: number; durationMs: number; fault: Fault | null }
+/** When a call came in, as the journal counts it (`arrived` gives it). */
+export interface GrpcArrival { at: number; epoch: number }
+
+export interface GrpcCallServed {
+  projectId: number
+  endpointId: number
+  path: string
+  code: number
+  durationMs: number
+  fault: Fault | null
+  /** Null unless `arrived` is given (the journal is on). */
+  arrival: GrpcArrival | null
+  /** The call's text metadata as `[name, value, …]`. */
+  metadata: string[]
+  /** The request messages, as protobuf's JSON mapping gives them; one for a unary or server-streaming call. */
+  requests: object[]
+  /** The messages answered; null when the call failed. */
+  responses: object[] | null
+}
 
 export interface GrpcServerOptions {
   host: string
@@ -65,6 +83,8 @@ export interface GrpcServerOptions {
   /** `serve --delay`: no call is answered sooner. */
   delayFloor?: DelaySpec | null
   onServed?: (call: GrpcCallServed) => void
+  /** Called as each call comes in; what it gives is handed back with the call's report. */
+  arrived?: () => GrpcArrival
   /** How often to look for new or removed methods (default 1000 ms; timers unref'd). */
   pollMs?: number
 }
@@ -289,9 +309,32 @@ function responses(served: Served, binding: GrpcMethodBinding, context: CallCont
   })
 }
 
-function report(context: CallContext, path: string, binding: GrpcMethodBinding | null, code: number, started: number, fault: Fault | null = null): void {
+/** What a call's report tells besides its outcome: when it came, its metadata, its messages. */
+interface Exchange {
+  arrival: GrpcArrival | null
+  metadata: grpc.Metadata
+  requests: object[]
+  responses: object[] | null
+}
+
+function arrive(context: CallContext, metadata: grpc.Metadata, requests: object[]): Exchange {
+  return { arrival: context.options.arrived?.() ?? null, metadata, requests, responses: null }
+}
+
+function textMetadata(metadata: grpc.Metadata): string[] {
+  const lines: string[] = []
+  for (const [name, value] of Object.entries(metadata.getMap())) if (typeof value === 'string') lines.push(name, value)
+  return lines
+}
+
+/** Called before the answer goes: a client that asks the journal once it has its answer finds the call there. */
+function report(context: CallContext, path: string, binding: GrpcMethodBinding | null, code: number, started: number, exchange: Exchange, fault: Fault | null = null): void {
   if (!binding || !context.options.onServed) return
-  context.options.onServed({ projectId: binding.projectId, endpointId: binding.endpointId, path, code, durationMs: Math.round(performance.now() - started), fault })
+  const { arrival, requests, responses } = exchange
+  context.options.onServed({
+    projectId: binding.projectId, endpointId: binding.endpointId, path, code, durationMs: Math.round(performance.now() - started), fault,
+    arrival, metadata: arrival ? textMetadata(exchange.metadata) : [], requests, responses,
+  })
 }
 
 function failure(code: number, details: string): Partial<StatusObject> {
@@ -330,13 +373,13 @@ function hang(call: WaitingCall): Promise<void> {
   })
 }
 
-/** Resolves when the client has sent everything (or gone away); the messages only need decoding. */
-function drained(call: ServerReadableStream<object, object>): Promise<void> {
+/** Resolves with the messages once the client has sent everything (or gone away). */
+function drained(call: ServerReadableStream<object, object>, exchange: Exchange): Promise<Exchange> {
   return new Promise((resolve) => {
-    call.on('data', () => undefined)
-    call.on('end', resolve)
-    call.on('error', () => resolve())
-    call.on('cancelled', () => resolve())
+    call.on('data', (message: object) => exchange.requests.push(message))
+    call.on('end', () => resolve(exchange))
+    call.on('error', () => resolve(exchange))
+    call.on('cancelled', () => resolve(exchange))
   })
 }
 
@@ -345,19 +388,19 @@ function handlerFor(path: string, served: Served, context: CallContext): Untyped
   switch (served.kind) {
     case 'unary':
       return (call: ServerUnaryCall<object, object>, callback: sendUnaryData<object>) => {
-        answerOne(path, served, context, call, callback).catch((error: unknown) => callback(internal(error)))
+        answerOne(path, served, context, call, arrive(context, call.metadata, [call.request]), callback).catch((error: unknown) => callback(internal(error)))
       }
     case 'clientStream':
       return (call: ServerReadableStream<object, object>, callback: sendUnaryData<object>) => {
-        drained(call).then(() => answerOne(path, served, context, call, callback)).catch((error: unknown) => callback(internal(error)))
+        drained(call, arrive(context, call.metadata, [])).then((exchange) => answerOne(path, served, context, call, exchange, callback)).catch((error: unknown) => callback(internal(error)))
       }
     case 'serverStream':
       return (call: ServerWritableStream<object, object>) => {
-        answerStream(path, served, context, call).catch((error: unknown) => call.emit('error', internal(error)))
+        answerStream(path, served, context, call, arrive(context, call.metadata, [call.request])).catch((error: unknown) => call.emit('error', internal(error)))
       }
     case 'bidi':
       return (call: ServerDuplexStream<object, object>) => {
-        answerEach(path, served, context, call).catch((error: unknown) => call.emit('error', internal(error)))
+        answerEach(path, served, context, call, arrive(context, call.metadata, [])).catch((error: unknown) => call.emit('error', internal(error)))
       }
   }
 }
@@ -369,35 +412,43 @@ interface Reply {
 }
 
 /** Unary and server-streaming calls: after the delay, `count` messages or the configured failure, then one report. */
-async function answerOnce(path: string, served: Served, context: CallContext, call: WaitingCall, count: number, reply: Reply): Promise<void> {
+async function answerOnce(path: string, served: Served, context: CallContext, call: WaitingCall, exchange: Exchange, count: number, reply: Reply): Promise<void> {
   const started = performance.now()
   const outcome = outcomeFor(path, served, context, call)
   await sleep(outcome.delayMs)
   if (outcome.fault === 'hang') await hang(call)
   if (call.cancelled) {
-    if (outcome.fault) report(context, path, outcome.binding, outcome.code, started, outcome.fault)
+    if (outcome.fault) report(context, path, outcome.binding, outcome.code, started, exchange, outcome.fault)
     return
   }
   let code = outcome.code
+  let failed: Partial<StatusObject> | null = null
   if (!outcome.binding || code !== GRPC_OK) {
-    reply.fail(failure(code, outcome.details))
+    failed = failure(code, outcome.details)
   } else {
     try {
-      reply.send(responses(served, outcome.binding, context, count))
+      exchange.responses = responses(served, outcome.binding, context, count)
     } catch (error) {
       code = GRPC_INTERNAL
-      reply.fail(internal(error))
+      failed = internal(error)
     }
   }
-  report(context, path, outcome.binding, code, started, outcome.fault)
+  // Built first (building may fail the call), reported, then sent.
+  report(context, path, outcome.binding, code, started, exchange, outcome.fault)
+  if (failed) return reply.fail(failed)
+  try {
+    reply.send(exchange.responses!)
+  } catch (error) {
+    reply.fail(internal(error))
+  }
 }
 
-function answerOne(path: string, served: Served, context: CallContext, call: WaitingCall, callback: sendUnaryData<object>): Promise<void> {
-  return answerOnce(path, served, context, call, 1, { send: (messages) => callback(null, messages[0]), fail: (error) => callback(error) })
+function answerOne(path: string, served: Served, context: CallContext, call: WaitingCall, exchange: Exchange, callback: sendUnaryData<object>): Promise<void> {
+  return answerOnce(path, served, context, call, exchange, 1, { send: (messages) => callback(null, messages[0]), fail: (error) => callback(error) })
 }
 
-function answerStream(path: string, served: Served, context: CallContext, call: ServerWritableStream<object, object>): Promise<void> {
-  return answerOnce(path, served, context, call, STREAM_MESSAGES, {
+function answerStream(path: string, served: Served, context: CallContext, call: ServerWritableStream<object, object>, exchange: Exchange): Promise<void> {
+  return answerOnce(path, served, context, call, exchange, STREAM_MESSAGES, {
     send: (messages) => {
       for (const message of messages) call.write(message)
       call.end()
@@ -407,39 +458,44 @@ function answerStream(path: string, served: Served, context: CallContext, call: 
 }
 
 /** Bidi: one answer per incoming message (a fixed array is taken in turn), ending when the client ends. */
-async function answerEach(path: string, served: Served, context: CallContext, call: ServerDuplexStream<object, object>): Promise<void> {
+async function answerEach(path: string, served: Served, context: CallContext, call: ServerDuplexStream<object, object>, exchange: Exchange): Promise<void> {
   const started = performance.now()
   const outcome = outcomeFor(path, served, context, call)
   const { binding } = outcome
   if (!binding || outcome.code !== GRPC_OK) {
     await sleep(outcome.delayMs)
     if (outcome.fault === 'hang') await hang(call)
+    if (!call.cancelled || outcome.fault) report(context, path, binding, outcome.code, started, exchange, outcome.fault)
     if (!call.cancelled) call.emit('error', failure(outcome.code, outcome.details))
-    if (!call.cancelled || outcome.fault) report(context, path, binding, outcome.code, started, outcome.fault)
     return
   }
   let answered = 0
   let failed = false
   let queue = Promise.resolve()
-  call.on('data', () => {
+  const sent: object[] = []
+  call.on('data', (message: object) => {
+    exchange.requests.push(message)
     queue = queue.then(async () => {
       await sleep(outcome.delayMs)
       if (failed || call.cancelled) return
       try {
         const messages = responses(served, binding, context, 1)
-        call.write(messages[answered++ % messages.length]!)
+        const message = messages[answered++ % messages.length]!
+        sent.push(message)
+        call.write(message)
       } catch (error) {
         failed = true
+        report(context, path, binding, GRPC_INTERNAL, started, exchange)
         call.emit('error', internal(error))
-        report(context, path, binding, GRPC_INTERNAL, started)
       }
     })
   })
   call.on('end', () => {
     void queue.then(() => {
       if (failed || call.cancelled) return
+      exchange.responses = sent
+      report(context, path, binding, GRPC_OK, started, exchange)
       call.end()
-      report(context, path, binding, GRPC_OK, started)
     })
   })
 }

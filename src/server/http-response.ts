@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import { FastResponse } from 'srvx'
 import { AppError, codeForStatus, toErrorBody } from '../errors.ts'
 import { storeFaultError } from '../store/db.ts'
+import type { MockAnswer } from '../engine/exchange.ts'
 import { CORS_HEADERS } from './cors.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -10,13 +11,17 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const AUTH_CHALLENGE = 'Bearer realm="mockapi"'
 const NO_BODY = new Set([204, 205, 304])
 
-export function textResponse(status: number, body: string | Uint8Array | null, headers?: Record<string, string>): Response {
-  const sent = NO_BODY.has(status) ? null : body
+function byteLength(body: string | Uint8Array | null): number {
+  return body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+}
+
+/** The headers an answer goes out with: CORS, a JSON Content-Type when it has a body and says no other type, its length. */
+function sentHeaders(sent: string | Uint8Array | null, headers: Record<string, string> | undefined): Record<string, string> {
   const all: Record<string, string> = {
     'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
     'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers']!,
   }
-  const length = sent === null ? 0 : typeof sent === 'string' ? Buffer.byteLength(sent) : sent.byteLength
+  const length = byteLength(sent)
   // No body, no type (as Mockoon and WireMock answer): a client that parses by Content-Type
   // (`response.json()`) would fail on an empty body labelled JSON. A type in `headers` is still sent.
   if (length > 0) all['Content-Type'] = JSON_TYPE
@@ -32,8 +37,20 @@ export function textResponse(status: number, body: string | Uint8Array | null, h
       all[name] = value
     }
   }
+  return all
+}
+
+/** A mock answer as the response it is, with the headers and body that go out (the journal keeps them as they are). */
+export function answerResponse(answer: MockAnswer): { response: Response; headers: Record<string, string>; body: string | Uint8Array | null } {
+  const body = NO_BODY.has(answer.status) ? null : answer.body
+  const headers = sentHeaders(body, answer.headers)
   // An empty string would be labelled text/plain by the Response itself.
-  return new FastResponse(length > 0 ? sent : null, { status, statusText: STATUS_CODES[status] ?? '', headers: all })
+  const sent = byteLength(body) > 0 ? body : null
+  return { response: new FastResponse(sent, { status: answer.status, statusText: STATUS_CODES[answer.status] ?? '', headers }), headers, body }
+}
+
+export function textResponse(status: number, body: string | Uint8Array | null, headers?: Record<string, string>): Response {
+  return answerResponse({ status, body, headers: headers ?? {} }).response
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): Response {
@@ -66,8 +83,13 @@ export function toAppError(error: unknown): AppError {
 }
 
 /** The one place an error becomes the project's JSON error body. */
-export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
+export function errorAnswer(error: unknown, options: { debug?: boolean } = {}): MockAnswer {
   const appError = toAppError(error)
   if (appError.code === 'INTERNAL' && options.debug) console.error(error)
-  return jsonResponse(appError.status, toErrorBody(appError), appError.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': AUTH_CHALLENGE, ...appError.headers } : (appError.headers ?? {}))
+  const headers = appError.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': AUTH_CHALLENGE, ...appError.headers } : (appError.headers ?? {})
+  return { status: appError.status, headers, body: JSON.stringify(toErrorBody(appError)) }
+}
+
+export function errorResponse(error: unknown, options: { debug?: boolean } = {}): Response {
+  return answerResponse(errorAnswer(error, options)).response
 }

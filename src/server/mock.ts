@@ -7,19 +7,20 @@ import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, typ
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
+import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
 import type { AnsweredBy, MockEvents } from '../events.ts'
 import { kindOf } from '../kinds/registry.ts'
-import type { EndpointKind, Fault } from '../model.ts'
+import type { EndpointKind, Fault, Project } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
 import { holdResponse } from './delay.ts'
 import { answerFault } from './faults.ts'
-import { AUTH_CHALLENGE, errorResponse, textResponse } from './http-response.ts'
+import { answerResponse, AUTH_CHALLENGE, errorAnswer } from './http-response.ts'
 import { authStage, endpointAuth, mountAuth } from './pipeline/auth.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
-import { capturedExchange, startCapture } from './request-capture.ts'
+import { capturedBody, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
 
 export interface MockDeps {
   context: Context
@@ -33,6 +34,10 @@ export interface MockDeps {
   delayFloor: DelaySpec | null
   /** How long a `hang` fault holds a client that never gives up (default 60 s). */
   hangMs?: number | undefined
+  /** Every mock request, kept per project; null: off (`serve --journal 0`). */
+  journal: Journal | null
+  /** Whose journal keeps a request no project's path names (`/favicon.ico`, `/api/typo/…`): the project served at its own paths. */
+  ownPathsProject: () => Project | null
 }
 
 /*
@@ -133,6 +138,8 @@ function policyStage(request: MockRequest, match: EndpointMatch, random: Random,
 /** What the answer stage hands to the record stage. */
 interface Answered {
   response: Response
+  /** What went out, for the journal: headers and body as sent; none after a fault but `malformed`'s headers. */
+  sent: Sent
   endpointId: number | null
   failed: boolean
   /** The connection faulted instead: `response` is a sentinel nothing reads. */
@@ -143,8 +150,11 @@ interface Answered {
   note?: string | null
 }
 
-function toResponse(answer: MockAnswer): Response {
-  return textResponse(answer.status, answer.body, answer.headers)
+type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
+
+function toResponse(answer: MockAnswer): { response: Response; sent: Sent } {
+  const { response, headers, body } = answerResponse(answer)
+  return { response, sent: { headers, body } }
 }
 
 /** fault: after the delay (as WireMock orders them), the connection resets, closes, breaks or hangs. */
@@ -173,14 +183,13 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   if (outcome.kind === 'fault') {
     // Only `malformed` writes headers: the others do not render them for nothing.
     const headers = outcome.fault === 'malformed' ? await faultHeaders({ context: deps.context, request, route: match.route, params: match.params }) : {}
-    return { response: await faultStage(event, deps, outcome.fault, headers), endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
+    return { response: await faultStage(event, deps, outcome.fault, headers), sent: { headers, body: null }, endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
   }
   const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
-  const response = toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body }))
-  return { response, endpointId: endpoint.id, failed: false, fault: null, answeredBy, note }
+  return { ...toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
@@ -190,25 +199,36 @@ async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: Mo
   const operation = await (await mountAnswerer(match.route.protocol))({ request, route: match.route, random: deps.random })
   await holdResponse(event, Math.max(drawDelay(deps.delayFloor ?? NO_DELAY, deps.random), operation.delayMs))
   const fault = preferred ?? operation.fault ?? null
-  if (fault) return { response: await faultStage(event, deps, fault, operation.answer.headers), endpointId: operation.endpointId, failed: true, fault }
-  return { response: toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed, fault: null }
+  if (fault) return { response: await faultStage(event, deps, fault, operation.answer.headers), sent: { headers: operation.answer.headers, body: null }, endpointId: operation.endpointId, failed: true, fault }
+  return { ...toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed, fault: null }
 }
 
 /** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
-function withChallenge(response: Response): Response {
-  if (response.status !== 401 || response.headers.has('www-authenticate')) return response
+function withChallenge(answered: Answered): Answered {
+  const { response } = answered
+  if (response.status !== 401 || response.headers.has('www-authenticate')) return answered
   const headers = new Headers(response.headers)
   headers.set('WWW-Authenticate', AUTH_CHALLENGE)
-  return new FastResponse(response.body, { status: 401, statusText: response.statusText, headers })
+  return {
+    ...answered,
+    response: new FastResponse(response.body, { status: 401, statusText: response.statusText, headers }),
+    sent: { ...answered.sent, headers: { ...answered.sent.headers, 'WWW-Authenticate': AUTH_CHALLENGE } },
+  }
+}
+
+function journalAnswer(answered: Answered): JournalAnswer {
+  const { headers, body } = answered.sent
+  return { headers, body: keptAnswerBody(body), bodySize: answerBodySize(body) }
 }
 
 /** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
 export function createMockHandler(deps: MockDeps) {
   const select = createSelector(deps.random)
+  const { journal } = deps
   return async (event: H3Event): Promise<Response> => {
     const started = performance.now()
-    // Headers and bodies are kept only while the request log listens (the dashboard asked for it).
-    const capture = deps.events.listenerCount('request.captured') > 0 ? startCapture(event, deps.context.clock) : null
+    // Taken at arrival: a clear after this drops the record, even if the answer comes later.
+    const arrival = journal && { epoch: journal.epoch, at: journal.now(), body: startCapture(event) }
     const request = toMockRequest(event, deps.bodyLimit)
     let match: Match | null = null
     let answered: Answered
@@ -223,9 +243,12 @@ export function createMockHandler(deps: MockDeps) {
         ? await answerEndpointMatch(event, deps, request, match, select)
         : await answerOperationsMatch(event, deps, request, match)
     } catch (error) {
-      answered = { response: errorResponse(error, { debug: deps.debug }), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
+      answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
     }
-    const response = answered.fault ? answered.response : withChallenge(answered.response)
+    if (!answered.fault) answered = withChallenge(answered)
+    const { response } = answered
+    const status = answered.fault ? 0 : response.status
+    const durationMs = Math.round((performance.now() - started) * 100) / 100
     const served = {
       projectId: match?.project?.id ?? null,
       endpointId: answered.endpointId,
@@ -237,12 +260,45 @@ export function createMockHandler(deps: MockDeps) {
       path: request.url.pathname,
       query: request.url.searchParams,
       // No response reached the client: status 0, as a browser reports a network error.
-      status: answered.fault ? 0 : response.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      status,
+      durationMs,
       fromDelivery: request.headers.has(DELIVERY_HEADER),
     }
-    const recording = recordServed(deps.events, served, capture && (() => capturedExchange(event, capture, deps.bodyLimit, response)))
-    if (recording) await recording
+    if (!arrival) {
+      recordServed(deps.events, served, null, null)
+      return response
+    }
+    // A body the answer never read is read now, before answering: the record exists when the client has its answer.
+    const reading = readUnread(event, arrival.body, deps.bodyLimit)
+    if (reading) await reading
+    const projectId = served.projectId ?? deps.ownPathsProject()?.id ?? null
+    const { body, bodySize } = capturedBody(event, arrival.body)
+    const entry: JournalRecord | null = projectId === null ? null : {
+      id: 0,
+      projectId,
+      at: arrival.at,
+      epoch: arrival.epoch,
+      protocol: 'http' as const,
+      method: request.method,
+      path: request.url.pathname,
+      search: request.url.search,
+      rawHeaders: rawHeadersOf(event),
+      params: match?.kind === 'endpoint' ? match.params : null,
+      body,
+      bodySize,
+      contentType: request.headers.get('content-type'),
+      status,
+      durationMs,
+      endpointId: answered.endpointId,
+      answeredBy: answered.answeredBy ?? null,
+      matched: match !== null && match.kind !== 'unmatched',
+      fault: answered.fault,
+      note: answered.note ?? null,
+      answer: journalAnswer(answered),
+      nearMisses: null,
+      ruleMisses: null,
+    }
+    recordServed(deps.events, served, journal, entry)
     return response
   }
 }

@@ -1,64 +1,45 @@
 import type { H3Event } from 'h3'
-import { isTextual } from '../engine/media-type.ts'
-import type { Clock } from '../model.ts'
+import type { IncomingMessage } from 'node:http'
+import { keptBody } from '../domain/journal.ts'
 import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
-import type { LoggedExchange } from './pipeline/record.ts'
 
-/** Bodies in the request log are cut here. */
-export const MAX_LOGGED_BODY = 64 * 1024
-
-// Not fatal: a binary or cut body shows with replacement characters rather than not at all.
-const decoder = new TextDecoder()
-
-/**
- * Body bytes as text, cut at 64 KiB; null when there are none. A body whose Content-Type is not
- * text (an image, a PDF) shows as what it is, `(binary, 1234 bytes, image/png)`, not as mojibake.
- */
-export function loggedBody(bytes: Uint8Array | null, contentType: string | null = null): string | null {
-  if (!bytes || bytes.byteLength === 0) return null
-  if (!isTextual(contentType)) return `(binary, ${bytes.byteLength} bytes, ${contentType!.split(';', 1)[0]!.trim()})`
-  return decoder.decode(bytes.byteLength > MAX_LOGGED_BODY ? bytes.subarray(0, MAX_LOGGED_BODY) : bytes)
-}
-
-export interface Capture {
-  time: string
-  body: BodyCapture
-}
-
-/** Called only while the request log listens: from here on `readRawBody` keeps what it reads. */
-export function startCapture(event: H3Event, clock: Clock): Capture {
+/** From here on `readRawBody` keeps what it reads of this request, for the journal. */
+export function startCapture(event: H3Event): BodyCapture {
   const body: BodyCapture = { read: false, bytes: null }
   event.context[BODY_CAPTURE] = body
-  return { time: clock.now().toISOString(), body }
+  return body
 }
 
 /**
- * The request body, read now if answering did not need it (a simulated error, a fixed answer):
- * only a declared length within the limit, so a body cut short or too large never stalls the
- * connection.
+ * Node's own header list, referenced rather than copied (the array outlives its request without
+ * keeping the socket); without a socket (`RunningServer.fetch`) a copy of the Headers.
  */
-async function requestBody(event: H3Event, capture: Capture, bodyLimit: number): Promise<string | null> {
-  if (!capture.body.read) {
-    const declared = Number(event.req.headers.get('content-length') ?? 0)
-    if (declared > 0 && declared <= bodyLimit) await readRawBody(event, bodyLimit).catch(() => null)
-  }
-  return loggedBody(capture.body.bytes, event.req.headers.get('content-type'))
+export function rawHeadersOf(event: H3Event): readonly string[] {
+  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+  if (node) return node.rawHeaders
+  const lines: string[] = []
+  for (const [name, value] of event.req.headers) lines.push(name, value)
+  return lines
 }
 
-async function responseBody(response: Response): Promise<string | null> {
-  try {
-    return loggedBody(new Uint8Array(await response.clone().arrayBuffer()), response.headers.get('content-type'))
-  } catch {
-    return null
-  }
+function declaredLength(event: H3Event): number {
+  return Number(event.req.headers.get('content-length') ?? 0) || 0
 }
 
-/** What the request log shows of one answered HTTP mock request: headers, and bodies cut at 64 KiB. */
-export async function capturedExchange(event: H3Event, capture: Capture, bodyLimit: number, response: Response): Promise<LoggedExchange> {
-  const [requestText, responseText] = await Promise.all([requestBody(event, capture, bodyLimit), responseBody(response)])
-  return {
-    time: capture.time,
-    request: { headers: Object.fromEntries(event.req.headers), body: requestText },
-    response: { headers: Object.fromEntries(response.headers), body: responseText },
-  }
+/**
+ * Reads the body answering did not need (a simulated error, a fixed answer), so the journal shows
+ * it: only a declared length within the limit, so a body cut short or too large never stalls the
+ * connection. Null (no promise) when there is nothing to read: most requests.
+ */
+export function readUnread(event: H3Event, capture: BodyCapture, bodyLimit: number): Promise<unknown> | null {
+  if (capture.read) return null
+  const declared = declaredLength(event)
+  if (declared <= 0 || declared > bodyLimit) return null
+  return readRawBody(event, bodyLimit).catch(() => null)
+}
+
+/** What the journal keeps of the request body: the first 64 KiB, and the whole size (declared, when it was never read whole). */
+export function capturedBody(event: H3Event, capture: BodyCapture): { body: Uint8Array | null; bodySize: number } {
+  const bytes = capture.bytes
+  return { body: keptBody(bytes), bodySize: bytes ? bytes.byteLength : declaredLength(event) }
 }

@@ -2,6 +2,7 @@ import type { ApplyResult } from '../domain/apply.ts'
 import type { ImportRequest } from '../domain/import.ts'
 import { mintToken } from '../domain/auth.ts'
 import { createCatalog } from '../domain/catalog.ts'
+import { createJournal, type Journal } from '../domain/journal.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { takeServeLease, type ServeLease } from '../domain/serve-lease.ts'
@@ -76,6 +77,10 @@ export interface StartOptions {
   delay?: DelaySpec | undefined
   /** How long a `hang` fault holds a client that never gives up (default 60 s; tests shorten it). */
   hangMs?: number | undefined
+  /** Mock requests kept per project in the journal (default 5,000); 0 keeps none. */
+  journal?: number | undefined
+  /** Text the journal keeps per project (default 32 MiB); past it the oldest entries go. */
+  journalMaxBytes?: number | undefined
 }
 
 export interface RunningServer {
@@ -88,7 +93,9 @@ export interface RunningServer {
   projects: { slug: string; servedAtOwnPaths: boolean }[]
   /** The project a config file created or updated, if any. */
   configured: Project | null
-  /** Every project's records back to their seeded state. */
+  /** Every mock request of this run per project (null: `journal: 0`). */
+  journal: Journal | null
+  /** Every project's records back to their seeded state, and every project's journal cleared. */
   reset(): { collections: number; records: number }
   /** A management API token for every project, valid 7 days: the dashboard's login (`/_mockapi/#token=…`). */
   dashboardToken(): Promise<string>
@@ -100,6 +107,8 @@ export interface RunningServer {
 }
 
 const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
+/** How often the journals of projects deleted while serving are let go. */
+const JOURNAL_SWEEP_MS = 5000
 
 /**
  * Opens the database, applies a config file or prepares the demo, starts the delivery worker and
@@ -115,6 +124,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let lease: ServeLease | null = null
   let fileGuard: FileGuard | null = null
   let fileCheck: NodeJS.Timeout | null = null
+  let journalSweep: NodeJS.Timeout | null = null
   const log = createBackgroundLog({ write: options.log ?? ((line) => console.error(line)), debug: options.debug ?? false })
   try {
     // Before anything writes: a second serve must not touch the first one's queue.
@@ -170,7 +180,24 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
     // Ends the management API's event streams first, so closing never waits on them.
     const shutdown = new AbortController()
-    const app = createApp({ context, catalog, events, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs })
+    const journal = options.journal === 0 ? null : createJournal({ size: options.journal, maxBytes: options.journalMaxBytes, clock: context.clock })
+    const ownPathsSlug = options.ownPathsProject ?? configured?.slug
+    // The project the catalog serves at its own paths (it follows `mockapi project default` when none was named).
+    const ownPathsProject = () => (ownPathsSlug ? context.repos.projects.bySlug(ownPathsSlug) : defaultProject(context)) ?? null
+    if (journal) {
+      // A project deleted by any process (the CLI beside serve) loses its journal within seconds.
+      const timer = setInterval(() => {
+        try {
+          const live = new Set(context.repos.projects.list().map((p) => p.id))
+          for (const id of journal.projects()) if (!live.has(id)) journal.drop(id)
+        } catch {
+          // The database cannot be read now: looked at again next time.
+        }
+      }, JOURNAL_SWEEP_MS)
+      timer.unref()
+      journalSweep = timer
+    }
+    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,
@@ -179,7 +206,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       onError: (error) => log.failed('HTTP server', error),
     })
     try {
-      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, host: options.host, port: options.grpcPort, random, delayFloor: options.delay ?? null, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
+      grpc = options.grpcPort === undefined ? null : await serveGrpc({ context, catalog, events, journal, host: options.host, port: options.grpcPort, random, delayFloor: options.delay ?? null, onError: options.onGrpcError ?? (() => {}), onStarted: options.onGrpcStarted })
     } catch (error) {
       await listening.close()
       throw error
@@ -217,6 +244,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         return grpcHost?.port() ?? null
       },
       events,
+      journal,
       createdDemo,
       configured,
       projects: context.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),
@@ -234,6 +262,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           collections += result.collections
           records += result.records
         }
+        journal?.clear()
         return { collections, records }
       },
       dashboardToken() {
@@ -253,6 +282,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           ])
           heldLease?.release()
           if (fileCheck) clearInterval(fileCheck)
+          if (journalSweep) clearInterval(journalSweep)
           fileGuard?.close()
           runtime.close()
         })()
@@ -263,6 +293,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     watcher?.close()
     lease?.release()
     if (fileCheck) clearInterval(fileCheck)
+    if (journalSweep) clearInterval(journalSweep)
     fileGuard?.close()
     runtime.close()
     throw error

@@ -34,76 +34,93 @@ beforeAll(async () => {
 afterAll(cleanup)
 
 describe('GET /api/projects/{id}/requests', () => {
-  it('starts empty, then keeps each mock request with headers and bodies, newest first', async () => {
-    // Nothing captures mock requests until the dashboard asks.
-    await send(`${server.url}/api/shop/posts`)
-    expect(server.events.listenerCount('request.captured')).toBe(0)
-    const empty = await send(`${api}/1/requests`, { headers: auth })
-    expect(server.events.listenerCount('request.captured')).toBe(1)
-    expect(empty.status).toBe(200)
-    expect(empty.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(empty.json).toEqual([])
+  it('keeps each mock request from the start, with headers and bodies, newest first', async () => {
+    // On from the start: nothing had to ask for it first.
+    const first = await send(`${server.url}/api/shop/posts`)
+    const before = await send(`${api}/1/requests`, { headers: auth })
+    expect(before.status).toBe(200)
+    expect(before.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(before.json).toHaveLength(1)
+    expect(before.json[0]).toMatchObject({ method: 'GET', path: '/api/shop/posts', status: 200, matched: true, answer: { body: first.text } })
+    expect((await send(`${api}/1/requests`, { method: 'DELETE', headers: auth })).status).toBe(204)
 
     const created = await send(`${server.url}/api/shop/posts?x=1&tag=a&tag=b`, { method: 'POST', body: { title: 'Hi' }, headers: { 'x-trace': 't1' } })
     expect(created.status).toBe(201)
     const listed = await send(`${server.url}/api/shop/posts`)
-    const log = (await send(`${api}/1/requests`, { headers: auth })).json
-    expect(log).toHaveLength(2)
-    const [list, post] = log
+    const journal = await send(`${api}/1/requests`, { headers: auth })
+    expect(journal.headers.get('x-total-count')).toBe('2')
+    const [list, post] = journal.json
     expect(list.id).toBeGreaterThan(post.id)
     expect(post).toMatchObject({
+      projectId: 1,
+      protocol: 'http',
       method: 'POST',
       path: '/api/shop/posts',
       query: { x: '1', tag: ['a', 'b'] },
       status: 201,
+      matched: true,
       endpointId: expect.any(Number),
-      request: { body: '{"title":"Hi"}' },
-      response: { body: created.text },
+      response: null,
+      body: '{"title":"Hi"}',
+      bodySize: 14,
+      bodyCut: false,
+      answer: { body: created.text },
     })
-    expect(Object.keys(post).sort()).toEqual(['durationMs', 'endpointId', 'id', 'method', 'path', 'query', 'request', 'response', 'status', 'time'])
+    expect(Object.keys(post).sort()).toEqual(['answer', 'body', 'bodyCut', 'bodySize', 'cookies', 'durationMs', 'endpointId', 'headers', 'id', 'matched', 'method', 'path', 'projectId', 'protocol', 'query', 'response', 'status', 'time'])
     expect(Date.parse(post.time)).not.toBeNaN()
     expect(typeof post.durationMs).toBe('number')
-    expect(post.request.headers['x-trace']).toBe('t1')
-    expect(post.request.headers['content-type']).toBe('application/json')
-    expect(post.response.headers['content-type']).toMatch(/^application\/json/)
-    expect(list).toMatchObject({ method: 'GET', query: {}, status: 200, request: { body: null }, response: { body: listed.text } })
-    expect(list.response.headers['x-total-count']).toBe('1')
+    expect(post.headers['x-trace']).toBe('t1')
+    expect(post.headers['content-type']).toBe('application/json')
+    expect(post.answer.headers['content-type']).toMatch(/^application\/json/)
+    expect(list).toMatchObject({ method: 'GET', query: {}, status: 200, body: null, bodySize: 0, answer: { body: listed.text } })
+    expect(list.answer.headers['x-total-count']).toBe('1')
   })
 
-  it('logs unmatched paths, errors and bodies the answer never read; cuts bodies at 64 KiB', async () => {
+  it('keeps unmatched paths, errors and bodies the answer never read; cuts bodies at 64 KiB', async () => {
+    await send(`${api}/1/requests`, { method: 'DELETE', headers: auth })
     await send(`${server.url}/api/shop/nothing-here`)
     await send(`${server.url}/api/shop/posts`, { method: 'POST', body: { never: 'read' }, headers: { Prefer: 'code=503' } })
     const big = JSON.stringify({ text: 'x'.repeat(100_000) })
     await send(`${server.url}/api/shop/echoes`, { method: 'POST', body: big, headers: { 'content-type': 'application/json' } })
     const [echo, simulated, unmatched] = (await send(`${api}/1/requests`, { headers: auth })).json
-    expect(unmatched).toMatchObject({ path: '/api/shop/nothing-here', status: 404, endpointId: null })
-    expect(JSON.parse(unmatched.response.body).error.code).toBe('ROUTE_NOT_MATCHED')
-    expect(simulated).toMatchObject({ status: 503, request: { body: '{"never":"read"}' } })
-    expect(echo.request.body).toHaveLength(64 * 1024)
-    expect(big.startsWith(echo.request.body)).toBe(true)
-    expect(echo.response.body).toBe('{"ok":true}')
+    expect(unmatched).toMatchObject({ path: '/api/shop/nothing-here', status: 404, endpointId: null, matched: false })
+    expect(JSON.parse(unmatched.answer.body).error.code).toBe('ROUTE_NOT_MATCHED')
+    expect(simulated).toMatchObject({ status: 503, body: '{"never":"read"}', matched: true })
+    expect(echo.body).toHaveLength(64 * 1024)
+    expect(echo).toMatchObject({ bodySize: big.length, bodyCut: true })
+    expect(big.startsWith(echo.body)).toBe(true)
+    expect(echo.answer.body).toBe('{"ok":true}')
   })
 
-  it('keeps the last 200 per project, apart from other projects', async () => {
+  it('lists the newest 100 unless a limit says otherwise, apart from other projects', async () => {
+    await send(`${api}/1/requests`, { method: 'DELETE', headers: auth })
     await Promise.all(Array.from({ length: 210 }, (_, i) => send(`${server.url}/api/shop/posts?n=${i}`)))
     await send(`${server.url}/api/other/notes`)
-    const log = (await send(`${api}/1/requests`, { headers: auth })).json
-    expect(log).toHaveLength(200)
-    const ids = log.map((entry: { id: number }) => entry.id)
+    const page = await send(`${api}/1/requests`, { headers: auth })
+    expect(page.json).toHaveLength(100)
+    expect(page.headers.get('x-total-count')).toBe('210')
+    const all = (await send(`${api}/1/requests?limit=500`, { headers: auth })).json
+    expect(all).toHaveLength(210)
+    const ids = all.map((entry: { id: number }) => entry.id)
     expect(ids).toEqual([...ids].sort((a, b) => b - a))
-    expect(log.every((entry: { path: string }) => entry.path.startsWith('/api/shop/'))).toBe(true)
+    expect(all.every((entry: { path: string }) => entry.path.startsWith('/api/shop/'))).toBe(true)
     const other = (await send(`${api}/2/requests`, { headers: auth })).json
     expect(other).toHaveLength(1)
     expect(other[0].path).toBe('/api/other/notes')
   })
 
-  it('answers 401, 403, 404 and 405 like the rest of the management API', async () => {
+  it('answers 400, 401, 403, 404 and 405 like the rest of the management API', async () => {
     expect((await send(`${api}/1/requests`)).status).toBe(401)
     expect((await send(`${api}/1/requests`, { headers: { Authorization: `Bearer ${otherToken}` } })).status).toBe(403)
     expect((await send(`${api}/9/requests`, { headers: auth })).status).toBe(404)
-    const wrong = await send(`${api}/1/requests`, { method: 'DELETE', headers: auth })
+    for (const limit of ['0', '-1', 'x', '5001']) {
+      const bad = await send(`${api}/1/requests?limit=${limit}`, { headers: auth })
+      expect(bad.status).toBe(400)
+      expect(bad.json.error.code).toBe('INVALID_QUERY')
+    }
+    const wrong = await send(`${api}/1/requests`, { method: 'PUT', headers: auth })
     expect(wrong.status).toBe(405)
-    expect(wrong.headers.get('allow')).toBe('GET')
+    expect(wrong.headers.get('allow')).toBe('DELETE, GET')
   })
 })
 
@@ -121,7 +138,7 @@ describe('GET /api/projects/{id}/events (server-sent events)', () => {
       await send(`${server.url}/api/webhooks/inbox/other`, { method: 'POST', body: { other: true } })
       const posted = await send(`${server.url}/api/shop/posts`, { method: 'POST', body: { title: 'live' } })
       const request = JSON.parse((await stream.next('request')).data)
-      expect(request).toMatchObject({ method: 'POST', path: '/api/shop/posts', status: 201, request: { body: '{"title":"live"}' }, response: { body: posted.text } })
+      expect(request).toMatchObject({ method: 'POST', path: '/api/shop/posts', status: 201, body: '{"title":"live"}', answer: { body: posted.text } })
       const logged = (await send(`${api}/1/requests`, { headers: auth })).json[0]
       expect(request).toEqual(logged)
 
@@ -157,7 +174,7 @@ describe('GET /api/projects/{id}/events (server-sent events)', () => {
       const answer = await send(`${server.url}/api/shop/graphql`, { method: 'POST', body: { query: '{ hello }' } })
       expect(answer.status).toBe(200)
       const entry = JSON.parse((await stream.next('request')).data)
-      expect(entry).toMatchObject({ method: 'POST', path: '/api/shop/graphql', status: 200, request: { body: '{"query":"{ hello }"}' }, response: { body: answer.text } })
+      expect(entry).toMatchObject({ method: 'POST', path: '/api/shop/graphql', status: 200, body: '{"query":"{ hello }"}', answer: { body: answer.text } })
       expect(entry.endpointId).toEqual(expect.any(Number))
     } finally {
       stream.close()
@@ -261,7 +278,7 @@ describe('deliveries', () => {
 })
 
 describe('gRPC calls', () => {
-  it('are logged and streamed without bodies', async () => {
+  it('are journalled and streamed with their metadata and messages as JSON', async () => {
     const dbPath = tempDb()
     const { context } = openStore(dbPath)
     const project = createProject(context, { name: 'Rpc', slug: 'rpc' })
@@ -271,12 +288,13 @@ describe('gRPC calls', () => {
     const stream = await openEvents(`${rpc.url}/api/projects/1/events?access_token=${await mintToken(context, { expiresInMs: 60_000 })}`)
     const client = clientFor('helloworld', 'helloworld.Greeter', rpc.grpcPort!)
     try {
-      await unary(client, 'SayHello', { name: 'x' })
+      const reply = await unary(client, 'SayHello', { name: 'x' })
       const entry = JSON.parse((await stream.next('request')).data)
       expect(entry).toMatchObject({
-        method: 'POST', path: '/helloworld.Greeter/SayHello', query: {}, status: 200, endpointId: expect.any(Number),
-        request: { headers: {}, body: null }, response: { headers: {}, body: null },
+        protocol: 'grpc', method: 'POST', path: '/helloworld.Greeter/SayHello', query: {}, status: 200, endpointId: expect.any(Number), matched: true,
+        body: '{"name":"x"}',
       })
+      expect(JSON.parse(entry.answer.body)).toEqual(reply)
     } finally {
       client.close()
       stream.close()

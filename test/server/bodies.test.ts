@@ -3,7 +3,7 @@ import { writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
-import { loggedBody } from '../../src/server/request-capture.ts'
+import { bodyText } from '../../src/domain/journal-view.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { configureEndpoint, requireEndpoint } from '../../src/domain/endpoint-config.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
@@ -310,24 +310,23 @@ describe('project files', () => {
   })
 })
 
-describe('request log', () => {
+describe('journal', () => {
   it('shows a binary body by its size and type, text as text', () => {
-    expect(loggedBody(PNG, 'image/png')).toBe(`(binary, ${PNG.byteLength} bytes, image/png)`)
-    expect(loggedBody(Buffer.from('a,b'), 'text/csv; charset=utf-8')).toBe('a,b')
-    expect(loggedBody(Buffer.from('{"a":1}'), 'application/json')).toBe('{"a":1}')
-    expect(loggedBody(Buffer.from('{"a":1}'), null)).toBe('{"a":1}')
+    expect(bodyText(PNG, PNG.byteLength, 'image/png')).toBe(`(binary, ${PNG.byteLength} bytes, image/png)`)
+    expect(bodyText(Buffer.from('a,b'), 3, 'text/csv; charset=utf-8')).toBe('a,b')
+    expect(bodyText(Buffer.from('{"a":1}'), 7, 'application/json')).toBe('{"a":1}')
+    expect(bodyText(Buffer.from('{"a":1}'), 7, null)).toBe('{"a":1}')
   })
 
-  it('the management API\'s request log lists a file answer by its size and type, a text one as text', async () => {
-    await send(`${url}/api/projects/1/requests`, { headers: auth })
+  it('the management API\'s journal lists a file answer by its size and type, a text one as text', async () => {
     await fetch(`${base}/avatar`)
     await send(`${base}/readme`)
     const entries = await waitFor(async () => {
-      const logged = (await send(`${url}/api/projects/1/requests`, { headers: auth })).json as { path: string; response: { body: string | null } }[]
+      const logged = (await send(`${url}/api/projects/1/requests`, { headers: auth })).json as { path: string; answer: { body: string | null } }[]
       return logged.length >= 2 ? logged : null
     })
-    expect(entries.find((entry) => entry.path === '/api/b/avatar')!.response.body).toBe(`(binary, ${PNG.byteLength} bytes, image/png)`)
-    expect(entries.find((entry) => entry.path === '/api/b/readme')!.response.body).toMatch(/^line one\nline two \d{4}-/)
+    expect(entries.find((entry) => entry.path === '/api/b/avatar')!.answer.body).toBe(`(binary, ${PNG.byteLength} bytes, image/png)`)
+    expect(entries.find((entry) => entry.path === '/api/b/readme')!.answer.body).toMatch(/^line one\nline two \d{4}-/)
   })
 
   it('leaves the database intact', async () => {

@@ -21,6 +21,7 @@ interface ServeOptions {
   keepInbox?: number
   keepDeliveries?: number
   seed?: number
+  journal?: number
 }
 
 function checkKeep(value: number, flag: string): number {
@@ -78,6 +79,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--keep-deliveries <n>', 'finished deliveries (with their attempts) kept per subscription (default 1000)', parseInteger)
     .option('--delay <ms|min-max>', 'every mock answer waits at least this long: 250, or a range 100-300 drawn per request (env MOCKAPI_DELAY)')
     .option('--seed <n>', 'draw simulated errors (error rates) from a generator seeded with n, so runs repeat them (default: unseeded)', parseInteger)
+    .option('--journal <n>', 'mock requests kept per project for tests and the dashboard to query; 0 keeps none (default 5000)', parseInteger)
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
@@ -101,6 +103,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ownPathsProject: options.project,
         seed: options.seed === undefined ? undefined : checkSeed(options.seed),
         delay: resolveDelayFloor(options.delay, ctx.environment),
+        journal: options.journal,
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
