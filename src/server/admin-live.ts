@@ -4,6 +4,7 @@ import { entryOf, projectMasking } from '../domain/journal-view.ts'
 import { AppError } from '../errors.ts'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
 import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
+import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
 import { eventStream, eventStreamHead } from './sse.ts'
 
@@ -16,16 +17,17 @@ async function expiryOf(authorization: string | null): Promise<number> {
 /** How many entries `GET …/requests` gives without a `limit`. */
 const DEFAULT_LISTED = 100
 
-function listLimit(query: URLSearchParams, max: number): number {
-  const raw = query.get('limit')
-  if (raw === null) return Math.min(DEFAULT_LISTED, max)
-  const limit = /^[1-9][0-9]{0,8}$/.test(raw) ? Number(raw) : NaN
-  if (!(limit <= max)) {
-    throw new AppError('INVALID_QUERY', `query parameter "limit" must be an integer from 1 to ${max}, got "${raw}"`, {
-      details: [{ parameter: 'limit', message: `must be an integer from 1 to ${max}` }],
+/** The filter of a query on this project's journal: the project is the path's, a `project` field is refused. */
+async function projectFilter(input: URLSearchParams | unknown, now: number) {
+  const { parseFilter } = await import('../engine/journal-filter.ts')
+  const filter = parseFilter(input, now)
+  if (filter.project !== undefined) {
+    const fromQuery = input instanceof URLSearchParams
+    throw new AppError(fromQuery ? 'INVALID_QUERY' : 'INVALID_INPUT', `${fromQuery ? 'query parameter ' : ''}"project" is not taken here: the project is the one in the path`, {
+      details: [{ field: 'project', message: 'the project is the one in the path' }],
     })
   }
-  return limit
+  return filter
 }
 
 function journalOf(deps: AdminDeps): Journal {
@@ -44,17 +46,35 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     const project = await authorized(event)
     if (isRead(event)) {
       const journal = journalOf(deps)
-      const records = journal.records(project.id)
-      const limit = listLimit(event.url.searchParams, journal.size)
+      const filter = await projectFilter(event.url.searchParams, context.clock.now().getTime())
+      const { queryJournal, newestFirst } = await import('../domain/journal-query.ts')
+      const { matching } = queryJournal(journal.records(project.id), filter, context.clock.now().getTime())
       const mask = projectMasking(context, project.id)
-      const newest = records.slice(-limit).reverse().map((record) => entryOf(record, { mask }))
-      return jsonResponse(200, newest, { 'X-Total-Count': String(records.length) })
+      const newest = newestFirst(matching, filter.limit ?? DEFAULT_LISTED).map((record) => entryOf(record, { mask }))
+      return jsonResponse(200, newest, { 'X-Total-Count': String(matching.length) })
     }
     if (event.req.method === 'DELETE') {
       journalOf(deps).clear(project.id)
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'GET'])
+  })
+
+  // WireMock's find and count in one: the entries a filter with a `when` holds for, and the closest when none does.
+  route(app, '/api/projects/:projectId/requests/find', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'POST') notAllowed(event, ['POST'])
+    const journal = journalOf(deps)
+    const now = context.clock.now().getTime()
+    const filter = await projectFilter(await readJsonBody(event, deps.bodyLimit), now)
+    const { queryJournal, newestFirst, closestRecords } = await import('../domain/journal-query.ts')
+    const records = journal.records(project.id)
+    const { compiled, matching } = queryJournal(records, filter, now)
+    const mask = projectMasking(context, project.id)
+    const requests = newestFirst(matching, filter.limit ?? DEFAULT_LISTED).map((record) => entryOf(record, { mask }))
+    if (matching.length > 0) return jsonResponse(200, { count: matching.length, requests })
+    const closest = closestRecords(records, compiled).map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences }))
+    return jsonResponse(200, { count: 0, requests, closest })
   })
 
   route(app, '/api/projects/:projectId/events', async (event) => {

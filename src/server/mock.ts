@@ -8,7 +8,8 @@ import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
-import type { AnsweredBy, MockEvents } from '../events.ts'
+import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
+import { nearMisses } from '../engine/near-miss.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointKind, Fault, Project } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
@@ -148,6 +149,8 @@ interface Answered {
   answeredBy?: AnsweredBy | null
   /** For the request log: `pattern skipped: value too long`. */
   note?: string | null
+  /** When no rule of the endpoint held: each rule's failed conditions, for the journal. */
+  ruleMisses?: RuleMiss[] | null
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -175,7 +178,7 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
   if (refusal) await refuseUnauthorized(event, deps, refusal)
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
-  const { match, answeredBy, note, preferred } = await select(request, matched)
+  const { match, answeredBy, note, preferred, ruleMisses } = await select(request, matched)
   const { endpoint } = match.route
   const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor, preferred)
   await holdResponse(event, decision.delayMs)
@@ -183,13 +186,13 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   if (outcome.kind === 'fault') {
     // Only `malformed` writes headers: the others do not render them for nothing.
     const headers = outcome.fault === 'malformed' ? await faultHeaders({ context: deps.context, request, route: match.route, params: match.params }) : {}
-    return { response: await faultStage(event, deps, outcome.fault, headers), sent: { headers, body: null }, endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note }
+    return { response: await faultStage(event, deps, outcome.fault, headers), sent: { headers, body: null }, endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note, ruleMisses }
   }
   const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
-  return { ...toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note }
+  return { ...toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note, ruleMisses }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
@@ -219,6 +222,16 @@ function withChallenge(answered: Answered): Answered {
 function journalAnswer(answered: Answered): JournalAnswer {
   const { headers, body } = answered.sent
   return { headers, body: keptAnswerBody(body), bodySize: answerBodySize(body) }
+}
+
+/**
+ * The endpoints an unmatched request came closest to. A request under a project's `/api/{slug}`
+ * meant that project's routes there; one elsewhere may have meant any route the project at its own
+ * paths serves, or another project under a mistyped slug.
+ */
+function nearMissesOf(catalog: Catalog, projectId: number, match: Extract<Match, { kind: 'unmatched' }>, method: string): NearMiss[] {
+  const routes = catalog.routesOf(projectId)
+  return nearMisses(match.project ? routes.filter((route) => route.slug === match.project!.slug) : routes, method, match.segments)
 }
 
 /** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
@@ -295,8 +308,9 @@ export function createMockHandler(deps: MockDeps) {
       fault: answered.fault,
       note: answered.note ?? null,
       answer: journalAnswer(answered),
-      nearMisses: null,
-      ruleMisses: null,
+      // Only a miss pays for its near misses; routesOf is built on a project's first miss.
+      nearMisses: match?.kind === 'unmatched' ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
+      ruleMisses: answered.ruleMisses ?? null,
     }
     recordServed(deps.events, served, journal, entry)
     return response

@@ -7,7 +7,8 @@ import type { Project } from '../../model.ts'
 export type Match =
   | { kind: 'endpoint'; project: Project; route: RoutedEndpoint; params: Record<string, string> }
   | { kind: 'operations'; project: Project; route: ProtocolRoute }
-  | { kind: 'unmatched'; project: Project | null; error: AppError }
+  /** `project`: whose route was missed (under `/api/{slug}`), else null; `segments`: the path decoded, for the near misses. */
+  | { kind: 'unmatched'; project: Project | null; error: AppError; segments: readonly string[] }
 
 function decodeSegments(pathname: string): string[] {
   const segments = pathname.split('/').filter(Boolean)
@@ -22,7 +23,8 @@ function decodeSegments(pathname: string): string[] {
 /** Finds what answers a request in the route catalog; throws only for a path that cannot be decoded. */
 export function matchRequest(catalog: Catalog, request: Pick<MockRequest, 'method' | 'url'>): Match {
   const { method, url } = request
-  const resolution = catalog.resolve(method, decodeSegments(url.pathname))
+  const segments = decodeSegments(url.pathname)
+  const resolution = catalog.resolve(method, segments)
   switch (resolution.kind) {
     case 'found':
       return { kind: 'endpoint', project: resolution.project, route: resolution.route, params: resolution.params }
@@ -31,9 +33,9 @@ export function matchRequest(catalog: Catalog, request: Pick<MockRequest, 'metho
     case 'method-not-allowed': {
       const allow = resolution.allow.join(', ')
       const error = new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${url.pathname}; allowed: ${allow}`, { headers: { Allow: allow } })
-      return { kind: 'unmatched', project: resolution.project, error }
+      return { kind: 'unmatched', project: resolution.project, error, segments }
     }
     case 'not-found':
-      return { kind: 'unmatched', project: resolution.project, error: new AppError('ROUTE_NOT_MATCHED', `no mock endpoint matches ${method} ${url.pathname}`) }
+      return { kind: 'unmatched', project: resolution.project, error: new AppError('ROUTE_NOT_MATCHED', `no mock endpoint matches ${method} ${url.pathname}`), segments }
   }
 }

@@ -1,0 +1,123 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { mintToken } from '../../src/domain/auth.ts'
+import { addEndpoint } from '../../src/domain/endpoints.ts'
+import { createProject } from '../../src/domain/projects.ts'
+import { createResource } from '../../src/domain/resources.ts'
+import type { JournalEntry } from '../../src/events.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+/** A shop with orders (a resource), a login with rules, and a second project; its journal queried over the management API. */
+async function shop(options: { journal?: number } = {}) {
+  const dbPath = tempDb()
+  const { context } = openStore(dbPath)
+  createProject(context, { name: 'Shop', slug: 'shop' })
+  createProject(context, { name: 'Other', slug: 'other' })
+  createResource(context, { project: 'shop', path: '/api/orders' })
+  addEndpoint(context, { project: 'shop', method: 'POST', path: '/api/sessions', body: '{"ok":true}' })
+  const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+  const server = await serve(dbPath, options)
+  const id = server.project('shop').id
+  const requests = (query = '') => send(`${server.url}/api/projects/${id}/requests${query}`, { headers: auth })
+  const find = (body: unknown) => send(`${server.url}/api/projects/${id}/requests/find`, { method: 'POST', headers: auth, body })
+  return { server, dbPath, auth, id, requests, find }
+}
+
+const order = (sku: string, qty = 1) => ({ items: [{ sku, qty }] })
+
+describe('GET …/requests with filters', () => {
+  it('filters by method, path pattern, status and matched, newest first, X-Total-Count the number matching', async () => {
+    const { server, dbPath, requests } = await shop()
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-1') })
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('B-2') })
+    await send(`${server.url}/api/shop/orders/1`)
+    await send(`${server.url}/api/shop/order`, { method: 'POST', body: order('C-3') })
+    const posts = await requests('?method=post&path=/api/shop/orders&status=2xx')
+    expect(posts.status).toBe(200)
+    expect(posts.headers.get('x-total-count')).toBe('2')
+    expect((posts.json as JournalEntry[]).map((e) => JSON.parse(e.body!).items[0].sku)).toEqual(['B-2', 'A-1'])
+    expect(((await requests('?path=/api/shop/orders/*')).json as JournalEntry[]).map((e) => e.path)).toEqual(['/api/shop/orders/1'])
+    expect(((await requests('?path=/api/shop/**&limit=2')).json as JournalEntry[]).map((e) => e.path)).toEqual(['/api/shop/order', '/api/shop/orders/1'])
+    const unmatched = (await requests('?matched=false')).json as JournalEntry[]
+    expect(unmatched.map((e) => [e.method, e.path, e.status])).toEqual([['POST', '/api/shop/order', 404]])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('refuses a bad filter with 400 naming the field, and a project other than the path\'s', async () => {
+    const { server, dbPath, requests } = await shop()
+    for (const [query, field] of [['?status=abc', 'status'], ['?limit=0', 'limit'], ['?path=api', 'path'], ['?method=FOO', 'method'], ['?since=yesterday', 'since'], ['?matched=maybe', 'matched'], ['?project=other', 'project']]) {
+      const refused = await requests(query)
+      expect(refused.status, query).toBe(400)
+      expect(refused.json.error.code, query).toBe('INVALID_QUERY')
+      expect(refused.json.error.message, query).toContain(`"${field}"`)
+    }
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('near misses and rule misses', () => {
+  it('an unmatched request carries the endpoints it came closest to and what differed', async () => {
+    const { server, requests } = await shop()
+    expect((await send(`${server.url}/api/shop/order`, { method: 'POST', body: {} })).status).toBe(404)
+    expect((await send(`${server.url}/api/shpo/orders`)).status).toBe(404)
+    const [, typo] = (await requests('?matched=false')).json as JournalEntry[]
+    expect(typo!.nearMisses![0]).toMatchObject({ method: 'POST', path: '/api/shop/orders', differences: [{ what: 'segment', expected: 'orders', received: 'order' }] })
+    // Under the project's slug, only its routes there are meant, not the same ones at its own paths.
+    expect(typo!.nearMisses!.every((miss) => miss.path.startsWith('/api/shop/'))).toBe(true)
+    // A slug typo lands in the project at its own paths (the first, Shop), and names the slug.
+    const stray = ((await requests('?path=/api/shpo/**')).json as JournalEntry[])[0]!
+    expect(stray.nearMisses!.some((miss) => miss.path === '/api/shop/orders' && miss.differences.some((d) => d.what === 'project'))).toBe(true)
+  })
+
+  it('a fallback answer carries which rules did not hold and why; a rule that held carries none', async () => {
+    const workspace = cliWorkspace()
+    await workspace.ok('init', '--yes', '--slug', 'shop')
+    await workspace.ok('add-endpoint', 'POST', '/api/sessions', '--body', '{}')
+    await workspace.ok('response', 'add', 'POST', '/api/sessions', '--name', 'admin', '--when', '{"body":{"username":"admin"}}', '--status', '201')
+    await workspace.ok('response', 'add', 'POST', '/api/sessions', '--status', '401')
+    const server = await serve(workspace.db)
+    await send(`${server.url}/api/shop/sessions`, { method: 'POST', body: { username: 'ada' } })
+    await send(`${server.url}/api/shop/sessions`, { method: 'POST', body: { username: 'admin' } })
+    const [held, fell] = server.journal!.records(server.project('shop').id).slice().reverse()
+    expect(held!.ruleMisses).toBeNull()
+    expect(fell!.ruleMisses).toEqual([{ response: { position: 1, name: 'admin' }, failed: ['body.username = admin (received "ada")'] }])
+    await expectAliveAndIntact(server.url, workspace.db)
+  })
+})
+
+describe('POST …/requests/find', () => {
+  it('counts what a when holds for; none held: the closest requests with what differed', async () => {
+    const { server, dbPath, find } = await shop()
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-1', 2) })
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-2') })
+    await send(`${server.url}/api/shop/orders`)
+    const found = await find({ method: 'POST', path: '/api/shop/orders', when: { body: { '$.items[0].sku': 'A-1' } } })
+    expect(found.status).toBe(200)
+    expect(found.json.count).toBe(1)
+    expect(found.json.closest).toBeUndefined()
+    expect(JSON.parse(found.json.requests[0].body).items[0].qty).toBe(2)
+    const none = await find({ method: 'POST', when: { body: { '$.items[0].sku': 'Z-9' } } })
+    expect(none.json).toMatchObject({ count: 0, requests: [] })
+    expect(none.json.closest).toHaveLength(3)
+    // The two POSTs differ by their sku only; the GET by its method as well.
+    expect(none.json.closest.map((c: { differences: unknown[] }) => c.differences.length)).toEqual([1, 1, 2])
+    expect(none.json.closest[0].differences[0].text).toContain('received "A-2"')
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('refuses a bad when (naming it), another method, and answers 409 with no journal; nothing is cleared', async () => {
+    const { server, dbPath, find, requests, auth, id } = await shop()
+    await send(`${server.url}/api/shop/orders`)
+    const refused = await find({ when: { cookie: { a: 1 } } })
+    expect([refused.status, refused.json.error.code]).toEqual([400, 'INVALID_INPUT'])
+    expect(refused.json.error.message).toContain('when')
+    expect((await send(`${server.url}/api/projects/${id}/requests/find`, { headers: auth })).status).toBe(405)
+    expect((await find(['not', 'an', 'object'])).status).toBe(400)
+    expect((await requests()).json).toHaveLength(1)
+    const off = await shop({ journal: 0 })
+    expect((await off.find({})).status).toBe(409)
+    expect((await off.requests()).status).toBe(409)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
