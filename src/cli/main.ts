@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   reset: () => import('./commands/config-as-code.ts').then((m) => m.registerConfigAsCode),
   token: () => import('./commands/token.ts').then((m) => m.registerToken),
   inbox: () => import('./commands/inbox.ts').then((m) => m.registerInbox),
+  requests: () => import('./commands/requests.ts').then((m) => m.registerRequests),
   webhooks: () => import('./commands/webhooks.ts').then((m) => m.registerWebhooks),
   serve: () => import('./commands/serve.ts').then((m) => m.registerServe),
 }

@@ -36,6 +36,16 @@ export function readJsonArgument(value: string, cwd: string): string {
   }
 }
 
+/** A flag's JSON (inline or @file), refused by the flag's name when it does not parse. */
+export function jsonFlag(flag: string, value: string, cwd: string): unknown {
+  const text = readJsonArgument(value, cwd)
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new AppError('INVALID_INPUT', `${flag} is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
 /** `--body`: JSON inline or `@file`; a file that is not JSON (`@avatar.png`) is pointed at --file. */
 export function readJsonBodyArgument(value: string, cwd: string): string {
   const text = readJsonArgument(value, cwd)

@@ -50,6 +50,16 @@ function describe(holder: LeaseHolder): string {
 }
 
 /**
+ * Where a live `serve` of this database listens, or null when none does: commands that talk to it
+ * (`mockapi requests`) find it here. A wildcard host is reached on loopback.
+ */
+export function servingUrl(context: Context): string | null {
+  const holder = context.repos.lease.holder()
+  if (!holder || !holds(holder, context.clock.now().getTime()) || !/^https?:\/\//.test(holder.url)) return null
+  return holder.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:')
+}
+
+/**
  * One `serve` per database file: it owns the delivery queue, and a second one would put the
  * first's in-flight deliveries back and send them again. The lease is a row in the file itself,
  * so it works for any process that opens the file, and a killed serve's lease lapses by itself.

@@ -4,11 +4,10 @@ import { addResponse, removeResponse } from '../../domain/response-edits.ts'
 import { describeResponse, describeResponseHeaders } from '../../domain/responses.ts'
 import { describeWhen } from '../../engine/conditions.ts'
 import { loadFaker } from '../../engine/generators.ts'
-import { AppError } from '../../errors.ts'
 import { endpointView, type ResponseView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
-import { collect, parseHeaders, parseInteger, readFileArgument, readJsonArgument } from '../parse.ts'
+import { collect, jsonFlag, parseHeaders, parseInteger, readFileArgument, readJsonArgument } from '../parse.ts'
 
 interface AddOptions {
   when?: string
@@ -24,16 +23,6 @@ interface AddOptions {
   at?: number
   project?: string
   json?: boolean
-}
-
-/** A flag's JSON (inline or @file), refused by the flag's name when it does not parse. */
-function jsonFlag(flag: string, value: string, cwd: string): unknown {
-  const text = readJsonArgument(value, cwd)
-  try {
-    return JSON.parse(text) as unknown
-  } catch (error) {
-    throw new AppError('INVALID_INPUT', `${flag} is not valid JSON: ${(error as Error).message}`)
-  }
 }
 
 /** The response the flags describe, in the shape the API and the project file take. */
