@@ -34,33 +34,10 @@ export type DeliveryAttempted = Pick<Attempt, 'deliveryId' | 'subscriptionId' | 
   outcome: 'succeeded' | 'retrying' | 'failed'
 }
 
-/** Headers and body (text, cut at 64 KiB; null when there is none) of one side of a mock exchange. */
+/** Headers and body (text, cut at 64 KiB; null when there is none) of what went back for a journalled request. */
 export interface ExchangeSide {
   headers: Record<string, string>
   body: string | null
-}
-
-/** One mock request as the request log and the dashboard's live stream show it. */
-export interface RequestEntry {
-  /** Increasing per server run. */
-  id: number
-  /** When the request came in (ISO). */
-  time: string
-  method: string
-  path: string
-  query: Record<string, string | string[]>
-  /** 0 when a fault left no response. */
-  status: number
-  durationMs: number
-  endpointId: number | null
-  /** The simulated network fault the client got instead of an answer; absent when none. */
-  fault?: Fault
-  /** The endpoint's response that answered; absent when the endpoint answered itself. */
-  answeredBy?: AnsweredBy
-  /** How it was answered, where that needs saying (`pattern skipped: value too long`); absent: nothing. */
-  note?: string
-  request: ExchangeSide
-  response: ExchangeSide
 }
 
 /**

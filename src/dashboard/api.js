@@ -2,7 +2,7 @@
 // The management API, one typed function per call. Types come from the server's own view shapes
 // (src/views.ts, src/events.ts), so `npm run typecheck` fails when the two drift apart.
 
-import { currentProject, MAX_REQUESTS, state } from './state.js'
+import { currentProject, state } from './state.js'
 
 /** @typedef {import('../views.ts').ProjectSummaryView} ProjectSummaryView */
 /** @typedef {import('../views.ts').EndpointView} EndpointView */
@@ -11,7 +11,9 @@ import { currentProject, MAX_REQUESTS, state } from './state.js'
 /** @typedef {import('../views.ts').SubscriptionView} SubscriptionView */
 /** @typedef {import('../views.ts').AttemptView} AttemptView */
 /** @typedef {SubscriptionView & { deliveries: AttemptView[] }} SubscriptionWithDeliveries */
-/** @typedef {import('../events.ts').JournalEntry} RequestEntry */
+/** @typedef {import('../events.ts').JournalEntry} JournalEntry */
+/** @typedef {import('../events.ts').NearMiss} NearMiss */
+/** @typedef {import('../events.ts').RuleMiss} RuleMiss */
 /** @typedef {Omit<import('../events.ts').DeliveryAttempted, 'eventType'>} DeliveryEvent */
 /** @typedef {Record<string, unknown>} RecordRow */
 
@@ -229,8 +231,19 @@ export const deleteRecord = async (resourceId, id) => void (await inProject(`/re
 /** @returns {Promise<{ collections: number, records: number }>} */
 export const resetRecords = async () => (await inProject('/reset', { method: 'POST' })).data
 
-/** @returns {Promise<RequestEntry[]>} */
-export const listRequests = async () => (await inProject(`/requests?limit=${MAX_REQUESTS}`)).data
+/**
+ * The newest entries of the project's journal a filter keeps, masked, and how many it keeps in all
+ * (`X-Total-Count`). A refused filter is a 400 naming the field; a serve with `--journal 0`, a 409.
+ * @param {URLSearchParams} query the filter (method, path, status, matched) and a limit
+ * @returns {Promise<{ entries: JournalEntry[], total: number }>}
+ */
+export async function listRequests(query) {
+  const { data, headers } = await inProject(`/requests?${query}`)
+  return { entries: data, total: Number(headers.get('X-Total-Count') ?? data.length) }
+}
+
+/** Empties the project's journal (what is under way when it is cleared is not kept either). */
+export const clearRequests = async () => void (await inProject('/requests', { method: 'DELETE' }))
 
 /**
  * The newest payloads and how many there are in all.

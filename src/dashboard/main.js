@@ -11,7 +11,7 @@ import { loadSubscriptions, renderSubscriptions, wireIntegrations } from './inte
 import { closeEvents, connectEvents } from './live.js'
 import { onProjectChosen, renderProjectSettings, renderProjects, wireProjectSettings } from './projects.js'
 import { loadResources, wireRecords } from './records.js'
-import { loadRequests, renderRequests } from './requests.js'
+import { loadRequests, resetRequests, wireRequests } from './requests.js'
 import { PROJECT_KEY, TABS, TAB_KEY, TOKEN_KEY, forgetProjectData, state } from './state.js'
 
 /** @typedef {import('./api.js').ProjectSummaryView} ProjectSummaryView */
@@ -99,7 +99,7 @@ function selectProject(project) {
   $('project-base').textContent = `${location.origin}/api/${project.slug}/`
   renderProjectSettings(project)
   $('inbox-url').textContent = inboxUrl()
-  renderRequests()
+  resetRequests()
   renderInbox()
   renderSubscriptions()
   connectEvents()
@@ -163,6 +163,7 @@ function wire() {
   wireProjectSettings(loadEndpoints)
   wireImport()
   wireRecords()
+  wireRequests()
   wireInbox()
   wireIntegrations()
 }

@@ -4,7 +4,7 @@
 /** @typedef {import('./api.js').ProjectSummaryView} ProjectSummaryView */
 /** @typedef {import('./api.js').ServedEndpointView} ServedEndpointView */
 /** @typedef {import('./api.js').ResourceView} ResourceView */
-/** @typedef {import('./api.js').RequestEntry} RequestEntry */
+/** @typedef {import('./api.js').JournalEntry} JournalEntry */
 /** @typedef {import('./api.js').InboxItem} InboxItem */
 /** @typedef {import('./api.js').SubscriptionWithDeliveries} SubscriptionWithDeliveries */
 /** @typedef {'endpoints' | 'records' | 'requests' | 'inbox' | 'integrations'} TabName */
@@ -25,13 +25,32 @@
  * @property {string | null | undefined} editing
  */
 
+/**
+ * The Requests tab's filter, as `GET …/requests` takes it (an empty field does not narrow).
+ * @typedef {object} RequestFilter
+ * @property {string} method
+ * @property {string} path
+ * @property {string} status
+ * @property {'' | 'true' | 'false'} matched
+ */
+
+/**
+ * What the Requests tab shows: the list; the filter refused (the API's message, and the field it
+ * names); or that the serve keeps no journal (`--journal 0`).
+ * @typedef {{ kind: 'list' } | { kind: 'refused', message: string, field: string | null } | { kind: 'off' }} RequestsShown
+ */
+
 export const TOKEN_KEY = 'mockapi.token'
 export const PROJECT_KEY = 'mockapi.project'
 export const TAB_KEY = 'mockapi.tab'
 /** @type {readonly TabName[]} */
 export const TABS = ['endpoints', 'records', 'requests', 'inbox', 'integrations']
-export const MAX_REQUESTS = 200
+/** The newest requests the tab lists; the count line says how many the journal holds in all. */
+export const REQUESTS_SHOWN = 200
 export const INBOX_PAGE = 100
+
+/** @returns {RequestFilter} */
+export const emptyRequestFilter = () => ({ method: '', path: '', status: '', matched: '' })
 
 /**
  * @param {number | null} resourceId
@@ -57,8 +76,13 @@ export const state = {
   /** @type {ResourceView[]} */
   resources: [],
   records: freshRecords(null),
-  /** @type {RequestEntry[]} */
+  /** @type {JournalEntry[]} */
   requests: [],
+  /** How many entries of the journal the filter keeps (`X-Total-Count`), the listed ones and those beyond. */
+  requestTotal: 0,
+  requestFilter: emptyRequestFilter(),
+  /** @type {RequestsShown} */
+  requestsShown: { kind: 'list' },
   /** @type {number | null} */
   selectedRequest: null,
   /** @type {InboxItem[]} */
@@ -88,7 +112,7 @@ export function stillCurrent() {
 
 /** Drops what the tabs hold of the project left: nothing of it shows under the next. */
 export function forgetProjectData() {
-  Object.assign(state, { endpoints: [], resources: [], records: freshRecords(null), requests: [], selectedRequest: null, inbox: [], inboxTotal: 0, subscriptions: [] })
+  Object.assign(state, { endpoints: [], resources: [], records: freshRecords(null), requests: [], requestTotal: 0, requestFilter: emptyRequestFilter(), requestsShown: { kind: 'list' }, selectedRequest: null, inbox: [], inboxTotal: 0, subscriptions: [] })
 }
 
 /**

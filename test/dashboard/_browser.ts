@@ -41,7 +41,7 @@ export async function connectBrowser(setup: ChromiumSetup | undefined = provided
 export const SCREENSHOTS = join(tmpdir(), 'mockapi-dashboard-screenshots')
 
 /** A shop project with a dozen known products, served on a free port; a token for every project. */
-export async function startShop(options: { retryDelaysMs?: number[] } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
+export async function startShop(options: { retryDelaysMs?: number[]; journal?: number } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
   const dbPath = tempDb()
   const { context: store } = openStore(dbPath)
   const products = Array.from({ length: 12 }, (_, i) => `      - { id: "${i + 1}", name: Product ${i + 1}, price: ${(i + 1) * 5}, active: ${i % 2 === 0} }`)
