@@ -233,13 +233,15 @@ export const resetRecords = async () => (await inProject('/reset', { method: 'PO
 
 /**
  * The newest entries of the project's journal a filter keeps, masked, and how many it keeps in all
- * (`X-Total-Count`). A refused filter is a 400 naming the field; a serve with `--journal 0`, a 409.
+ * (`X-Total-Count`), and how many it keeps per project (`X-Journal-Size`). A refused filter is a
+ * 400 naming the field; a serve with `--journal 0`, a 409.
  * @param {URLSearchParams} query the filter (method, path, status, matched) and a limit
- * @returns {Promise<{ entries: JournalEntry[], total: number }>}
+ * @returns {Promise<{ entries: JournalEntry[], total: number, bound: number | null }>}
  */
 export async function listRequests(query) {
   const { data, headers } = await inProject(`/requests?${query}`)
-  return { entries: data, total: Number(headers.get('X-Total-Count') ?? data.length) }
+  const bound = headers.get('X-Journal-Size')
+  return { entries: data, total: Number(headers.get('X-Total-Count') ?? data.length), bound: bound === null ? null : Number(bound) }
 }
 
 /** Empties the project's journal (what is under way when it is cleared is not kept either). */

@@ -63,12 +63,13 @@ export async function loadRequests() {
   const arrived = filtered ? null : /** @type {JournalEntry[]} */ ([])
   arrivedDuringLoad = arrived
   try {
-    const { entries, total } = await listRequests(filterQuery(state.requestFilter))
+    const { entries, total, bound } = await listRequests(filterQuery(state.requestFilter))
     if (!current() || load !== loads) return
     const listed = new Set(entries.map((entry) => entry.id))
     const late = (arrived ?? []).filter((entry) => !listed.has(entry.id))
     state.requests = [...late, ...entries].sort((a, b) => b.id - a.id).slice(0, REQUESTS_SHOWN)
     state.requestTotal = total + late.length
+    state.journalSize = bound
     state.requestsShown = { kind: 'list' }
   } catch (error) {
     if (!current() || load !== loads) return
@@ -153,7 +154,7 @@ function renderRequestCount() {
   }
   const what = `${total} request${total === 1 ? '' : 's'}${filtered ? ` match${total === 1 ? 'es' : ''} the filter` : ' in the journal'}`
   const listed = state.requests.length < total ? `, the newest ${state.requests.length} listed` : ', newest first'
-  $('request-count').textContent = `${what}${listed}. The journal keeps each project's latest requests of this server run (serve --journal sets how many). Click one for its headers and bodies.`
+  $('request-count').textContent = `${what}${listed}. The journal keeps each project's latest ${state.journalSize ?? 'few thousand'} requests of this server run (serve --journal sets how many). Click one for its headers and bodies.`
 }
 
 /**

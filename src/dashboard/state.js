@@ -80,6 +80,8 @@ export const state = {
   requests: [],
   /** How many entries of the journal the filter keeps (`X-Total-Count`), the listed ones and those beyond. */
   requestTotal: 0,
+  /** How many requests the serve's journal keeps per project (`X-Journal-Size`); null until known. */
+  journalSize: /** @type {number | null} */ (null),
   requestFilter: emptyRequestFilter(),
   /** @type {RequestsShown} */
   requestsShown: { kind: 'list' },

@@ -51,7 +51,7 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
       const { matching } = queryJournal(journal.records(project.id), filter, context.clock.now().getTime())
       const mask = projectMasking(context, project.id)
       const newest = newestFirst(matching, filter.limit ?? DEFAULT_LISTED).map((record) => entryOf(record, { mask }))
-      return jsonResponse(200, newest, { 'X-Total-Count': String(matching.length) })
+      return jsonResponse(200, newest, { 'X-Total-Count': String(matching.length), 'X-Journal-Size': String(journal.size) })
     }
     if (event.req.method === 'DELETE') {
       journalOf(deps).clear(project.id)

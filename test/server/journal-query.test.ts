@@ -36,6 +36,7 @@ describe('GET …/requests with filters', () => {
     const posts = await requests('?method=post&path=/api/shop/orders&status=2xx')
     expect(posts.status).toBe(200)
     expect(posts.headers.get('x-total-count')).toBe('2')
+    expect(posts.headers.get('x-journal-size')).toBe('5000')
     expect((posts.json as JournalEntry[]).map((e) => JSON.parse(e.body!).items[0].sku)).toEqual(['B-2', 'A-1'])
     expect(((await requests('?path=/api/shop/orders/*')).json as JournalEntry[]).map((e) => e.path)).toEqual(['/api/shop/orders/1'])
     expect(((await requests('?path=/api/shop/**&limit=2')).json as JournalEntry[]).map((e) => e.path)).toEqual(['/api/shop/order', '/api/shop/orders/1'])
