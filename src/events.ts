@@ -22,7 +22,7 @@ export interface RequestServed {
   fault?: Fault | null
   /** The endpoint's response that answered; absent or null: the endpoint itself. */
   answeredBy?: AnsweredBy | null
-  /** What the request log should say about how it was answered (`pattern skipped: value too long`). */
+  /** What the journal should say about how it was answered (`pattern skipped: value too long`). */
   note?: string | null
   durationMs: number
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */

@@ -50,7 +50,7 @@ export interface RequestFacts {
   bodyForm?: boolean
 }
 
-/** The regex steps and values left to one request; `skipped` says, for the request log, why a test was not run. */
+/** The regex steps and values left to one request; `skipped` says, for the journal, why a test was not run. */
 export interface RequestBudget {
   left: number
   values: number
@@ -70,7 +70,7 @@ export function requestBudget(): RequestBudget {
  */
 class OverBudget extends Error {}
 
-/** Ends the test: its response is ruled out, and the request log is told why (the first reason). */
+/** Ends the test: its response is ruled out, and the journal is told why (the first reason). */
 function overBudget(budget: RequestBudget, why: string): never {
   budget.skipped ??= why
   throw new OverBudget()

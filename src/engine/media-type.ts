@@ -34,7 +34,7 @@ export function contentTypeOf(name: string): string {
   return (dot >= 0 && Object.hasOwn(BY_EXTENSION, name.slice(dot + 1).toLowerCase()) && BY_EXTENSION[name.slice(dot + 1).toLowerCase()]) || OCTET_STREAM
 }
 
-/** Whether a body of this type reads as text (the request log shows it; others by size). */
+/** Whether a body of this type reads as text (the journal shows it; others by size). */
 export function isTextual(contentType: string | null | undefined): boolean {
   if (!contentType) return true
   const mime = contentType.split(';', 1)[0]!.trim().toLowerCase()

@@ -56,7 +56,7 @@ async function readWebBody(request: Request, limit: number): Promise<Uint8Array>
 }
 
 /**
- * Set on `event.context` by the mock handler while the request log listens: `readRawBody` keeps
+ * Set on `event.context` by the mock handler while the journal keeps requests: `readRawBody` keeps
  * the bytes it read there, so the log shows the body without reading the stream twice.
  */
 export const BODY_CAPTURE = 'mockapi:bodyCapture'

@@ -147,7 +147,7 @@ interface Answered {
   fault: Fault | null
   /** The endpoint's response that was chosen; null: the endpoint answered itself. */
   answeredBy?: AnsweredBy | null
-  /** For the request log: `pattern skipped: value too long`. */
+  /** For the journal: `pattern skipped: value too long`. */
   note?: string | null
   /** When no rule of the endpoint held: each rule's failed conditions, for the journal. */
   ruleMisses?: RuleMiss[] | null

@@ -14,7 +14,7 @@ type EndpointMatch = Extract<Match, { kind: 'endpoint' }>
 export interface Selected {
   match: EndpointMatch
   answeredBy: AnsweredBy | null
-  /** Why a rule did not hold that might have, for the request log; null: nothing to say. */
+  /** Why a rule did not hold that might have, for the journal; null: nothing to say. */
   note: string | null
   /** When no rule held: each rule and its failed conditions, for the journal; null when a rule held or there were none. */
   ruleMisses: RuleMiss[] | null
