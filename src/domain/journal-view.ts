@@ -1,6 +1,6 @@
 import { isTextual } from '../engine/media-type.ts'
 import { parseCookies } from '../engine/request-facts.ts'
-import type { ExchangeSide, JournalEntry } from '../events.ts'
+import type { Difference, ExchangeSide, JournalEntry } from '../events.ts'
 import type { AuthScheme, EndpointAuth } from '../model.ts'
 import type { Context } from './context.ts'
 import { headerPairs, MAX_JOURNAL_BODY, type JournalRecord } from './journal.ts'
@@ -71,6 +71,18 @@ export function maskEntry(entry: JournalEntry, masking: Masking): JournalEntry {
     cookies,
     answer: { headers: maskHeaders(entry.answer.headers, masking), body: entry.answer.body },
   }
+}
+
+/**
+ * A difference a `when` found in a header, query parameter or cookie (`headers.authorization`),
+ * with the received value masked as the entry's own would be: a verify's message shows it.
+ */
+export function maskDifference(difference: Difference, masking: Masking): Difference {
+  const target = typeof difference.at === 'string' ? /^(headers|query|cookies)\.(.+)$/.exec(difference.at) : null
+  if (!target || difference.received === null || (target[1] !== 'cookies' && !isSecret(target[2]!, masking))) return difference
+  // Received values are shown as JSON (`"Bearer eyJ…"`); the mask reads the value inside the quotes.
+  const received = JSON.stringify(maskValue(difference.received.replace(/^"|"$/g, '')))
+  return { ...difference, received, text: difference.text.replace(`(received ${difference.received})`, `(received ${received})`) }
 }
 
 function apiKeyNames(schemes: AuthScheme[] | EndpointAuth | undefined, into: Set<string>): void {
