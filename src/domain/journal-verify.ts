@@ -2,9 +2,9 @@ import { AppError } from '../errors.ts'
 import type { JournalEntry, JournalFilter, VerifyCount } from '../events.ts'
 import { parseFilter } from '../engine/journal-filter.ts'
 import type { JournalRecord } from './journal.ts'
-import { closestRecords, newestFirst, queryJournal } from './journal-query.ts'
+import { closestRecords, queryJournal } from './journal-query.ts'
 import { entryOf, maskDifference, type Masking } from './journal-view.ts'
-import { formatVerifyFailure } from './verify-report.ts'
+import { formatUnmatchedFailure, formatVerifyFailure } from './verify-report.ts'
 
 /*
  * The journal as a test suite reads it in process (`startMockApi`: requests, count, verify,
@@ -49,7 +49,7 @@ function refuseLimit(filter: JournalFilter, what: string): void {
 export function listRequests(access: JournalAccess, filter?: JournalFilter): JournalEntry[] {
   const { filter: checked, scope, now } = parsed(filter, access)
   const { matching } = queryJournal(scope.records, checked, now)
-  const kept = checked.limit === undefined ? matching : newestFirst(matching, checked.limit).reverse()
+  const kept = checked.limit === undefined ? matching : matching.slice(-checked.limit)
   return kept.map((record) => entryOf(record, { mask: null }))
 }
 
@@ -126,16 +126,7 @@ export function verifyNoUnmatched(access: JournalAccess): void {
   if (unmatched.length === 0) return
   const masks = new Map<ProjectJournal, Masking>()
   const maskOf = (scope: ProjectJournal) => masks.get(scope) ?? masks.set(scope, scope.masking()).get(scope)!
-  const shown = unmatched.map(({ record, scope }) => ({ entry: entryOf(record, { mask: maskOf(scope) }), differences: [] }))
-  const filter: JournalFilter = { matched: false }
-  const message = formatVerifyFailure({
-    filter,
-    count: { times: 0 },
-    matched: unmatched.length,
-    total: scopes.reduce((sum, scope) => sum + scope.records.length, 0),
-    project: null,
-    entries: shown,
-    unmatched: unmatched.map(({ record }) => record.id),
-  })
-  throw new AppError('VERIFICATION_FAILED', message, { details: { expected: { times: 0 }, received: unmatched.length, requests: shown.map(({ entry }) => entry) } })
+  const shown = unmatched.map(({ record, scope }) => entryOf(record, { mask: maskOf(scope) }))
+  const total = scopes.reduce((sum, scope) => sum + scope.records.length, 0)
+  throw new AppError('VERIFICATION_FAILED', formatUnmatchedFailure(shown, total), { details: { expected: { times: 0 }, received: unmatched.length, requests: shown } })
 }

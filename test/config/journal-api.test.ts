@@ -160,7 +160,7 @@ describe('startMockApi: the journal in a test', () => {
     await fetch(`${api.url}/api/shop/ordres/7`)
     const error = thrown(() => api.verifyNoUnmatched())
     expect(error.code).toBe('VERIFICATION_FAILED')
-    expect(error.message).toMatch(/^mockapi verify failed: expected no request matching any method any path, matched by no endpoint\nbut 1 matched among 2 requests in the journal:\n {2}#\d+ \S+ GET \/api\/shop\/ordres\/7 → 404 unmatched\n/)
+    expect(error.message).toMatch(/^mockapi verifyNoUnmatched failed: 1 request matched no endpoint, among 2 requests in the journal:\n {2}#\d+ \S+ GET \/api\/shop\/ordres\/7 → 404 unmatched\n/)
     expect(error.message).toContain('      near miss: GET /api/shop/orders/:id (segment 2 is "ordres", expected "orders")')
   })
 

@@ -73,7 +73,7 @@ describe('docs/testing.md', () => {
   })
 
   it('shows the failure messages as verify and verifyNoUnmatched print them', async () => {
-    const shown = fencedBlocks('text').filter((block) => block.startsWith('AppError: mockapi verify failed'))
+    const shown = fencedBlocks('text').filter((block) => block.startsWith('AppError: mockapi verify'))
     expect(shown).toHaveLength(2)
     const api = await startMockApi({ config: { name: 'Shop', slug: 'shop', endpoints: [{ method: 'POST', path: '/api/orders', status: 201, body: { id: 'o-1' } }] } })
     try {
