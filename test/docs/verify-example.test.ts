@@ -54,7 +54,7 @@ describe('checkout', () => {
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from '../_helpers.ts'
+import { expectFreshBuild, ROOT } from '../_helpers.ts'
 
 const DOC = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8')
 
@@ -66,6 +66,9 @@ function fencedBlocks(language: string): string[] {
 const steady = (message: string) => message.replace(/#\d+/g, '#N').replace(/\b\d{2}:\d{2}:\d{2}\.\d{3}\b/g, 'HH:MM:SS.mmm')
 
 describe('docs/testing.md', () => {
+  // The example runs the built package: a stale dist/ would fail it for the wrong reason.
+  beforeAll(expectFreshBuild)
+
   it('shows the worked example exactly as this file runs it', () => {
     const source = readFileSync(new URL(import.meta.url), 'utf8')
     const region = source.slice(source.indexOf('// docs:begin\n') + '// docs:begin\n'.length, source.indexOf('// docs:end\n'))
