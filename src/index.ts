@@ -3,15 +3,22 @@
  *
  *   const api = await startMockApi({ config: 'mockapi.yaml' })
  *   await fetch(`${api.url}/api/shop/products`)
+ *   api.verify({ method: 'GET', path: '/api/shop/products' }, { times: 1 })
  *   api.reset(); await api.close()
  */
 import { stringify } from 'yaml'
 import type { ImportOptions } from './domain/import.ts'
+import type { Journal } from './domain/journal.ts'
+import { countRequests, listRequests, verifyNoUnmatched, verifyRequests, type JournalAccess } from './domain/journal-verify.ts'
 import { parseDelay } from './engine/delay.ts'
-import { startServer } from './server/start.ts'
+import { AppError } from './errors.ts'
+import type { JournalEntry, JournalFilter, VerifyCount } from './events.ts'
+import { startServer, type RunningServer } from './server/start.ts'
 
 export type { ProjectFile } from './domain/project-file.ts'
 export type { ImportOptions } from './domain/import.ts'
+export type { AnsweredBy, Difference, JournalEntry, JournalFilter, NearMiss, RuleMiss, VerifyCount } from './events.ts'
+export { AppError } from './errors.ts'
 
 /** A spec to import: a file (relative to the working directory) or an http(s) URL, or the document's text. */
 export type MockApiImport = string | ({ source: string } & ImportOptions) | ({ text: string } & ImportOptions)
@@ -68,7 +75,47 @@ export interface MockApi {
   project(slug?: string): MockApiProject
   /** Every project's records back to their seeded state, and every project's journal of requests cleared. */
   reset(): void
+  /**
+   * The requests the journal kept that match `filter` (every one without it), oldest first: the
+   * order the code sent them. Raw: secrets unmasked, this is the test's own data. `filter.project`
+   * is a slug; without it, `project()`'s. With `limit`, the newest that many.
+   */
+  requests(filter?: JournalFilter): JournalEntry[]
+  /** How many requests match `filter` (all of the project's without it). */
+  count(filter?: JournalFilter): number
+  /** Forgets the requests of a project (a slug), or of every project without one. */
+  clearRequests(project?: string): void
+  /**
+   * Throws AppError VERIFICATION_FAILED unless the requests matching `filter` are as many as
+   * `count` says: `times` exactly, or `atLeast`/`atMost` (default: at least 1). The message lists
+   * the closest requests and what differed (or the ones that matched, when too many did), and the
+   * near misses of requests no endpoint matched; secrets are masked in it.
+   */
+  verify(filter: JournalFilter, count?: VerifyCount): void
+  /** Throws AppError VERIFICATION_FAILED when a request to any project matched no endpoint, listing them with their near misses. */
+  verifyNoUnmatched(): void
   close(): Promise<void>
+}
+
+/** The test API's view of the server's journals; the journal is looked up on each call so `journal: 0` fails there, clearly. */
+function journalAccess(server: RunningServer): JournalAccess & { journal(): Journal } {
+  const journal = () => {
+    if (!server.journal) throw new AppError('CONFLICT', 'the journal is off (journal: 0): start the mock without `journal: 0` to read, count, clear or verify requests')
+    return server.journal
+  }
+  return {
+    journal,
+    now: () => journal().now(),
+    project(slug) {
+      const kept = journal()
+      const project = server.project(slug)
+      return { slug: project.slug, records: kept.records(project.id), masking: () => server.masking(project.id) }
+    },
+    all() {
+      const kept = journal()
+      return kept.projects().map((id) => ({ records: kept.records(id), masking: () => server.masking(id) }))
+    },
+  }
 }
 
 export async function startMockApi(options: MockApiOptions = {}): Promise<MockApi> {
@@ -93,6 +140,7 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
     delay,
     journal: options.journal,
   })
+  const access = journalAccess(server)
   return {
     url: server.url,
     port: server.port,
@@ -104,6 +152,15 @@ export async function startMockApi(options: MockApiOptions = {}): Promise<MockAp
       return { id: project.id, slug: project.slug, name: project.name, shareToken: project.shareToken, url: `${server.url}/api/${project.slug}` }
     },
     reset: () => void server.reset(),
+    requests: (filter) => listRequests(access, filter),
+    count: (filter) => countRequests(access, filter),
+    clearRequests(project) {
+      const journal = access.journal()
+      if (project === undefined) journal.clear()
+      else journal.clear(server.project(project).id)
+    },
+    verify: (filter, count) => verifyRequests(access, filter, count),
+    verifyNoUnmatched: () => verifyNoUnmatched(access),
     close: () => server.close(),
   }
 }

@@ -1,6 +1,6 @@
 import { isTextual } from '../engine/media-type.ts'
 import { parseCookies } from '../engine/request-facts.ts'
-import type { ExchangeSide, JournalEntry } from '../events.ts'
+import type { Difference, ExchangeSide, JournalEntry } from '../events.ts'
 import type { AuthScheme, EndpointAuth } from '../model.ts'
 import type { Context } from './context.ts'
 import { headerPairs, MAX_JOURNAL_BODY, type JournalRecord } from './journal.ts'
@@ -69,8 +69,38 @@ export function maskEntry(entry: JournalEntry, masking: Masking): JournalEntry {
     query,
     headers: maskHeaders(entry.headers, masking),
     cookies,
+    ...(entry.ruleMisses ? { ruleMisses: entry.ruleMisses.map((miss) => ({ ...miss, failed: miss.failed.map((text) => maskFailedCondition(text, masking)) })) } : {}),
     answer: { headers: maskHeaders(entry.answer.headers, masking), body: entry.answer.body },
   }
+}
+
+/**
+ * The received value a `when` showed for a header, query parameter or cookie (`"Bearer eyJ…"`,
+ * JSON as conditions show it), masked as the entry's own value would be; null when not a secret.
+ */
+function maskedReceived(target: string, name: string, received: string, masking: Masking): string | null {
+  if (target !== 'cookies' && !isSecret(name, masking)) return null
+  return JSON.stringify(maskValue(received.replace(/^"|"$/g, '')))
+}
+
+/** `headers.authorization = Bearer admin (received "Bearer eyJ…")`: a failed condition in words, as a rule miss keeps it. */
+const FAILED_CONDITION = /^(headers|query|cookies)\.(\S+) [\s\S]*\(received ("[\s\S]*")\)$/
+
+function maskFailedCondition(text: string, masking: Masking): string {
+  const failed = FAILED_CONDITION.exec(text)
+  const received = failed && maskedReceived(failed[1]!, failed[2]!, failed[3]!, masking)
+  return received ? `${text.slice(0, text.length - failed![3]!.length - 1)}${received})` : text
+}
+
+/**
+ * A difference a `when` found in a header, query parameter or cookie (`headers.authorization`),
+ * with the received value masked as the entry's own is: a verify's message shows it.
+ */
+export function maskDifference(difference: Difference, masking: Masking): Difference {
+  const target = typeof difference.at === 'string' ? /^(headers|query|cookies)\.(.+)$/.exec(difference.at) : null
+  const received = target && difference.received !== null ? maskedReceived(target[1]!, target[2]!, difference.received, masking) : null
+  if (received === null) return difference
+  return { ...difference, received, text: difference.text.replace(`(received ${difference.received})`, `(received ${received})`) }
 }
 
 function apiKeyNames(schemes: AuthScheme[] | EndpointAuth | undefined, into: Set<string>): void {

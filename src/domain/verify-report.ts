@@ -116,3 +116,14 @@ export function formatVerifyFailure(failure: VerifyFailure): string {
   }
   return lines.join('\n')
 }
+
+/**
+ * The message of a `verifyNoUnmatched` that failed: how many requests matched no endpoint among how
+ * many, then each (up to 10) with its body and near misses; entries masked already.
+ */
+export function formatUnmatchedFailure(unmatched: readonly JournalEntry[], total: number): string {
+  const lines = [`mockapi verifyNoUnmatched failed: ${plural(unmatched.length, 'request')} matched no endpoint, among ${plural(total, 'request')} in the journal:`]
+  for (const entry of unmatched.slice(0, SHOWN_ENTRIES)) lines.push(...entryLines(entry, []))
+  if (unmatched.length > SHOWN_ENTRIES) lines.push(`  … and ${unmatched.length - SHOWN_ENTRIES} more (\`api.requests({ matched: false })\` lists them, per project)`)
+  return lines.join('\n')
+}

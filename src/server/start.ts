@@ -3,6 +3,7 @@ import type { ImportRequest } from '../domain/import.ts'
 import { mintToken } from '../domain/auth.ts'
 import { createCatalog } from '../domain/catalog.ts'
 import { createJournal, type Journal } from '../domain/journal.ts'
+import { projectMasking, type Masking } from '../domain/journal-view.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
 import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { takeServeLease, type ServeLease } from '../domain/serve-lease.ts'
@@ -95,6 +96,8 @@ export interface RunningServer {
   configured: Project | null
   /** Every mock request of this run per project (null: `journal: 0`). */
   journal: Journal | null
+  /** The project's secret names, as every output of its journal that leaves the process masks them. */
+  masking(projectId: number): Masking
   /** Every project's records back to their seeded state, and every project's journal cleared. */
   reset(): { collections: number; records: number }
   /** A management API token for every project, valid 7 days: the dashboard's login (`/_mockapi/#token=…`). */
@@ -245,6 +248,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       },
       events,
       journal,
+      masking: (projectId) => projectMasking(context, projectId),
       createdDemo,
       configured,
       projects: context.repos.projects.list().map((p) => ({ slug: p.slug, servedAtOwnPaths: p.slug === own?.slug })),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatVerifyFailure, type VerifyFailure } from '../../src/domain/verify-report.ts'
+import { formatUnmatchedFailure, formatVerifyFailure, type VerifyFailure } from '../../src/domain/verify-report.ts'
 import type { JournalEntry } from '../../src/events.ts'
 
 const entry = (over: Partial<JournalEntry>): JournalEntry => ({
@@ -79,7 +79,7 @@ describe('formatVerifyFailure', () => {
     expect(exactly).not.toMatch(/✗|Unmatched/)
     expect(formatVerifyFailure(failure({ count: { atMost: 2 }, matched: 3, entries: matchedOnes }))).toMatch(/^mockapi verify failed: expected at most 2 requests matching/)
     expect(formatVerifyFailure(failure({ count: { atLeast: 2, atMost: 3 }, matched: 1 }))).toMatch(/expected between 2 and 3 requests matching/)
-    // verifyNoUnmatched: no footer repeating the list.
+    // A verify of the unmatched requests: no footer repeating the list.
     const none = formatVerifyFailure(failure({ filter: { matched: false }, count: { times: 0 }, matched: 1, entries: [{ entry: typo, differences: [] }] }))
     expect(none.split('\n')[0]).toBe('mockapi verify failed: expected no request matching any method any path, matched by no endpoint')
     expect(none).toMatch(/near miss: POST \/api\/shop\/orders/)
@@ -100,5 +100,19 @@ describe('formatVerifyFailure', () => {
     expect(lines[4]).toMatch(/^ {6}body \{"text":"z+… \(body cut at 64 KiB of 100000 bytes\)$/)
     expect(lines[4]!.indexOf('…') - '      body '.length).toBe(199)
     expect(lines[5]).toBe('      rule 2 "gold" did not hold: headers.x-tier = gold (received "silver")')
+  })
+
+  it('verifyNoUnmatched: how many matched no endpoint among how many, each with its near misses, at most 10', () => {
+    expect(formatUnmatchedFailure([typo], 4)).toBe([
+      'mockapi verifyNoUnmatched failed: 1 request matched no endpoint, among 4 requests in the journal:',
+      '  #13 10:02:03.120 POST /api/shop/order → 404 unmatched',
+      '      near miss: POST /api/shop/orders (segment 2 is "order", expected "orders")',
+    ].join('\n'))
+    const lost = entry({ id: 5, path: '/nowhere', status: 404, endpointId: null, matched: false })
+    const report = formatUnmatchedFailure(Array.from({ length: 12 }, (_, i) => ({ ...lost, id: i + 1 })), 12)
+    expect(report.split('\n')[0]).toBe('mockapi verifyNoUnmatched failed: 12 requests matched no endpoint, among 12 requests in the journal:')
+    expect(report.match(/^ {2}#\d+ /gm)).toHaveLength(10)
+    expect(report).toMatch(/^ {6}no endpoint is close$/m)
+    expect(report.split('\n').at(-1)).toBe('  … and 2 more (`api.requests({ matched: false })` lists them, per project)')
   })
 })
