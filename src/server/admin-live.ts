@@ -1,6 +1,6 @@
 import type { H3 } from 'h3'
 import type { Journal } from '../domain/journal.ts'
-import { entryOf, projectMasking } from '../domain/journal-view.ts'
+import { entryOf, maskDifference, projectMasking } from '../domain/journal-view.ts'
 import { AppError } from '../errors.ts'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
 import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
@@ -73,7 +73,7 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     const mask = projectMasking(context, project.id)
     const requests = newestFirst(matching, filter.limit ?? DEFAULT_LISTED).map((record) => entryOf(record, { mask }))
     if (matching.length > 0) return jsonResponse(200, { count: matching.length, requests })
-    const closest = closestRecords(records, compiled).map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences }))
+    const closest = closestRecords(records, compiled).map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
     return jsonResponse(200, { count: 0, requests, closest })
   })
 

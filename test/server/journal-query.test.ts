@@ -107,6 +107,16 @@ describe('POST …/requests/find', () => {
     await expectAliveAndIntact(server.url, dbPath)
   })
 
+  it('masks a secret the closest requests received, as the entries are masked', async () => {
+    const { server, find } = await shop()
+    const token = 'Bearer eyJhbGciOiJIUzI1NiJ9.secret-part-nobody-should-see'
+    await send(`${server.url}/api/shop/orders`, { headers: { authorization: token } })
+    const none = await find({ when: { headers: { authorization: 'Bearer other' } } })
+    expect(none.json.count).toBe(0)
+    expect(JSON.stringify(none.json)).not.toContain('secret-part-nobody-should-see')
+    expect(none.json.closest[0].differences[0].received).toMatch(/Bearer eyJh… \(\d+ chars\)/)
+  })
+
   it('refuses a bad when (naming it), another method, and answers 409 with no journal; nothing is cleared', async () => {
     const { server, dbPath, find, requests, auth, id } = await shop()
     await send(`${server.url}/api/shop/orders`)
