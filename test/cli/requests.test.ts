@@ -195,6 +195,23 @@ describe('mockapi requests against a running serve', () => {
   })
 })
 
+describe('mockapi requests --clear', () => {
+  it('empties the project\'s journal (another project\'s stays); ids go on; it takes no filter', async () => {
+    const shop = await shopWorkspace()
+    const run = await serveCli(['--db', shop.db, 'serve', '--port', '0', '--quiet'], { cwd: shop.cwd })
+    await send(`${run.url}/api/shop/orders`, { overSocket: true })
+    await send(`${run.url}/api/other/nothing`, { overSocket: true })
+    expect(await shop.ok('requests', '--clear')).toBe('✔ the journal of shop is empty\n')
+    expect(await shop.ok('requests')).toBe('no requests match\n')
+    expect((JSON.parse(await shop.ok('requests', '--project', 'other', '--json')) as JournalEntry[]).map((entry) => entry.path)).toEqual(['/api/other/nothing'])
+    await send(`${run.url}/api/shop/orders`, { overSocket: true })
+    expect((JSON.parse(await shop.ok('requests', '--json')) as JournalEntry[]).map((entry) => entry.id)).toEqual([3])
+    const narrowed = await shop.run('requests', '--clear', '--method', 'GET', '--unmatched')
+    expect([narrowed.code, narrowed.stderr.trim()]).toEqual([1, '✖ --clear empties the whole journal of the project: it takes no --method, --unmatched'])
+    expect(JSON.parse(await shop.ok('requests', '--json'))).toHaveLength(1)
+  })
+})
+
 describe('mockapi requests without a serve to ask', () => {
   it('no serve of this database: says so and how to start one; once a serve stops, the same', async () => {
     const shop = await shopWorkspace()

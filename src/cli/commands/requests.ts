@@ -6,7 +6,7 @@ import { servingUrl } from '../../domain/serve-lease.ts'
 import { AppError, ERRORS, type ErrorBody } from '../../errors.ts'
 import type { Difference, JournalEntry } from '../../events.ts'
 import { withRuntime, type CliContext } from '../context.ts'
-import { printJson, tableLines } from '../output.ts'
+import { printJson, success, tableLines } from '../output.ts'
 import { jsonFlag, parseInteger } from '../parse.ts'
 
 interface RequestsOptions {
@@ -19,6 +19,7 @@ interface RequestsOptions {
   limit: number
   when?: string
   json?: boolean
+  clear?: boolean
   url?: string
   token?: string
 }
@@ -28,6 +29,7 @@ interface Target {
   origin: string
   token: string
   projectId: number
+  slug: string
   /** Said after a 401: a token minted from this database sent to a serve of another one. */
   unauthorizedHint: string
 }
@@ -83,7 +85,7 @@ async function ask(url: string, init: RequestInit, unauthorizedHint = ''): Promi
   }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = response.status === 204 ? null : JSON.parse(text)
   } catch {
     throw new AppError('INTERNAL', `${origin} answered ${response.status} without JSON: is it a mockapi serve?`)
   }
@@ -109,6 +111,7 @@ async function localTarget(command: Command, ctx: CliContext, options: RequestsO
       origin,
       token,
       projectId: project.id,
+      slug: project.slug,
       unauthorizedHint: minted ? ` (a token of this database: if ${origin} serves another one, pass --token with a token of its own)` : '',
     }
   })
@@ -129,7 +132,7 @@ async function remoteTarget(url: string, token: string, slug: string | undefined
   if (!project) {
     throw new AppError('PROJECT_NOT_FOUND', slug === undefined ? `${origin} serves no project this token may see` : `${origin} serves no project "${slug}" this token may see (it sees: ${slugs})`)
   }
-  return { origin, token, projectId: project.id, unauthorizedHint: '' }
+  return { origin, token, projectId: project.id, slug: project.slug, unauthorizedHint: '' }
 }
 
 /** Who answered: the endpoint and its response, or that nothing matched. */
@@ -184,9 +187,14 @@ export function registerRequests(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'how many, newest first (default 50)', parseInteger, 50)
     .option('--when <json>', 'conditions as response rules take them (JSON, or @file): {"body":{"sku":"A-1"}}')
     .option('--json', 'the entries as JSON on stdout (an array, newest first)')
+    .option('--clear', "empty the project's journal instead of listing it")
     .option('--url <url>', "the serve's address (default: the serve of this database, found in the database)")
     .option('--token <jwt>', 'a management API token (default: one minted from this database for 60 s)')
     .action(async (options: RequestsOptions, command: Command) => {
+      const narrowing = (['method', 'path', 'status', 'unmatched', 'since', 'when', 'json'] as const).filter((flag) => options[flag] !== undefined)
+      if (options.clear && narrowing.length > 0) {
+        throw new AppError('INVALID_INPUT', `--clear empties the whole journal of the project: it takes no --${narrowing.join(', --')}`)
+      }
       // A broken --when is refused before anything is asked.
       const when = options.when === undefined ? undefined : jsonFlag('--when', options.when, ctx.environment.cwd)
       const target = options.url !== undefined && options.token !== undefined
@@ -195,6 +203,10 @@ export function registerRequests(program: Command, ctx: CliContext): void {
       const headers = { Authorization: `Bearer ${target.token}` }
       const filter = filterOf(options)
       const base = `${target.origin}/api/projects/${target.projectId}/requests`
+      if (options.clear) {
+        await ask(base, { method: 'DELETE', headers }, target.unauthorizedHint)
+        return ctx.io.out(success(`the journal of ${target.slug} is empty`))
+      }
       let entries: JournalEntry[]
       let total: number
       let closest: { request: JournalEntry; differences: Difference[] }[] = []
