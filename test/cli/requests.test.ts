@@ -122,7 +122,7 @@ describe('mockapi requests against a running serve', () => {
     writeFileSync(join(shop.cwd, 'when.json'), '{"body":{"sku":"B-2"}}')
     expect((JSON.parse(await shop.ok('requests', '--json', '--method', 'POST', '--when', '@when.json')) as JournalEntry[]).map((entry) => entry.id)).toEqual([4])
     const none = lines(await shop.ok('requests', '--method', 'POST', '--when', '{"body":{"sku":"C-3"}}'))
-    expect(none[0]).toBe('no requests match; the closest, closest first:')
+    expect(none[0]).toBe('no requests match; the closest, with what differed:')
     // Each closest request with what kept it out, and nothing else under it.
     expect(none.slice(2).map((line) => line.replace(/^(\d+) .*?(\S+)$/, '$1')).slice(0, 4)).toEqual([
       '4', '    differs: body.sku = C-3 (received "B-2")',

@@ -184,7 +184,7 @@ export function registerRequests(program: Command, ctx: CliContext): void {
     .option('--status <statuses>', 'only these statuses: 201, 4xx, 400-499, a comma list; 0 for faults')
     .option('--unmatched', 'only requests no endpoint matched, with their near misses')
     .option('--since <time>', 'only requests since an ISO time or a span back (30s, 5m, 2h)')
-    .option('--limit <n>', 'how many, newest first (default 50)', parseInteger, 50)
+    .option('--limit <n>', 'how many, newest first', parseInteger, 50)
     .option('--when <json>', 'conditions as response rules take them (JSON, or @file): {"body":{"sku":"A-1"}}')
     .option('--json', 'the entries as JSON on stdout (an array, newest first)')
     .option('--clear', "empty the project's journal instead of listing it")
@@ -230,7 +230,7 @@ export function registerRequests(program: Command, ctx: CliContext): void {
         printEntries(ctx, entries.map((entry) => ({ entry })))
         if (total > entries.length) ctx.io.out(chalk.dim(`${entries.length} of ${total} shown (--limit for more)`))
       } else if (closest.length > 0) {
-        ctx.io.out(chalk.dim('no requests match; the closest, closest first:'))
+        ctx.io.out(chalk.dim('no requests match; the closest, with what differed:'))
         printEntries(ctx, closest.map(({ request, differences }) => ({ entry: request, differences })))
       } else {
         ctx.io.out(chalk.dim('no requests match'))
