@@ -17,16 +17,22 @@ export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2))
 }
 
+/** Left-aligned columns: the header line (dim), then one line per row. */
+export function tableLines(headers: string[], rows: (string | number)[][]): { header: string; lines: string[] } {
+  const cells = rows.map((row) => row.map(String))
+  const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((row) => row[i]!.length)))
+  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')
+  return { header: chalk.dim(line(headers)), lines: cells.map(line) }
+}
+
 /** Left-aligned columns with a dim header; empty tables say so. */
 export function printTable(io: Io, headers: string[], rows: (string | number)[][], empty = '(none)'): void {
   if (rows.length === 0) {
     io.out(chalk.dim(empty))
     return
   }
-  const cells = rows.map((row) => row.map(String))
-  const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((row) => row[i]!.length)))
-  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')
-  io.out([chalk.dim(line(headers)), ...cells.map(line)].join('\n'))
+  const { header, lines } = tableLines(headers, rows)
+  io.out([header, ...lines].join('\n'))
 }
 
 export function printWarnings(io: Io, warnings: string[]): void {
