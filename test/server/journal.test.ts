@@ -191,6 +191,23 @@ describe('the journal', () => {
   })
 })
 
+describe('requests the mock handler used not to see', () => {
+  it('keeps a path with a malformed percent-escape as unmatched, answered with the mocks\' clear 400', async () => {
+    const { server, dbPath, auth } = await shop()
+    const answer = await send(`${server.url}/api/shop/posts/%zz`, { overSocket: true })
+    expect(answer.status).toBe(400)
+    expect(answer.json.error.message).toBe('path "/api/shop/posts/%zz" has a malformed percent-encoding')
+    // No project can be told from a path that does not decode: the one at its own paths keeps it.
+    const [entry] = server.journal!.records(projectId(server)).map((r) => entryOf(r, { mask: null }))
+    expect(entry).toMatchObject({ method: 'GET', path: '/api/shop/posts/%zz', status: 400, matched: false, endpointId: null })
+    // The management API names the parameter, and is not journalled.
+    const admin = await send(`${server.url}/api/projects/${projectId(server)}/webhooks/%zz`, { headers: auth, overSocket: true })
+    expect([admin.status, admin.json.error.message]).toEqual([400, 'path parameter "%zz" has a malformed percent-encoding'])
+    expect(server.journal!.records(projectId(server))).toHaveLength(1)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
 describe('a deleted project', () => {
   it('loses its journal within seconds, whichever process deleted it', async () => {
     const { server, dbPath } = await shop()
