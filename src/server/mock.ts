@@ -219,8 +219,10 @@ function withChallenge(answered: Answered): Answered {
   }
 }
 
-function journalAnswer(answered: Answered): JournalAnswer {
+/** What went out as sent: a HEAD answer carries no body (Node drops it), so none is kept and its size is 0; its headers still say what a GET would get. */
+function journalAnswer(answered: Answered, method: string): JournalAnswer {
   const { headers, body } = answered.sent
+  if (method === 'HEAD') return { headers, body: null, bodySize: 0 }
   return { headers, body: keptAnswerBody(body), bodySize: answerBodySize(body) }
 }
 
@@ -307,7 +309,7 @@ export function createMockHandler(deps: MockDeps) {
       matched: match !== null && match.kind !== 'unmatched',
       fault: answered.fault,
       note: answered.note ?? null,
-      answer: journalAnswer(answered),
+      answer: journalAnswer(answered, request.method),
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
       nearMisses: match?.kind === 'unmatched' ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,

@@ -208,6 +208,20 @@ describe('requests the mock handler used not to see', () => {
   })
 })
 
+describe('what a HEAD answer sent', () => {
+  it('is its headers and no body', async () => {
+    const { server, dbPath, auth } = await shop()
+    await send(`${server.url}/api/shop/posts`, { method: 'POST', body: { title: 'kept' } })
+    const head = await fetch(`${server.url}/api/shop/posts`, { method: 'HEAD' })
+    expect([head.status, await head.text()]).toEqual([200, ''])
+    const [listed] = (await send(`${server.url}/api/projects/${projectId(server)}/requests?method=HEAD`, { headers: auth })).json
+    expect(listed).toMatchObject({ method: 'HEAD', status: 200, answer: { body: null } })
+    expect(listed.answer.headers['content-type']).toMatch(/json/)
+    expect(server.journal!.records(projectId(server)).at(-1)!.answer).toMatchObject({ body: null, bodySize: 0 })
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
 describe('a deleted project', () => {
   it('loses its journal within seconds, whichever process deleted it', async () => {
     const { server, dbPath } = await shop()
