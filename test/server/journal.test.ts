@@ -208,6 +208,23 @@ describe('requests the mock handler used not to see', () => {
   })
 })
 
+describe('the management API and inbox namespaces', () => {
+  it('answer a path no route of theirs matches with their own 404, kept out of the journal', async () => {
+    const { server, dbPath, auth } = await shop()
+    for (const path of [`/api/projects/${projectId(server)}/nothing`, '/api/projects/1/requests/nowhere', '/api/webhooks/inbox', '/api/webhooks/other/thing']) {
+      const answer = await send(`${server.url}${path}`, { headers: auth, overSocket: true })
+      expect([path, answer.status, answer.json.error.code]).toEqual([path, 404, 'NOT_FOUND'])
+      expect(answer.json.error.message).toContain(`GET ${path}`)
+    }
+    expect((await send(`${server.url}/api/projects/${projectId(server)}/nothing`, { method: 'DELETE', headers: auth })).status).toBe(404)
+    // The routes next to them still answer.
+    expect((await send(`${server.url}/api/projects/${projectId(server)}`, { headers: auth })).status).toBe(200)
+    expect((await send(`${server.url}/api/projects`, { headers: auth })).status).toBe(200)
+    expect(server.journal!.projects()).toEqual([])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
 describe('what a HEAD answer sent', () => {
   it('is its headers and no body', async () => {
     const { server, dbPath, auth } = await shop()
