@@ -13,6 +13,7 @@ import { nearMisses } from '../engine/near-miss.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointKind, Fault, Project } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
+import { preflightResponse } from './cors.ts'
 import { holdResponse } from './delay.ts'
 import { answerFault } from './faults.ts'
 import { answerResponse, AUTH_CHALLENGE, errorAnswer } from './http-response.ts'
@@ -151,6 +152,8 @@ interface Answered {
   note?: string | null
   /** When no rule of the endpoint held: each rule's failed conditions, for the journal. */
   ruleMisses?: RuleMiss[] | null
+  /** A CORS preflight (any OPTIONS): the server answered it itself, whatever endpoints the path has. */
+  preflight?: boolean
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -158,6 +161,15 @@ type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
 function toResponse(answer: MockAnswer): { response: Response; sent: Sent } {
   const { response, headers, body } = answerResponse(answer)
   return { response, sent: { headers, body } }
+}
+
+/**
+ * Every OPTIONS to the mocks (a browser's preflight or a plain one) is answered as a preflight, with
+ * no delay or policy: no endpoint answers OPTIONS, and CORS must pass before the real request can fail.
+ */
+function answerPreflight(event: H3Event): Answered {
+  const response = preflightResponse(event.req)
+  return { response, sent: { headers: Object.fromEntries(response.headers), body: null }, endpointId: null, failed: false, fault: null, note: 'CORS preflight', preflight: true }
 }
 
 /** fault: after the delay (as WireMock orders them), the connection resets, closes, breaks or hangs. */
@@ -249,14 +261,17 @@ export function createMockHandler(deps: MockDeps) {
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      if (match.kind === 'unmatched') {
+      if (request.method === 'OPTIONS') {
+        answered = answerPreflight(event)
+      } else if (match.kind === 'unmatched') {
         // The floor holds every mock answer, a 404 or 405 too: that is how a slow network looks.
         if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
         throw match.error
+      } else {
+        answered = match.kind === 'endpoint'
+          ? await answerEndpointMatch(event, deps, request, match, select)
+          : await answerOperationsMatch(event, deps, request, match)
       }
-      answered = match.kind === 'endpoint'
-        ? await answerEndpointMatch(event, deps, request, match, select)
-        : await answerOperationsMatch(event, deps, request, match)
     } catch (error) {
       answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
     }
@@ -306,12 +321,12 @@ export function createMockHandler(deps: MockDeps) {
       durationMs,
       endpointId: answered.endpointId,
       answeredBy: answered.answeredBy ?? null,
-      matched: match !== null && match.kind !== 'unmatched',
+      matched: answered.preflight === true || (match !== null && match.kind !== 'unmatched'),
       fault: answered.fault,
       note: answered.note ?? null,
       answer: journalAnswer(answered, request.method),
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
-      nearMisses: match?.kind === 'unmatched' ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
+      nearMisses: match?.kind === 'unmatched' && !answered.preflight ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,
     }
     recordServed(deps.events, served, journal, entry)

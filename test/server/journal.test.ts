@@ -192,6 +192,29 @@ describe('the journal', () => {
 })
 
 describe('requests the mock handler used not to see', () => {
+  it('keeps OPTIONS to the mocks (a CORS preflight or a plain one) as answered by the server; the management API\'s, the inbox\'s and the dashboard\'s stay out', async () => {
+    const { server, dbPath, auth } = await shop()
+    const preflight = { Origin: 'http://app.test', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' }
+    for (const path of ['/api/shop/posts', '/api/shop/nothing']) {
+      const answer = await send(`${server.url}${path}`, { method: 'OPTIONS', headers: preflight, overSocket: true })
+      expect([answer.status, answer.headers.get('access-control-allow-headers')]).toEqual([204, 'content-type'])
+    }
+    expect((await send(`${server.url}/api/shop/posts/1`, { method: 'OPTIONS', overSocket: true })).status).toBe(204)
+    for (const path of [`/api/projects/${projectId(server)}/requests`, `/api/projects/${projectId(server)}/nothing`, '/api/webhooks/inbox/no-such-token', '/api/health']) {
+      expect([path, (await send(`${server.url}${path}`, { method: 'OPTIONS', headers: preflight, overSocket: true })).status]).toEqual([path, 204])
+    }
+    await send(`${server.url}/_mockapi/`, { method: 'OPTIONS', overSocket: true })
+    const listed = (await send(`${server.url}/api/projects/${projectId(server)}/requests?method=OPTIONS`, { headers: auth })).json
+    expect(listed.map((e: { path: string }) => e.path)).toEqual(['/api/shop/posts/1', '/api/shop/nothing', '/api/shop/posts'])
+    expect(listed[2]).toMatchObject({ method: 'OPTIONS', status: 204, matched: true, endpointId: null, response: null, note: 'CORS preflight' })
+    // Answered whatever the path: no near misses, even where no endpoint is.
+    expect(listed.map((e: { nearMisses?: unknown }) => e.nearMisses)).toEqual([undefined, undefined, undefined])
+    expect(listed[2].headers.origin).toBe('http://app.test')
+    expect(listed[2].answer.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS')
+    expect(server.journal!.records(projectId(server))).toHaveLength(3)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
   it('keeps a path with a malformed percent-escape as unmatched, answered with the mocks\' clear 400', async () => {
     const { server, dbPath, auth } = await shop()
     const answer = await send(`${server.url}/api/shop/posts/%zz`, { overSocket: true })
