@@ -154,6 +154,8 @@ interface Answered {
   ruleMisses?: RuleMiss[] | null
   /** A CORS preflight (any OPTIONS): the server answered it itself, whatever endpoints the path has. */
   preflight?: boolean
+  /** The client left before its answer (during a delay, or sending its body): nothing was answered. */
+  left?: boolean
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -273,11 +275,16 @@ export function createMockHandler(deps: MockDeps) {
           : await answerOperationsMatch(event, deps, request, match)
       }
     } catch (error) {
-      answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
+      const refused: Answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
+      // The error is the client's leaving (during a delay, or sending its body): the refusal reaches nobody, so none is journalled.
+      answered = event.req.signal.aborted
+        ? { ...refused, sent: { headers: {}, body: null }, failed: true, note: 'client closed the connection', left: true }
+        : refused
     }
-    if (!answered.fault) answered = withChallenge(answered)
+    if (!answered.fault && !answered.left) answered = withChallenge(answered)
     const { response } = answered
-    const status = answered.fault ? 0 : response.status
+    // No response reached the client: status 0, as a browser reports a network error.
+    const status = answered.fault || answered.left ? 0 : response.status
     const durationMs = Math.round((performance.now() - started) * 100) / 100
     const served = {
       projectId: match?.project?.id ?? null,
@@ -289,7 +296,6 @@ export function createMockHandler(deps: MockDeps) {
       method: request.method,
       path: request.url.pathname,
       query: request.url.searchParams,
-      // No response reached the client: status 0, as a browser reports a network error.
       status,
       durationMs,
       fromDelivery: request.headers.has(DELIVERY_HEADER),
@@ -299,7 +305,7 @@ export function createMockHandler(deps: MockDeps) {
       return response
     }
     // A body the answer never read is read now, before answering: the record exists when the client has its answer.
-    const reading = readUnread(event, arrival.body, deps.bodyLimit)
+    const reading = answered.left ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
     const projectId = served.projectId ?? deps.ownPathsProject()?.id ?? null
     const { body, bodySize } = capturedBody(event, arrival.body)
@@ -324,7 +330,7 @@ export function createMockHandler(deps: MockDeps) {
       matched: answered.preflight === true || (match !== null && match.kind !== 'unmatched'),
       fault: answered.fault,
       note: answered.note ?? null,
-      answer: journalAnswer(answered, request.method),
+      answer: answered.left ? null : journalAnswer(answered, request.method),
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
       nearMisses: match?.kind === 'unmatched' && !answered.preflight ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,

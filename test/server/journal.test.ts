@@ -4,6 +4,7 @@ import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { entryOf } from '../../src/domain/journal-view.ts'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
+import type { RequestServed } from '../../src/events.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, expectAliveAndIntact, openStore, send, serve, serveCli, tempDb, waitFor } from '../_helpers.ts'
 
@@ -212,6 +213,26 @@ describe('requests the mock handler used not to see', () => {
     expect(listed[2].headers.origin).toBe('http://app.test')
     expect(listed[2].answer.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS')
     expect(server.journal!.records(projectId(server))).toHaveLength(3)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('keeps a client that left during the delay as status 0 with a note, and no answer', async () => {
+    const { server, dbPath, auth } = await shop()
+    const served: RequestServed[] = []
+    server.events.on('request.served', (one) => served.push(one))
+    const leaving = new AbortController()
+    // Held for 5 s: the client gives up long before, well after its request arrived.
+    const gone = fetch(`${server.url}/api/shop/slow?gaveUp=1`, { signal: leaving.signal, headers: { Prefer: 'delay=5000' } })
+    setTimeout(() => leaving.abort(), 200)
+    await expect(gone).rejects.toThrow()
+    const [entry] = await waitFor(() => (served.length > 0 ? server.journal!.records(projectId(server)).map((r) => entryOf(r, { mask: null })) : null))
+    expect(entry).toMatchObject({ path: '/api/shop/slow', status: 0, matched: true, note: 'client closed the connection', answer: { headers: {}, body: null } })
+    expect(entry!.fault).toBeUndefined()
+    // The webhook events stay mock.request and mock.error, now with the status the client got: none.
+    expect(served).toMatchObject([{ path: '/api/shop/slow', status: 0, failed: true, fault: null, note: 'client closed the connection' }])
+    const listed = async (status: string) => (await send(`${server.url}/api/projects/${projectId(server)}/requests?status=${status}`, { headers: auth })).json
+    expect(await listed('4xx')).toEqual([])
+    expect((await listed('0')).map((e: { query: unknown }) => e.query)).toEqual([{ gaveUp: '1' }])
     await expectAliveAndIntact(server.url, dbPath)
   })
 
