@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
@@ -5,6 +6,7 @@ import { entryOf } from '../../src/domain/journal-view.ts'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { RequestServed } from '../../src/events.ts'
+import { UNREAD_BODY_WAIT_MS } from '../../src/server/request-capture.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, expectAliveAndIntact, openStore, send, serve, serveCli, tempDb, waitFor } from '../_helpers.ts'
 
@@ -233,6 +235,40 @@ describe('requests the mock handler used not to see', () => {
     const listed = async (status: string) => (await send(`${server.url}/api/projects/${projectId(server)}/requests?status=${status}`, { headers: auth })).json
     expect(await listed('4xx')).toEqual([])
     expect((await listed('0')).map((e: { query: unknown }) => e.query)).toEqual([{ gaveUp: '1' }])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('keeps a chunked body no stage read (unmatched, a simulated error), within the body limit, and never waits long for one that stops', async () => {
+    const { server, dbPath } = await shop()
+    /** A chunked request (no Content-Length), sent in `chunks`; `stall`: the last chunk never comes. */
+    const chunked = (path: string, chunks: string[], options: { headers?: Record<string, string>; stall?: boolean } = {}) =>
+      new Promise<{ status: number; ms: number }>((resolve, reject) => {
+        const started = performance.now()
+        const request = httpRequest(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (response) => {
+          response.resume()
+          response.on('end', () => {
+            resolve({ status: response.statusCode!, ms: performance.now() - started })
+            request.destroy()
+          })
+        })
+        request.on('error', reject)
+        for (const chunk of chunks) request.write(chunk)
+        if (!options.stall) request.end()
+      })
+    expect((await chunked('/api/shop/nowhere', ['{"user":', '"chunked-unmatched"}'])).status).toBe(404)
+    expect((await chunked('/api/shop/posts', ['{"never":', '"read"}'], { headers: { Prefer: 'code=503' } })).status).toBe(503)
+    const stalled = await chunked('/api/shop/nowhere?stalled=1', ['{"half":'], { stall: true })
+    expect(stalled.status).toBe(404)
+    expect(stalled.ms).toBeLessThan(UNREAD_BODY_WAIT_MS + 1500)
+    // Past the body limit (1 MiB) nothing is kept, and the answer does not wait for the rest.
+    expect((await chunked('/api/shop/nowhere?big=1', Array.from({ length: 24 }, () => 'x'.repeat(64 * 1024)))).status).toBe(404)
+    const entries = server.journal!.records(projectId(server)).map((r) => entryOf(r, { mask: null }))
+    expect(entries.map((e) => [e.status, e.body, e.bodySize])).toEqual([
+      [404, '{"user":"chunked-unmatched"}', 28],
+      [503, '{"never":"read"}', 16],
+      [404, null, 0],
+      [404, null, 0],
+    ])
     await expectAliveAndIntact(server.url, dbPath)
   })
 
