@@ -278,7 +278,7 @@ export function createMockHandler(deps: MockDeps) {
       const refused: Answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
       // The error is the client's leaving (during a delay, or sending its body): the refusal reaches nobody, so none is journalled.
       answered = event.req.signal.aborted
-        ? { ...refused, sent: { headers: {}, body: null }, failed: true, note: 'client closed the connection', left: true }
+        ? { ...refused, failed: true, note: 'client closed the connection', left: true }
         : refused
     }
     if (!answered.fault && !answered.left) answered = withChallenge(answered)
