@@ -134,4 +134,8 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   mountAdminResources(app, deps, authorized)
   mountAdminLive(app, deps, authorized)
   mountAdminImports(app, deps, authorized)
+  // A mistyped management path is the management API's 404, not a mock request of the project served at its own paths.
+  route(app, '/api/projects/**', (event) => {
+    throw new AppError('NOT_FOUND', `no management API route matches ${event.req.method} ${event.url.pathname}`)
+  })
 }

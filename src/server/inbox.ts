@@ -41,4 +41,8 @@ export function mountInbox(app: H3, deps: { context: Context; events: MockEvents
     }
     return jsonResponse(201, received)
   }))
+  // `/api/webhooks/…` is the inbox's namespace: a mistyped inbox address is its 404, not a mock request.
+  app.all('/api/webhooks/**', withPreflight((event: H3Event) => {
+    throw new AppError('NOT_FOUND', `no route matches ${event.req.method} ${event.url.pathname}; the inbox is POST /api/webhooks/inbox/{token}`)
+  }))
 }

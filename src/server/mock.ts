@@ -13,6 +13,7 @@ import { nearMisses } from '../engine/near-miss.ts'
 import { kindOf } from '../kinds/registry.ts'
 import type { EndpointKind, Fault, Project } from '../model.ts'
 import { DELIVERY_HEADER } from '../queue/worker.ts'
+import { preflightResponse } from './cors.ts'
 import { holdResponse } from './delay.ts'
 import { answerFault } from './faults.ts'
 import { answerResponse, AUTH_CHALLENGE, errorAnswer } from './http-response.ts'
@@ -151,6 +152,10 @@ interface Answered {
   note?: string | null
   /** When no rule of the endpoint held: each rule's failed conditions, for the journal. */
   ruleMisses?: RuleMiss[] | null
+  /** A CORS preflight (any OPTIONS): the server answered it itself, whatever endpoints the path has. */
+  preflight?: boolean
+  /** The client left before its answer (during a delay, or sending its body): nothing was answered. */
+  left?: boolean
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -158,6 +163,15 @@ type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
 function toResponse(answer: MockAnswer): { response: Response; sent: Sent } {
   const { response, headers, body } = answerResponse(answer)
   return { response, sent: { headers, body } }
+}
+
+/**
+ * Every OPTIONS to the mocks (a browser's preflight or a plain one) is answered as a preflight, with
+ * no delay or policy: no endpoint answers OPTIONS, and CORS must pass before the real request can fail.
+ */
+function answerPreflight(event: H3Event): Answered {
+  const response = preflightResponse(event.req)
+  return { response, sent: { headers: Object.fromEntries(response.headers), body: null }, endpointId: null, failed: false, fault: null, note: 'CORS preflight', preflight: true }
 }
 
 /** fault: after the delay (as WireMock orders them), the connection resets, closes, breaks or hangs. */
@@ -219,8 +233,10 @@ function withChallenge(answered: Answered): Answered {
   }
 }
 
-function journalAnswer(answered: Answered): JournalAnswer {
+/** What went out as sent: a HEAD answer carries no body (Node drops it), so none is kept and its size is 0; its headers still say what a GET would get. */
+function journalAnswer(answered: Answered, method: string): JournalAnswer {
   const { headers, body } = answered.sent
+  if (method === 'HEAD') return { headers, body: null, bodySize: 0 }
   return { headers, body: keptAnswerBody(body), bodySize: answerBodySize(body) }
 }
 
@@ -247,20 +263,28 @@ export function createMockHandler(deps: MockDeps) {
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      if (match.kind === 'unmatched') {
+      if (request.method === 'OPTIONS') {
+        answered = answerPreflight(event)
+      } else if (match.kind === 'unmatched') {
         // The floor holds every mock answer, a 404 or 405 too: that is how a slow network looks.
         if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
         throw match.error
+      } else {
+        answered = match.kind === 'endpoint'
+          ? await answerEndpointMatch(event, deps, request, match, select)
+          : await answerOperationsMatch(event, deps, request, match)
       }
-      answered = match.kind === 'endpoint'
-        ? await answerEndpointMatch(event, deps, request, match, select)
-        : await answerOperationsMatch(event, deps, request, match)
     } catch (error) {
-      answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
+      const refused: Answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
+      // The error is the client's leaving (during a delay, or sending its body): the refusal reaches nobody, so none is journalled.
+      answered = event.req.signal.aborted
+        ? { ...refused, failed: true, note: 'client closed the connection', left: true }
+        : refused
     }
-    if (!answered.fault) answered = withChallenge(answered)
+    if (!answered.fault && !answered.left) answered = withChallenge(answered)
     const { response } = answered
-    const status = answered.fault ? 0 : response.status
+    // No response reached the client: status 0, as a browser reports a network error.
+    const status = answered.fault || answered.left ? 0 : response.status
     const durationMs = Math.round((performance.now() - started) * 100) / 100
     const served = {
       projectId: match?.project?.id ?? null,
@@ -272,7 +296,6 @@ export function createMockHandler(deps: MockDeps) {
       method: request.method,
       path: request.url.pathname,
       query: request.url.searchParams,
-      // No response reached the client: status 0, as a browser reports a network error.
       status,
       durationMs,
       fromDelivery: request.headers.has(DELIVERY_HEADER),
@@ -282,7 +305,7 @@ export function createMockHandler(deps: MockDeps) {
       return response
     }
     // A body the answer never read is read now, before answering: the record exists when the client has its answer.
-    const reading = readUnread(event, arrival.body, deps.bodyLimit)
+    const reading = answered.left ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
     const projectId = served.projectId ?? deps.ownPathsProject()?.id ?? null
     const { body, bodySize } = capturedBody(event, arrival.body)
@@ -304,12 +327,12 @@ export function createMockHandler(deps: MockDeps) {
       durationMs,
       endpointId: answered.endpointId,
       answeredBy: answered.answeredBy ?? null,
-      matched: match !== null && match.kind !== 'unmatched',
+      matched: answered.preflight === true || (match !== null && match.kind !== 'unmatched'),
       fault: answered.fault,
       note: answered.note ?? null,
-      answer: journalAnswer(answered),
+      answer: answered.left ? null : journalAnswer(answered, request.method),
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
-      nearMisses: match?.kind === 'unmatched' ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
+      nearMisses: match?.kind === 'unmatched' && !answered.preflight ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,
     }
     recordServed(deps.events, served, journal, entry)

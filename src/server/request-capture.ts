@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type { IncomingMessage } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { keptBody } from '../domain/journal.ts'
 import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
 
@@ -26,16 +27,24 @@ function declaredLength(event: H3Event): number {
   return Number(event.req.headers.get('content-length') ?? 0) || 0
 }
 
+/** How long the answer waits for the rest of a body it did not need: a client that stops sending costs it this, then the journal keeps no body. */
+export const UNREAD_BODY_WAIT_MS = 1000
+
 /**
- * Reads the body answering did not need (a simulated error, a fixed answer), so the journal shows
- * it: only a declared length within the limit, so a body cut short or too large never stalls the
- * connection. Null (no promise) when there is nothing to read: most requests.
+ * Reads the body answering did not need (an unmatched request, a simulated error, a fixed answer),
+ * so the journal shows it: a declared length within the limit, or a chunked body (refused past the
+ * limit as it comes). A body too large to read never is, and a client that stops sending delays its
+ * answer by `UNREAD_BODY_WAIT_MS` at most. Null (no promise) when there is nothing to read: most requests.
  */
 export function readUnread(event: H3Event, capture: BodyCapture, bodyLimit: number): Promise<unknown> | null {
   if (capture.read) return null
   const declared = declaredLength(event)
-  if (declared <= 0 || declared > bodyLimit) return null
-  return readRawBody(event, bodyLimit).catch(() => null)
+  if (declared > bodyLimit || (declared <= 0 && !event.req.headers.has('transfer-encoding'))) return null
+  const waiting = new AbortController()
+  return Promise.race([
+    readRawBody(event, bodyLimit).catch(() => null),
+    sleep(UNREAD_BODY_WAIT_MS, null, { signal: waiting.signal, ref: false }).catch(() => null),
+  ]).finally(() => waiting.abort())
 }
 
 /** What the journal keeps of the request body: the first 64 KiB, and the whole size (declared, when it was never read whole). */

@@ -1,9 +1,12 @@
+import { request as httpRequest } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { entryOf } from '../../src/domain/journal-view.ts'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
+import type { RequestServed } from '../../src/events.ts'
+import { UNREAD_BODY_WAIT_MS } from '../../src/server/request-capture.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, expectAliveAndIntact, openStore, send, serve, serveCli, tempDb, waitFor } from '../_helpers.ts'
 
@@ -187,6 +190,131 @@ describe('the journal', () => {
     const [login] = (await send(`${server.url}/api/projects/${projectId(server)}/requests?limit=1`, { headers: auth })).json
     expect(login.answer.headers['set-cookie']).toBe('session=abcd… (24 chars); Path=/; HttpOnly')
     expect(entryOf(server.journal!.records(projectId(server)).at(-1)!, { mask: null }).answer.headers['set-cookie']).toBe('session=abcdefghijklmnopqrstuvwx; Path=/; HttpOnly')
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('requests the mock handler used not to see', () => {
+  it('keeps OPTIONS to the mocks (a CORS preflight or a plain one) as answered by the server; the management API\'s, the inbox\'s and the dashboard\'s stay out', async () => {
+    const { server, dbPath, auth } = await shop()
+    const preflight = { Origin: 'http://app.test', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' }
+    for (const path of ['/api/shop/posts', '/api/shop/nothing']) {
+      const answer = await send(`${server.url}${path}`, { method: 'OPTIONS', headers: preflight, overSocket: true })
+      expect([answer.status, answer.headers.get('access-control-allow-headers')]).toEqual([204, 'content-type'])
+    }
+    expect((await send(`${server.url}/api/shop/posts/1`, { method: 'OPTIONS', overSocket: true })).status).toBe(204)
+    for (const path of [`/api/projects/${projectId(server)}/requests`, `/api/projects/${projectId(server)}/nothing`, '/api/webhooks/inbox/no-such-token', '/api/health']) {
+      expect([path, (await send(`${server.url}${path}`, { method: 'OPTIONS', headers: preflight, overSocket: true })).status]).toEqual([path, 204])
+    }
+    await send(`${server.url}/_mockapi/`, { method: 'OPTIONS', overSocket: true })
+    const listed = (await send(`${server.url}/api/projects/${projectId(server)}/requests?method=OPTIONS`, { headers: auth })).json
+    expect(listed.map((e: { path: string }) => e.path)).toEqual(['/api/shop/posts/1', '/api/shop/nothing', '/api/shop/posts'])
+    expect(listed[2]).toMatchObject({ method: 'OPTIONS', status: 204, matched: true, endpointId: null, response: null, note: 'CORS preflight' })
+    // Answered whatever the path: no near misses, even where no endpoint is.
+    expect(listed.map((e: { nearMisses?: unknown }) => e.nearMisses)).toEqual([undefined, undefined, undefined])
+    expect(listed[2].headers.origin).toBe('http://app.test')
+    expect(listed[2].answer.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS')
+    expect(server.journal!.records(projectId(server))).toHaveLength(3)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('keeps a client that left during the delay as status 0 with a note, and no answer', async () => {
+    const { server, dbPath, auth } = await shop()
+    const served: RequestServed[] = []
+    server.events.on('request.served', (one) => served.push(one))
+    const leaving = new AbortController()
+    // Held for 5 s: the client gives up long before, well after its request arrived.
+    const gone = fetch(`${server.url}/api/shop/slow?gaveUp=1`, { signal: leaving.signal, headers: { Prefer: 'delay=5000' } })
+    setTimeout(() => leaving.abort(), 200)
+    await expect(gone).rejects.toThrow()
+    const [entry] = await waitFor(() => (served.length > 0 ? server.journal!.records(projectId(server)).map((r) => entryOf(r, { mask: null })) : null))
+    expect(entry).toMatchObject({ path: '/api/shop/slow', status: 0, matched: true, note: 'client closed the connection', answer: { headers: {}, body: null } })
+    expect(entry!.fault).toBeUndefined()
+    // The webhook events stay mock.request and mock.error, now with the status the client got: none.
+    expect(served).toMatchObject([{ path: '/api/shop/slow', status: 0, failed: true, fault: null, note: 'client closed the connection' }])
+    const listed = async (status: string) => (await send(`${server.url}/api/projects/${projectId(server)}/requests?status=${status}`, { headers: auth })).json
+    expect(await listed('4xx')).toEqual([])
+    expect((await listed('0')).map((e: { query: unknown }) => e.query)).toEqual([{ gaveUp: '1' }])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('keeps a chunked body no stage read (unmatched, a simulated error), within the body limit, and never waits long for one that stops', async () => {
+    const { server, dbPath } = await shop()
+    /** A chunked request (no Content-Length), sent in `chunks`; `stall`: the last chunk never comes. */
+    const chunked = (path: string, chunks: string[], options: { headers?: Record<string, string>; stall?: boolean } = {}) =>
+      new Promise<{ status: number; ms: number }>((resolve, reject) => {
+        const started = performance.now()
+        const request = httpRequest(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers } }, (response) => {
+          response.resume()
+          response.on('end', () => {
+            resolve({ status: response.statusCode!, ms: performance.now() - started })
+            request.destroy()
+          })
+        })
+        request.on('error', reject)
+        for (const chunk of chunks) request.write(chunk)
+        if (!options.stall) request.end()
+      })
+    expect((await chunked('/api/shop/nowhere', ['{"user":', '"chunked-unmatched"}'])).status).toBe(404)
+    expect((await chunked('/api/shop/posts', ['{"never":', '"read"}'], { headers: { Prefer: 'code=503' } })).status).toBe(503)
+    const stalled = await chunked('/api/shop/nowhere?stalled=1', ['{"half":'], { stall: true })
+    expect(stalled.status).toBe(404)
+    expect(stalled.ms).toBeLessThan(UNREAD_BODY_WAIT_MS + 1500)
+    // Past the body limit (1 MiB) nothing is kept, and the answer does not wait for the rest.
+    expect((await chunked('/api/shop/nowhere?big=1', Array.from({ length: 24 }, () => 'x'.repeat(64 * 1024)))).status).toBe(404)
+    const entries = server.journal!.records(projectId(server)).map((r) => entryOf(r, { mask: null }))
+    expect(entries.map((e) => [e.status, e.body, e.bodySize])).toEqual([
+      [404, '{"user":"chunked-unmatched"}', 28],
+      [503, '{"never":"read"}', 16],
+      [404, null, 0],
+      [404, null, 0],
+    ])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('keeps a path with a malformed percent-escape as unmatched, answered with the mocks\' clear 400', async () => {
+    const { server, dbPath, auth } = await shop()
+    const answer = await send(`${server.url}/api/shop/posts/%zz`, { overSocket: true })
+    expect(answer.status).toBe(400)
+    expect(answer.json.error.message).toBe('path "/api/shop/posts/%zz" has a malformed percent-encoding')
+    // No project can be told from a path that does not decode: the one at its own paths keeps it.
+    const [entry] = server.journal!.records(projectId(server)).map((r) => entryOf(r, { mask: null }))
+    expect(entry).toMatchObject({ method: 'GET', path: '/api/shop/posts/%zz', status: 400, matched: false, endpointId: null })
+    // The management API names the parameter, and is not journalled.
+    const admin = await send(`${server.url}/api/projects/${projectId(server)}/webhooks/%zz`, { headers: auth, overSocket: true })
+    expect([admin.status, admin.json.error.message]).toEqual([400, 'path parameter "%zz" has a malformed percent-encoding'])
+    expect(server.journal!.records(projectId(server))).toHaveLength(1)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('the management API and inbox namespaces', () => {
+  it('answer a path no route of theirs matches with their own 404, kept out of the journal', async () => {
+    const { server, dbPath, auth } = await shop()
+    for (const path of [`/api/projects/${projectId(server)}/nothing`, '/api/projects/1/requests/nowhere', '/api/webhooks/inbox', '/api/webhooks/other/thing']) {
+      const answer = await send(`${server.url}${path}`, { headers: auth, overSocket: true })
+      expect([path, answer.status, answer.json.error.code]).toEqual([path, 404, 'NOT_FOUND'])
+      expect(answer.json.error.message).toContain(`GET ${path}`)
+    }
+    expect((await send(`${server.url}/api/projects/${projectId(server)}/nothing`, { method: 'DELETE', headers: auth })).status).toBe(404)
+    // The routes next to them still answer.
+    expect((await send(`${server.url}/api/projects/${projectId(server)}`, { headers: auth })).status).toBe(200)
+    expect((await send(`${server.url}/api/projects`, { headers: auth })).status).toBe(200)
+    expect(server.journal!.projects()).toEqual([])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('what a HEAD answer sent', () => {
+  it('is its headers and no body', async () => {
+    const { server, dbPath, auth } = await shop()
+    await send(`${server.url}/api/shop/posts`, { method: 'POST', body: { title: 'kept' } })
+    const head = await fetch(`${server.url}/api/shop/posts`, { method: 'HEAD' })
+    expect([head.status, await head.text()]).toEqual([200, ''])
+    const [listed] = (await send(`${server.url}/api/projects/${projectId(server)}/requests?method=HEAD`, { headers: auth })).json
+    expect(listed).toMatchObject({ method: 'HEAD', status: 200, answer: { body: null } })
+    expect(listed.answer.headers['content-type']).toMatch(/json/)
+    expect(server.journal!.records(projectId(server)).at(-1)!.answer).toMatchObject({ body: null, bodySize: 0 })
     await expectAliveAndIntact(server.url, dbPath)
   })
 })
