@@ -41,9 +41,14 @@ export function queryJournal(records: readonly JournalRecord[], filter: JournalF
   return { compiled, matching: records.filter((record) => compiled.matches(subjectOf(record))) }
 }
 
-/** The newest `limit` of the matching records, newest first (as the API and the CLI list them). */
-export function newestFirst<T>(matching: readonly T[], limit: number): T[] {
-  return matching.slice(-limit).reverse()
+/**
+ * What `limit` keeps of the matching records (oldest first), in their order: the newest that many;
+ * with `after`, the oldest that many after it, so that a poller moving its cursor to the largest
+ * id it got sees every entry once (`X-Total-Count` telling it more are waiting).
+ */
+export function pageOf<T>(matching: readonly T[], page: { limit?: number | undefined; after?: number | undefined }): T[] {
+  if (page.limit === undefined) return [...matching]
+  return page.after === undefined ? matching.slice(-page.limit) : matching.slice(0, page.limit)
 }
 
 /**

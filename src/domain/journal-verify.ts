@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts'
 import type { JournalEntry, JournalFilter, VerifyCount } from '../events.ts'
 import { parseFilter } from '../engine/journal-filter.ts'
 import type { JournalRecord } from './journal.ts'
-import { closestRecords, queryJournal } from './journal-query.ts'
+import { closestRecords, pageOf, queryJournal } from './journal-query.ts'
 import { entryOf, maskDifference, type Masking } from './journal-view.ts'
 import { formatUnmatchedFailure, formatVerifyFailure } from './verify-report.ts'
 
@@ -45,12 +45,10 @@ function refuseLimit(filter: JournalFilter, what: string): void {
   }
 }
 
-/** The matching requests, oldest first (the order they were sent), raw; with `limit`, the newest that many. */
+/** The matching requests, oldest first (the order they were sent), raw; `limit` keeps what pageOf says. */
 export function listRequests(access: JournalAccess, filter?: JournalFilter): JournalEntry[] {
   const { filter: checked, scope, now } = parsed(filter, access)
-  const { matching } = queryJournal(scope.records, checked, now)
-  const kept = checked.limit === undefined ? matching : matching.slice(-checked.limit)
-  return kept.map((record) => entryOf(record, { mask: null }))
+  return pageOf(queryJournal(scope.records, checked, now).matching, checked).map((record) => entryOf(record, { mask: null }))
 }
 
 export function countRequests(access: JournalAccess, filter?: JournalFilter): number {

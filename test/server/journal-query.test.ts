@@ -45,6 +45,29 @@ describe('GET …/requests with filters', () => {
     await expectAliveAndIntact(server.url, dbPath)
   })
 
+  it('pages from the cursor with after and limit: a poller sees every entry once, each page newest first', async () => {
+    const { server, dbPath, requests } = await shop()
+    await send(`${server.url}/api/shop/orders?n=0`)
+    let cursor = ((await requests()).json as JournalEntry[])[0]!.id
+    for (let n = 1; n <= 5; n += 1) await send(`${server.url}/api/shop/orders?n=${n}`)
+    const seen: string[] = []
+    const totals: string[] = []
+    for (let poll = 0; poll < 4; poll += 1) {
+      const page = await requests(`?after=${cursor}&limit=2`)
+      totals.push(page.headers.get('x-total-count')!)
+      const entries = page.json as JournalEntry[]
+      expect(entries.map((e) => e.id)).toEqual(entries.map((e) => e.id).sort((a, b) => b - a))
+      seen.push(...entries.map((e) => e.query.n as string).reverse())
+      cursor = Math.max(cursor, ...entries.map((e) => e.id))
+    }
+    expect(seen).toEqual(['1', '2', '3', '4', '5'])
+    // What waited after each cursor: the last poll found nothing new.
+    expect(totals).toEqual(['5', '3', '1', '0'])
+    // Without after, limit keeps the newest.
+    expect(((await requests('?limit=2')).json as JournalEntry[]).map((e) => e.query.n)).toEqual(['5', '4'])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
   it('refuses a bad filter with 400 naming the field, and a project other than the path\'s', async () => {
     const { server, dbPath, requests } = await shop()
     for (const [query, field] of [['?status=abc', 'status'], ['?limit=0', 'limit'], ['?path=api', 'path'], ['?method=FOO', 'method'], ['?since=yesterday', 'since'], ['?matched=maybe', 'matched'], ['?project=other', 'project']]) {
