@@ -4,6 +4,7 @@ import type { Difference, ExchangeSide, JournalEntry } from '../events.ts'
 import type { AuthScheme, EndpointAuth } from '../model.ts'
 import type { Context } from './context.ts'
 import { headerPairs, MAX_JOURNAL_BODY, type JournalRecord } from './journal.ts'
+import { createVersionedCache } from './versioned-cache.ts'
 
 /** Which names hold secrets beyond the usual ones: the `name` of every apiKey scheme a project or its endpoints configure. */
 export interface Masking {
@@ -114,6 +115,16 @@ export function projectMasking(context: Context, projectId: number): Masking {
   apiKeyNames(context.repos.projects.byId(projectId)?.auth, names)
   for (const endpoint of context.repos.endpoints.listByProject(projectId)) apiKeyNames(endpoint.auth, names)
   return { names }
+}
+
+/**
+ * A project's masking as a live stream needs it, for each entry it sends: the apiKey names as they
+ * are then, not when the stream opened (a dashboard keeps one open for hours). Built again only
+ * when the configuration may have changed, another process's commit looked for every time.
+ */
+export function liveMasking(context: Context, projectId: number): () => Masking {
+  const cache = createVersionedCache(context.db, () => projectMasking(context, projectId), { recheckMs: 0 })
+  return () => cache.get()
 }
 
 /** `?a=1&a=2&b=` → `{ a: ['1', '2'], b: '' }`. */

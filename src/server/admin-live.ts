@@ -1,6 +1,6 @@
 import type { H3 } from 'h3'
 import type { Journal } from '../domain/journal.ts'
-import { entryOf, maskDifference, projectMasking } from '../domain/journal-view.ts'
+import { entryOf, liveMasking, maskDifference, projectMasking } from '../domain/journal-view.ts'
 import { AppError } from '../errors.ts'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
 import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
@@ -84,8 +84,8 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     // A stream is authorized once: it must not outlive the token that opened it.
     const endsInMs = (await expiryOf(bearerOf(event, true))) - context.clock.now().getTime()
     return eventStream(deps.signal, (send) => {
-      const mask = projectMasking(context, project.id)
-      const stopRequests = deps.journal?.subscribe(project.id, (record) => send('request', JSON.stringify(entryOf(record, { mask })))) ?? (() => {})
+      const masking = liveMasking(context, project.id)
+      const stopRequests = deps.journal?.subscribe(project.id, (record) => send('request', JSON.stringify(entryOf(record, { mask: masking() })))) ?? (() => {})
       const onInbox = (received: InboxReceived) => {
         if (received.projectId === project.id) send('inbox', received.json)
       }

@@ -5,6 +5,7 @@ import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { JournalEntry } from '../../src/events.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { openEvents } from './_events.ts'
 
 afterAll(cleanup)
 
@@ -152,6 +153,27 @@ describe('POST …/requests/find', () => {
     const off = await shop({ journal: 0 })
     expect((await off.find({})).status).toBe(409)
     expect((await off.requests()).status).toBe(409)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('masking on the live stream', () => {
+  it('masks with the apiKey names configured while the stream is open, not only those known when it opened', async () => {
+    const { server, dbPath, id, requests } = await shop()
+    const token = await mintToken(openStore(dbPath).context, { expiresInMs: 60_000 })
+    const stream = await openEvents(`${server.url}/api/projects/${id}/events?access_token=${token}`)
+    try {
+      const key = 'lateKEYlateKEY123'
+      await send(`${server.url}/api/shop/orders`, { headers: { 'x-late': key } })
+      expect(JSON.parse((await stream.next('request')).data).headers['x-late']).toBe(key)
+      addEndpoint(openStore(dbPath).context, { project: 'shop', method: 'GET', path: '/api/late', body: '{}', auth: [{ type: 'apiKey', in: 'header', name: 'X-Late', keys: [key] }] })
+      expect((await send(`${server.url}/api/shop/late`, { headers: { 'x-late': key } })).status).toBe(200)
+      const live = JSON.parse((await stream.next('request')).data) as JournalEntry
+      expect(live.headers['x-late']).toBe(`late… (${key.length} chars)`)
+      expect(live).toEqual(((await requests('?limit=1')).json as JournalEntry[])[0])
+    } finally {
+      stream.close()
+    }
     await expectAliveAndIntact(server.url, dbPath)
   })
 })
