@@ -11,13 +11,22 @@ export interface Masking {
   names: ReadonlySet<string>
 }
 
-/** Always secret, whatever a project configures. */
-const SECRET_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'])
-const SECRET_PATTERN = /token|secret|password|api-?key/i
+/** Always secret, whatever a project configures: cookies, and names that say they carry a credential (`X-Authorization`, `X-Session-Id`, `access_token`). */
+const SECRET_NAMES = new Set(['cookie', 'set-cookie'])
+const SECRET_PATTERN = /auth|token|secret|password|passwd|session|api-?key|credential/i
+/** A credential, whatever header carries it. */
+const CREDENTIAL_VALUE = /^(?:bearer|basic) /i
+/** A challenge names a scheme and a realm, never a secret: it is what tells a user why a 401 came. */
+const CHALLENGES = new Set(['www-authenticate', 'proxy-authenticate'])
 
 function isSecret(name: string, masking: Masking): boolean {
   const lower = name.toLowerCase()
   return SECRET_NAMES.has(lower) || SECRET_PATTERN.test(lower) || masking.names.has(lower)
+}
+
+function isSecretHeader(name: string, value: string, masking: Masking): boolean {
+  const lower = name.toLowerCase()
+  return masking.names.has(lower) || (!CHALLENGES.has(lower) && (isSecret(lower, masking) || CREDENTIAL_VALUE.test(value)))
 }
 
 /** `Bearer eyJhbGciOi…` → `Bearer eyJh… (212 chars)`: the scheme, a few characters to tell two apart, the length. */
@@ -49,7 +58,7 @@ function maskHeaders(headers: Record<string, string>, masking: Masking): Record<
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'cookie') masked[name] = maskCookieLine(value, ';')
     else if (name === 'set-cookie') masked[name] = value.split('\n').map(maskSetCookie).join('\n')
-    else masked[name] = isSecret(name, masking) ? maskValue(value) : value
+    else masked[name] = isSecretHeader(name, value, masking) ? maskValue(value) : value
   }
   return masked
 }
@@ -80,8 +89,9 @@ export function maskEntry(entry: JournalEntry, masking: Masking): JournalEntry {
  * JSON as conditions show it), masked as the entry's own value would be; null when not a secret.
  */
 function maskedReceived(target: string, name: string, received: string, masking: Masking): string | null {
-  if (target !== 'cookies' && !isSecret(name, masking)) return null
-  return JSON.stringify(maskValue(received.replace(/^"|"$/g, '')))
+  const value = received.replace(/^"|"$/g, '')
+  const secret = target === 'cookies' || (target === 'headers' ? isSecretHeader(name, value, masking) : isSecret(name, masking))
+  return secret ? JSON.stringify(maskValue(value)) : null
 }
 
 /** `headers.authorization = Bearer admin (received "Bearer eyJ…")`: a failed condition in words, as a rule miss keeps it. */
