@@ -53,11 +53,35 @@ function maskSetCookie(line: string): string {
   return semi < 0 ? maskCookieLine(line, ';') : maskCookieLine(line.slice(0, semi), ';') + line.slice(semi)
 }
 
+/** Headers holding URLs: a paged list's `Link` repeats the query it was asked with, a secret parameter included. */
+const URL_HEADERS = new Set(['link', 'location', 'content-location'])
+
+/** `…?access_token=abcd&page=2#top`: the value of each secret parameter masked as the entry's `query` shows it, the rest as it was. */
+function maskUrl(url: string, masking: Masking): string {
+  const start = url.indexOf('?')
+  if (start < 0) return url
+  const hash = url.indexOf('#', start)
+  const end = hash < 0 ? url.length : hash
+  const query = url.slice(start + 1, end).split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    // Decoded as the entry's `query` is, so that a name means the same in both.
+    const [name, value] = new URLSearchParams(pair).entries().next().value ?? ['', '']
+    return equals > 0 && isSecret(name, masking) ? `${pair.slice(0, equals + 1)}${maskValue(value)}` : pair
+  })
+  return `${url.slice(0, start + 1)}${query.join('&')}${url.slice(end)}`
+}
+
+/** `<url>; rel="next", <url>; rel="last"` holds several URLs, each between angle brackets; `Location` is one. */
+function maskUrlHeader(name: string, value: string, masking: Masking): string {
+  return name === 'link' ? value.replace(/<([^>]*)>/g, (_, url: string) => `<${maskUrl(url, masking)}>`) : maskUrl(value, masking)
+}
+
 function maskHeaders(headers: Record<string, string>, masking: Masking): Record<string, string> {
   const masked: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'cookie') masked[name] = maskCookieLine(value, ';')
     else if (name === 'set-cookie') masked[name] = value.split('\n').map(maskSetCookie).join('\n')
+    else if (URL_HEADERS.has(name) && !isSecretHeader(name, value, masking)) masked[name] = maskUrlHeader(name, value, masking)
     else masked[name] = isSecretHeader(name, value, masking) ? maskValue(value) : value
   }
   return masked

@@ -208,4 +208,24 @@ describe('masking', () => {
     for (const secret of Object.values(sent).filter((value) => !value.startsWith('req-'))) expect(listed).not.toContain(secret.split(' ').at(-1))
     await expectAliveAndIntact(server.url, dbPath)
   })
+
+  it('masks a secret query value inside the URLs of Link, Location and Content-Location, as the query shows it', async () => {
+    const { server, dbPath, requests } = await shop()
+    const { context } = openStore(dbPath)
+    addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/keyed', body: '{}', auth: [{ type: 'apiKey', in: 'query', name: 'shop_pass', keys: ['shop-pass-0123456789'] }] })
+    addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/moved', status: 302, headers: { Location: '/api/shop/keyed?shop_pass=shop-pass-0123456789&x=1#top', 'Content-Location': '/api/shop/moved?session=sess-0123456789abc' } })
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-1') })
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-2') })
+    const listed = await send(`${server.url}/api/shop/orders?access_token=supersecretvalue123&page=1&limit=1`)
+    expect(listed.headers.get('link')).toContain('access_token=supersecretvalue123')
+    await send(`${server.url}/api/shop/moved`)
+    const [moved, list] = (await requests('?method=GET')).json as JournalEntry[]
+    expect(list!.query).toMatchObject({ access_token: 'supe… (19 chars)', page: '1' })
+    const link = list!.answer.headers.link!
+    expect(link).toContain('access_token=supe… (19 chars)&page=')
+    expect(link.match(/access_token=/g)!.length).toBe(listed.headers.get('link')!.match(/access_token=/g)!.length)
+    expect(moved!.answer.headers).toMatchObject({ location: '/api/shop/keyed?shop_pass=shop… (20 chars)&x=1#top', 'content-location': '/api/shop/moved?session=sess… (18 chars)' })
+    expect(JSON.stringify([list, moved])).not.toMatch(/supersecretvalue123|shop-pass-0123456789|sess-0123456789abc/)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
 })
