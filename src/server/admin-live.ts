@@ -67,13 +67,13 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     const journal = journalOf(deps)
     const now = context.clock.now().getTime()
     const filter = await projectFilter(await readJsonBody(event, deps.bodyLimit), now)
-    const { queryJournal, pageOf, closestRecords } = await import('../domain/journal-query.ts')
-    const records = journal.records(project.id)
-    const { compiled, matching } = queryJournal(records, filter, now)
+    const { searchJournal, pageOf } = await import('../domain/journal-query.ts')
+    const search = searchJournal(journal.records(project.id), filter, now)
+    const { matching } = search
     const mask = projectMasking(context, project.id)
     const requests = pageOf(matching, { limit: filter.limit ?? DEFAULT_LISTED, after: filter.after }).reverse().map((record) => entryOf(record, { mask }))
     if (matching.length > 0) return jsonResponse(200, { count: matching.length, requests })
-    const closest = closestRecords(records, compiled).map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
+    const closest = search.closest().map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
     return jsonResponse(200, { count: 0, requests, closest })
   })
 

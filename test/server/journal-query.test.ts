@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
+import { searchJournal } from '../../src/domain/journal-query.ts'
+import type { JournalRecord } from '../../src/domain/journal.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { JournalEntry } from '../../src/events.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
@@ -139,6 +141,33 @@ describe('POST …/requests/find', () => {
     expect(none.json.count).toBe(0)
     expect(JSON.stringify(none.json)).not.toContain('secret-part-nobody-should-see')
     expect(none.json.closest[0].differences[0].received).toMatch(/Bearer eyJh… \(\d+ chars\)/)
+  })
+
+  it('reads each request once when none matched, and stops explaining once three differ in one thing', async () => {
+    const { server, find } = await shop()
+    await send(`${server.url}/api/shop/orders`)
+    await send(`${server.url}/api/shop/orders/1`)
+    for (let n = 1; n <= 6; n += 1) await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order(`A-${n}`) })
+    // A record's facts (headers, query, body) are built from a copy of it: each read of its body is one build.
+    const reads = new Map<number, number>()
+    const records = server.journal!.records(server.project('shop').id).map((record) => new Proxy(record, {
+      get(target, property, receiver) {
+        if (property === 'body') reads.set(target.id, (reads.get(target.id) ?? 0) + 1)
+        return Reflect.get(target, property, receiver) as unknown
+      },
+    }) as JournalRecord)
+    const filter = { method: 'POST', when: { body: { '$.items[0].sku': 'Z-9' } } }
+    const search = searchJournal(records, filter, Date.now())
+    expect(search.matching).toEqual([])
+    const closest = search.closest()
+    const builds = records.map((record) => reads.get(record.id) ?? 0)
+    expect(closest.map(({ record, differences }) => [JSON.parse(new TextDecoder().decode(record.body!)).items[0].sku, differences.length])).toEqual([['A-6', 1], ['A-5', 1], ['A-4', 1]])
+    // A-1 to A-6 once, by the query, and not again to be explained; the two older GETs, whose method
+    // differs, not at all: nothing older than three requests differing in one thing can come closer.
+    expect(builds).toEqual([0, 0, 1, 1, 1, 1, 1, 1])
+    // The API shows the same.
+    const none = await find(filter)
+    expect(none.json.closest.map((c: { request: JournalEntry }) => c.request.id)).toEqual(closest.map(({ record }) => record.id))
   })
 
   it('refuses a bad when (naming it), another method, and answers 409 with no journal; nothing is cleared', async () => {
