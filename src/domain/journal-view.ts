@@ -13,7 +13,8 @@ export interface Masking {
 
 /** Always secret, whatever a project configures: cookies, and names that say they carry a credential (`X-Authorization`, `X-Session-Id`, `access_token`). */
 const SECRET_NAMES = new Set(['cookie', 'set-cookie'])
-const SECRET_PATTERN = /auth|token|secret|password|passwd|session|api-?key|credential/i
+// `author`, `authorId` and `:authority` name no secret (`/api/posts?author=ada` is common): `authorization` does.
+const SECRET_PATTERN = /auth(?!or(?!i[sz]ation))|token|secret|password|passwd|session|api-?key|credential/i
 /** A credential, whatever header carries it. */
 const CREDENTIAL_VALUE = /^(?:bearer|basic) /i
 /** A challenge names a scheme and a realm, never a secret: it is what tells a user why a 401 came. */

@@ -218,23 +218,25 @@ describe('masking', () => {
       'x-passwd': 'passwd-0123456789',
       'x-forwarded-auth': 'Basic dXNlcjpwYXNzd29yZA==',
       'x-upstream': 'Bearer upstream-secret-987654321',
-      'x-request-id': 'req-0123456789abcdef',
     }
-    expect((await send(`${server.url}/api/shop/secure`, { headers: sent })).status).toBe(401)
+    const shown = { 'x-request-id': 'req-0123456789abcdef', 'x-author': 'Ada Lovelace' }
+    expect((await send(`${server.url}/api/shop/secure?author=ada&authorId=7&oauth_state=state-0123456789`, { headers: { ...sent, ...shown } })).status).toBe(401)
     const [entry] = (await requests('?limit=1')).json as JournalEntry[]
     // The scheme, four characters, the length of the rest.
     const masked = (value: string) => {
       const [scheme, secret] = value.includes(' ') ? value.split(' ') as [string, string] : ['', value]
       return `${scheme ? `${scheme} ` : ''}${secret.slice(0, 4)}… (${secret.length} chars)`
     }
-    expect(entry!.headers).toMatchObject({ ...Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, masked(value)])), 'x-request-id': sent['x-request-id'] })
+    expect(entry!.headers).toMatchObject({ ...Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, masked(value)])), ...shown })
+    // An author is no credential; an OAuth parameter is.
+    expect(entry!.query).toEqual({ author: 'ada', authorId: '7', oauth_state: masked('state-0123456789') })
     // A challenge is no secret: it says why the 401 came.
     expect(entry!.answer.headers['www-authenticate']).toMatch(/^Bearer realm=/)
     // What a `when` received from a header carrying a Bearer value is masked as the header is.
     const none = await find({ when: { headers: { 'x-upstream': 'Bearer other' } } })
     expect(none.json.closest[0].differences[0].received).toBe(JSON.stringify(masked(sent['x-upstream'])))
     const listed = JSON.stringify([entry, none.json])
-    for (const secret of Object.values(sent).filter((value) => !value.startsWith('req-'))) expect(listed).not.toContain(secret.split(' ').at(-1))
+    for (const secret of Object.values(sent)) expect(listed).not.toContain(secret.split(' ').at(-1))
     await expectAliveAndIntact(server.url, dbPath)
   })
 
