@@ -82,8 +82,8 @@ function maskHeaders(headers: Record<string, string>, masking: Masking): Record<
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'cookie') masked[name] = maskCookieLine(value, ';')
     else if (name === 'set-cookie') masked[name] = value.split('\n').map(maskSetCookie).join('\n')
-    else if (URL_HEADERS.has(name) && !isSecretHeader(name, value, masking)) masked[name] = maskUrlHeader(name, value, masking)
-    else masked[name] = isSecretHeader(name, value, masking) ? maskValue(value) : value
+    else if (isSecretHeader(name, value, masking)) masked[name] = maskValue(value)
+    else masked[name] = URL_HEADERS.has(name) ? maskUrlHeader(name, value, masking) : value
   }
   return masked
 }
