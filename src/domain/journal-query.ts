@@ -8,7 +8,7 @@ import { headerPairs, type JournalRecord } from './journal.ts'
 export const CLOSEST_SHOWN = 3
 
 /** A kept record as a filter reads it: its facts are built only when a `when` asks, once. */
-export function subjectOf(record: JournalRecord): JournalSubject {
+export function subjectOf(record: JournalRecord): JournalSubject & { factsBuilt(): boolean } {
   let facts: RequestFacts | null = null
   let withBody = false
   return {
@@ -26,11 +26,11 @@ export function subjectOf(record: JournalRecord): JournalSubject {
       }
       return facts
     },
+    factsBuilt: () => facts !== null,
   }
 }
 
 export interface JournalAnswerToQuery {
-  compiled: CompiledFilter
   /** Every record the filter holds for, oldest first (the limit not applied). */
   matching: JournalRecord[]
 }
@@ -38,23 +38,71 @@ export interface JournalAnswerToQuery {
 /** The records of a journal a filter holds for; `now` is what `since` counts back from. */
 export function queryJournal(records: readonly JournalRecord[], filter: JournalFilter, now: number): JournalAnswerToQuery {
   const compiled = compileFilter(filter, now)
-  return { compiled, matching: records.filter((record) => compiled.matches(subjectOf(record))) }
-}
-
-/** The newest `limit` of the matching records, newest first (as the API and the CLI list them). */
-export function newestFirst<T>(matching: readonly T[], limit: number): T[] {
-  return matching.slice(-limit).reverse()
+  return { matching: records.filter((record) => compiled.matches(subjectOf(record))) }
 }
 
 /**
- * The records that came closest to a filter none of them matched, closest first: fewest
- * differences, then the newest (the request a test just made is the likeliest meant).
+ * What `limit` keeps of the matching records (oldest first), in their order: the newest that many;
+ * with `after`, the oldest that many after it, so that a poller moving its cursor to the largest
+ * id it got sees every entry once (`X-Total-Count` telling it more are waiting).
  */
-export function closestRecords(records: readonly JournalRecord[], compiled: CompiledFilter, shown = CLOSEST_SHOWN): { record: JournalRecord; differences: Difference[] }[] {
-  return records
-    .map((record, index) => ({ record, index, differences: compiled.explain(subjectOf(record)) }))
-    .filter(({ differences }) => differences.length > 0)
-    .sort((a, b) => a.differences.length - b.differences.length || b.index - a.index)
-    .slice(0, shown)
-    .map(({ record, differences }) => ({ record, differences }))
+export function pageOf<T>(matching: readonly T[], page: { limit?: number | undefined; after?: number | undefined }): T[] {
+  if (page.limit === undefined) return [...matching]
+  return page.after === undefined ? matching.slice(-page.limit) : matching.slice(0, page.limit)
+}
+
+export interface Closest {
+  record: JournalRecord
+  differences: Difference[]
+}
+
+export interface JournalSearch extends JournalAnswerToQuery {
+  /**
+   * The records that came closest to the filter, closest first: fewest differences, then the
+   * newest (the request a test just made is the likeliest meant).
+   */
+  closest(): Closest[]
+}
+
+/**
+ * A query whose closest records may be shown (find, verify), reading each record once. A record
+ * whose facts the filter read (its head matched, its `when` did not) is explained at once, while
+ * they are built, as long as none matched: a find shows the closest only then. A verify wanting
+ * more than matched explains the records after the first match afresh.
+ */
+export function searchJournal(records: readonly JournalRecord[], filter: JournalFilter, now: number): JournalSearch {
+  const compiled = compileFilter(filter, now)
+  const matching: JournalRecord[] = []
+  const explained = new Map<JournalRecord, Difference[]>()
+  for (const record of records) {
+    const subject = subjectOf(record)
+    if (compiled.matches(subject)) {
+      matching.push(record)
+      explained.set(record, [])
+    } else if (matching.length === 0 && subject.factsBuilt()) {
+      explained.set(record, compiled.explain(subject))
+    }
+  }
+  return { matching, closest: () => closestOf(records, compiled, explained) }
+}
+
+/**
+ * The CLOSEST_SHOWN closest records, read newest first: a record kept is newer than any still to
+ * read, so a later one must differ in fewer things to come before it. Once the last kept differs
+ * in one thing only, none can: the rest is not explained (nor its bodies read).
+ */
+function closestOf(records: readonly JournalRecord[], compiled: CompiledFilter, explained: ReadonlyMap<JournalRecord, Difference[]>): Closest[] {
+  const closest: Closest[] = []
+  for (let index = records.length - 1; index >= 0; index -= 1) {
+    const last = closest.length === CLOSEST_SHOWN ? closest[CLOSEST_SHOWN - 1]!.differences.length : Number.POSITIVE_INFINITY
+    if (last <= 1) break
+    const record = records[index]!
+    const differences = explained.get(record) ?? compiled.explain(subjectOf(record))
+    // None: it matched, or a test was skipped for cost; neither is a near miss.
+    if (differences.length === 0 || differences.length >= last) continue
+    const at = closest.findIndex((kept) => kept.differences.length > differences.length)
+    closest.splice(at < 0 ? closest.length : at, 0, { record, differences })
+    closest.length = Math.min(closest.length, CLOSEST_SHOWN)
+  }
+  return closest
 }

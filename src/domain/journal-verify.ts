@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts'
 import type { JournalEntry, JournalFilter, VerifyCount } from '../events.ts'
 import { parseFilter } from '../engine/journal-filter.ts'
 import type { JournalRecord } from './journal.ts'
-import { closestRecords, queryJournal } from './journal-query.ts'
+import { pageOf, queryJournal, searchJournal } from './journal-query.ts'
 import { entryOf, maskDifference, type Masking } from './journal-view.ts'
 import { formatUnmatchedFailure, formatVerifyFailure } from './verify-report.ts'
 
@@ -45,12 +45,10 @@ function refuseLimit(filter: JournalFilter, what: string): void {
   }
 }
 
-/** The matching requests, oldest first (the order they were sent), raw; with `limit`, the newest that many. */
+/** The matching requests, oldest first (the order they were sent), raw; `limit` keeps what pageOf says. */
 export function listRequests(access: JournalAccess, filter?: JournalFilter): JournalEntry[] {
   const { filter: checked, scope, now } = parsed(filter, access)
-  const { matching } = queryJournal(scope.records, checked, now)
-  const kept = checked.limit === undefined ? matching : matching.slice(-checked.limit)
-  return kept.map((record) => entryOf(record, { mask: null }))
+  return pageOf(queryJournal(scope.records, checked, now).matching, checked).map((record) => entryOf(record, { mask: null }))
 }
 
 export function countRequests(access: JournalAccess, filter?: JournalFilter): number {
@@ -98,12 +96,13 @@ export function verifyRequests(access: JournalAccess, filter: JournalFilter, cou
   const expected = checkVerifyCount(count)
   const { filter: checked, scope, now } = parsed(filter, access)
   refuseLimit(checked, 'verify()')
-  const { compiled, matching } = queryJournal(scope.records, checked, now)
+  const search = searchJournal(scope.records, checked, now)
+  const { matching } = search
   if (accepts(expected, matching.length)) return
   const mask = scope.masking()
   const tooFew = matching.length < (expected.times ?? expected.atLeast ?? 0)
   const shown = tooFew
-    ? closestRecords(scope.records, compiled).map(({ record, differences }) => ({ entry: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
+    ? search.closest().map(({ record, differences }) => ({ entry: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
     : matching.map((record) => ({ entry: entryOf(record, { mask }), differences: [] }))
   const message = formatVerifyFailure({
     filter: checked,

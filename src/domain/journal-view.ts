@@ -4,19 +4,30 @@ import type { Difference, ExchangeSide, JournalEntry } from '../events.ts'
 import type { AuthScheme, EndpointAuth } from '../model.ts'
 import type { Context } from './context.ts'
 import { headerPairs, MAX_JOURNAL_BODY, type JournalRecord } from './journal.ts'
+import { createVersionedCache } from './versioned-cache.ts'
 
 /** Which names hold secrets beyond the usual ones: the `name` of every apiKey scheme a project or its endpoints configure. */
 export interface Masking {
   names: ReadonlySet<string>
 }
 
-/** Always secret, whatever a project configures. */
-const SECRET_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'])
-const SECRET_PATTERN = /token|secret|password|api-?key/i
+/** Always secret, whatever a project configures: cookies, and names that say they carry a credential (`X-Authorization`, `X-Session-Id`, `access_token`). */
+const SECRET_NAMES = new Set(['cookie', 'set-cookie'])
+// `author`, `authorId` and `:authority` name no secret (`/api/posts?author=ada` is common): `authorization` does.
+const SECRET_PATTERN = /auth(?!or(?!i[sz]ation))|token|secret|password|passwd|session|api-?key|credential/i
+/** A credential, whatever header carries it. */
+const CREDENTIAL_VALUE = /^(?:bearer|basic) /i
+/** A challenge names a scheme and a realm, never a secret: it is what tells a user why a 401 came. */
+const CHALLENGES = new Set(['www-authenticate', 'proxy-authenticate'])
 
 function isSecret(name: string, masking: Masking): boolean {
   const lower = name.toLowerCase()
   return SECRET_NAMES.has(lower) || SECRET_PATTERN.test(lower) || masking.names.has(lower)
+}
+
+function isSecretHeader(name: string, value: string, masking: Masking): boolean {
+  const lower = name.toLowerCase()
+  return masking.names.has(lower) || (!CHALLENGES.has(lower) && (isSecret(lower, masking) || CREDENTIAL_VALUE.test(value)))
 }
 
 /** `Bearer eyJhbGciOi…` → `Bearer eyJh… (212 chars)`: the scheme, a few characters to tell two apart, the length. */
@@ -43,12 +54,36 @@ function maskSetCookie(line: string): string {
   return semi < 0 ? maskCookieLine(line, ';') : maskCookieLine(line.slice(0, semi), ';') + line.slice(semi)
 }
 
+/** Headers holding URLs: a paged list's `Link` repeats the query it was asked with, a secret parameter included. */
+const URL_HEADERS = new Set(['link', 'location', 'content-location'])
+
+/** `…?access_token=abcd&page=2#top`: the value of each secret parameter masked as the entry's `query` shows it, the rest as it was. */
+function maskUrl(url: string, masking: Masking): string {
+  const start = url.indexOf('?')
+  if (start < 0) return url
+  const hash = url.indexOf('#', start)
+  const end = hash < 0 ? url.length : hash
+  const query = url.slice(start + 1, end).split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    // Decoded as the entry's `query` is, so that a name means the same in both.
+    const [name, value] = new URLSearchParams(pair).entries().next().value ?? ['', '']
+    return equals > 0 && isSecret(name, masking) ? `${pair.slice(0, equals + 1)}${maskValue(value)}` : pair
+  })
+  return `${url.slice(0, start + 1)}${query.join('&')}${url.slice(end)}`
+}
+
+/** `<url>; rel="next", <url>; rel="last"` holds several URLs, each between angle brackets; `Location` is one. */
+function maskUrlHeader(name: string, value: string, masking: Masking): string {
+  return name === 'link' ? value.replace(/<([^>]*)>/g, (_, url: string) => `<${maskUrl(url, masking)}>`) : maskUrl(value, masking)
+}
+
 function maskHeaders(headers: Record<string, string>, masking: Masking): Record<string, string> {
   const masked: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'cookie') masked[name] = maskCookieLine(value, ';')
     else if (name === 'set-cookie') masked[name] = value.split('\n').map(maskSetCookie).join('\n')
-    else masked[name] = isSecret(name, masking) ? maskValue(value) : value
+    else if (isSecretHeader(name, value, masking)) masked[name] = maskValue(value)
+    else masked[name] = URL_HEADERS.has(name) ? maskUrlHeader(name, value, masking) : value
   }
   return masked
 }
@@ -79,8 +114,9 @@ export function maskEntry(entry: JournalEntry, masking: Masking): JournalEntry {
  * JSON as conditions show it), masked as the entry's own value would be; null when not a secret.
  */
 function maskedReceived(target: string, name: string, received: string, masking: Masking): string | null {
-  if (target !== 'cookies' && !isSecret(name, masking)) return null
-  return JSON.stringify(maskValue(received.replace(/^"|"$/g, '')))
+  const value = received.replace(/^"|"$/g, '')
+  const secret = target === 'cookies' || (target === 'headers' ? isSecretHeader(name, value, masking) : isSecret(name, masking))
+  return secret ? JSON.stringify(maskValue(value)) : null
 }
 
 /** `headers.authorization = Bearer admin (received "Bearer eyJ…")`: a failed condition in words, as a rule miss keeps it. */
@@ -114,6 +150,16 @@ export function projectMasking(context: Context, projectId: number): Masking {
   apiKeyNames(context.repos.projects.byId(projectId)?.auth, names)
   for (const endpoint of context.repos.endpoints.listByProject(projectId)) apiKeyNames(endpoint.auth, names)
   return { names }
+}
+
+/**
+ * A project's masking as a live stream needs it, for each entry it sends: the apiKey names as they
+ * are then, not when the stream opened (a dashboard keeps one open for hours). Built again only
+ * when the configuration may have changed, another process's commit looked for every time.
+ */
+export function liveMasking(context: Context, projectId: number): () => Masking {
+  const cache = createVersionedCache(context.db, () => projectMasking(context, projectId), { recheckMs: 0 })
+  return () => cache.get()
 }
 
 /** `?a=1&a=2&b=` → `{ a: ['1', '2'], b: '' }`. */

@@ -13,11 +13,13 @@ const RECHECK_MS = 50
 /**
  * A value built from the configuration tables (projects, resources, endpoints, imports,
  * subscriptions), rebuilt when they may have changed: at once after this process wrote to them
- * (the store counts those writes, whichever code made them), and within RECHECK_MS after another
- * process committed. A value built inside a transaction that then rolls back is rebuilt too:
- * `writeTransaction` counts the undoing as a write.
+ * (the store counts those writes, whichever code made them), and within `recheckMs` (RECHECK_MS)
+ * after another process committed; 0 looks for such a commit on every get, for a value that must
+ * never be behind the store. A value built inside a transaction that then rolls back is rebuilt
+ * too: `writeTransaction` counts the undoing as a write.
  */
-export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<T> {
+export function createVersionedCache<T>(db: Db, build: () => T, options: { recheckMs?: number } = {}): VersionedCache<T> {
+  const recheckMs = options.recheckMs ?? RECHECK_MS
   const commitsByOthers = otherConnectionsCommits(db)
   let value: T | undefined
   let built = false
@@ -36,7 +38,7 @@ export function createVersionedCache<T>(db: Db, build: () => T): VersionedCache<
     get() {
       const writes = configurationWriteCount()
       const now = performance.now()
-      if (built && writes === seenWrites && now - checkedAt < RECHECK_MS) return value as T
+      if (built && writes === seenWrites && now - checkedAt < recheckMs) return value as T
       const commits = commitsByOthers()
       if (built && writes === seenWrites && commits === seenCommits) {
         checkedAt = now

@@ -1,6 +1,6 @@
 import type { H3 } from 'h3'
 import type { Journal } from '../domain/journal.ts'
-import { entryOf, maskDifference, projectMasking } from '../domain/journal-view.ts'
+import { entryOf, liveMasking, maskDifference, projectMasking } from '../domain/journal-view.ts'
 import { AppError } from '../errors.ts'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
 import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
@@ -47,10 +47,10 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     if (isRead(event)) {
       const journal = journalOf(deps)
       const filter = await projectFilter(event.url.searchParams, context.clock.now().getTime())
-      const { queryJournal, newestFirst } = await import('../domain/journal-query.ts')
+      const { queryJournal, pageOf } = await import('../domain/journal-query.ts')
       const { matching } = queryJournal(journal.records(project.id), filter, context.clock.now().getTime())
       const mask = projectMasking(context, project.id)
-      const newest = newestFirst(matching, filter.limit ?? DEFAULT_LISTED).map((record) => entryOf(record, { mask }))
+      const newest = pageOf(matching, { limit: filter.limit ?? DEFAULT_LISTED, after: filter.after }).reverse().map((record) => entryOf(record, { mask }))
       return jsonResponse(200, newest, { 'X-Total-Count': String(matching.length), 'X-Journal-Size': String(journal.size) })
     }
     if (event.req.method === 'DELETE') {
@@ -67,13 +67,13 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     const journal = journalOf(deps)
     const now = context.clock.now().getTime()
     const filter = await projectFilter(await readJsonBody(event, deps.bodyLimit), now)
-    const { queryJournal, newestFirst, closestRecords } = await import('../domain/journal-query.ts')
-    const records = journal.records(project.id)
-    const { compiled, matching } = queryJournal(records, filter, now)
+    const { searchJournal, pageOf } = await import('../domain/journal-query.ts')
+    const search = searchJournal(journal.records(project.id), filter, now)
+    const { matching } = search
     const mask = projectMasking(context, project.id)
-    const requests = newestFirst(matching, filter.limit ?? DEFAULT_LISTED).map((record) => entryOf(record, { mask }))
+    const requests = pageOf(matching, { limit: filter.limit ?? DEFAULT_LISTED, after: filter.after }).reverse().map((record) => entryOf(record, { mask }))
     if (matching.length > 0) return jsonResponse(200, { count: matching.length, requests })
-    const closest = closestRecords(records, compiled).map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
+    const closest = search.closest().map(({ record, differences }) => ({ request: entryOf(record, { mask }), differences: differences.map((difference) => maskDifference(difference, mask)) }))
     return jsonResponse(200, { count: 0, requests, closest })
   })
 
@@ -84,8 +84,8 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
     // A stream is authorized once: it must not outlive the token that opened it.
     const endsInMs = (await expiryOf(bearerOf(event, true))) - context.clock.now().getTime()
     return eventStream(deps.signal, (send) => {
-      const mask = projectMasking(context, project.id)
-      const stopRequests = deps.journal?.subscribe(project.id, (record) => send('request', JSON.stringify(entryOf(record, { mask })))) ?? (() => {})
+      const masking = liveMasking(context, project.id)
+      const stopRequests = deps.journal?.subscribe(project.id, (record) => send('request', JSON.stringify(entryOf(record, { mask: masking() })))) ?? (() => {})
       const onInbox = (received: InboxReceived) => {
         if (received.projectId === project.id) send('inbox', received.json)
       }

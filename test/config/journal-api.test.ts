@@ -66,6 +66,20 @@ describe('startMockApi: the journal in a test', () => {
     expect(api.requests({ project: 'shop', after: requests[1]!.id }).map((entry) => entry.path)).toEqual(['/api/shop/orders/7'])
   })
 
+  it('pages with after and limit from the cursor, oldest first: a poller sees every request once', async () => {
+    await fetch(`${api.url}/api/shop/orders?n=0`)
+    let cursor = api.requests()[0]!.id
+    for (let n = 1; n <= 5; n += 1) await fetch(`${api.url}/api/shop/orders?n=${n}`)
+    const seen: unknown[] = []
+    for (let poll = 0; poll < 4; poll += 1) {
+      const page = api.requests({ after: cursor, limit: 2 })
+      seen.push(...page.map((entry) => entry.query.n))
+      cursor = page.at(-1)?.id ?? cursor
+    }
+    expect(seen).toEqual(['1', '2', '3', '4', '5'])
+    expect(api.requests({ limit: 2 }).map((entry) => entry.query.n)).toEqual(['4', '5'])
+  })
+
   it('sees a request as soon as its answer came back: verify right after the fetch', async () => {
     await postOrder(api, 'A-1')
     api.verify({ method: 'POST', path: '/api/shop/orders' }, { times: 1 })

@@ -2,9 +2,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
+import { searchJournal } from '../../src/domain/journal-query.ts'
+import type { JournalRecord } from '../../src/domain/journal.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { JournalEntry } from '../../src/events.ts'
 import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { openEvents } from './_events.ts'
 
 afterAll(cleanup)
 
@@ -42,6 +45,29 @@ describe('GET …/requests with filters', () => {
     expect(((await requests('?path=/api/shop/**&limit=2')).json as JournalEntry[]).map((e) => e.path)).toEqual(['/api/shop/order', '/api/shop/orders/1'])
     const unmatched = (await requests('?matched=false')).json as JournalEntry[]
     expect(unmatched.map((e) => [e.method, e.path, e.status])).toEqual([['POST', '/api/shop/order', 404]])
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('pages from the cursor with after and limit: a poller sees every entry once, each page newest first', async () => {
+    const { server, dbPath, requests } = await shop()
+    await send(`${server.url}/api/shop/orders?n=0`)
+    let cursor = ((await requests()).json as JournalEntry[])[0]!.id
+    for (let n = 1; n <= 5; n += 1) await send(`${server.url}/api/shop/orders?n=${n}`)
+    const seen: string[] = []
+    const totals: string[] = []
+    for (let poll = 0; poll < 4; poll += 1) {
+      const page = await requests(`?after=${cursor}&limit=2`)
+      totals.push(page.headers.get('x-total-count')!)
+      const entries = page.json as JournalEntry[]
+      expect(entries.map((e) => e.id)).toEqual(entries.map((e) => e.id).sort((a, b) => b - a))
+      seen.push(...entries.map((e) => e.query.n as string).reverse())
+      cursor = Math.max(cursor, ...entries.map((e) => e.id))
+    }
+    expect(seen).toEqual(['1', '2', '3', '4', '5'])
+    // What waited after each cursor: the last poll found nothing new.
+    expect(totals).toEqual(['5', '3', '1', '0'])
+    // Without after, limit keeps the newest.
+    expect(((await requests('?limit=2')).json as JournalEntry[]).map((e) => e.query.n)).toEqual(['5', '4'])
     await expectAliveAndIntact(server.url, dbPath)
   })
 
@@ -117,6 +143,33 @@ describe('POST …/requests/find', () => {
     expect(none.json.closest[0].differences[0].received).toMatch(/Bearer eyJh… \(\d+ chars\)/)
   })
 
+  it('reads each request once when none matched, and stops explaining once three differ in one thing', async () => {
+    const { server, find } = await shop()
+    await send(`${server.url}/api/shop/orders`)
+    await send(`${server.url}/api/shop/orders/1`)
+    for (let n = 1; n <= 6; n += 1) await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order(`A-${n}`) })
+    // A record's facts (headers, query, body) are built from a copy of it: each read of its body is one build.
+    const reads = new Map<number, number>()
+    const records = server.journal!.records(server.project('shop').id).map((record) => new Proxy(record, {
+      get(target, property, receiver) {
+        if (property === 'body') reads.set(target.id, (reads.get(target.id) ?? 0) + 1)
+        return Reflect.get(target, property, receiver) as unknown
+      },
+    }) as JournalRecord)
+    const filter = { method: 'POST', when: { body: { '$.items[0].sku': 'Z-9' } } }
+    const search = searchJournal(records, filter, Date.now())
+    expect(search.matching).toEqual([])
+    const closest = search.closest()
+    const builds = records.map((record) => reads.get(record.id) ?? 0)
+    expect(closest.map(({ record, differences }) => [JSON.parse(new TextDecoder().decode(record.body!)).items[0].sku, differences.length])).toEqual([['A-6', 1], ['A-5', 1], ['A-4', 1]])
+    // A-1 to A-6 once, by the query, and not again to be explained; the two older GETs, whose method
+    // differs, not at all: nothing older than three requests differing in one thing can come closer.
+    expect(builds).toEqual([0, 0, 1, 1, 1, 1, 1, 1])
+    // The API shows the same.
+    const none = await find(filter)
+    expect(none.json.closest.map((c: { request: JournalEntry }) => c.request.id)).toEqual(closest.map(({ record }) => record.id))
+  })
+
   it('refuses a bad when (naming it), another method, and answers 409 with no journal; nothing is cleared', async () => {
     const { server, dbPath, find, requests, auth, id } = await shop()
     await send(`${server.url}/api/shop/orders`)
@@ -129,6 +182,81 @@ describe('POST …/requests/find', () => {
     const off = await shop({ journal: 0 })
     expect((await off.find({})).status).toBe(409)
     expect((await off.requests()).status).toBe(409)
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('masking on the live stream', () => {
+  it('masks with the apiKey names configured while the stream is open, not only those known when it opened', async () => {
+    const { server, dbPath, id, requests } = await shop()
+    const token = await mintToken(openStore(dbPath).context, { expiresInMs: 60_000 })
+    const stream = await openEvents(`${server.url}/api/projects/${id}/events?access_token=${token}`)
+    try {
+      const key = 'lateKEYlateKEY123'
+      await send(`${server.url}/api/shop/orders`, { headers: { 'x-late': key } })
+      expect(JSON.parse((await stream.next('request')).data).headers['x-late']).toBe(key)
+      addEndpoint(openStore(dbPath).context, { project: 'shop', method: 'GET', path: '/api/late', body: '{}', auth: [{ type: 'apiKey', in: 'header', name: 'X-Late', keys: [key] }] })
+      expect((await send(`${server.url}/api/shop/late`, { headers: { 'x-late': key } })).status).toBe(200)
+      const live = JSON.parse((await stream.next('request')).data) as JournalEntry
+      expect(live.headers['x-late']).toBe(`late… (${key.length} chars)`)
+      expect(live).toEqual(((await requests('?limit=1')).json as JournalEntry[])[0])
+    } finally {
+      stream.close()
+    }
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+})
+
+describe('masking', () => {
+  it('masks headers named like a credential and any Bearer or Basic value, but shows a challenge', async () => {
+    const { server, dbPath, find, requests } = await shop()
+    addEndpoint(openStore(dbPath).context, { project: 'shop', method: 'GET', path: '/api/secure', body: '{}', auth: [{ type: 'bearer', tokens: ['right-token-0123456789'] }] })
+    const sent = {
+      'x-authorization': 'Bearer xauth-secret-token-123456',
+      'x-session-id': 'sess-abcdef-0123456789',
+      'x-user-credential': 'cred-0123456789abcdef',
+      'x-passwd': 'passwd-0123456789',
+      'x-forwarded-auth': 'Basic dXNlcjpwYXNzd29yZA==',
+      'x-upstream': 'Bearer upstream-secret-987654321',
+    }
+    const shown = { 'x-request-id': 'req-0123456789abcdef', 'x-author': 'Ada Lovelace' }
+    expect((await send(`${server.url}/api/shop/secure?author=ada&authorId=7&oauth_state=state-0123456789`, { headers: { ...sent, ...shown } })).status).toBe(401)
+    const [entry] = (await requests('?limit=1')).json as JournalEntry[]
+    // The scheme, four characters, the length of the rest.
+    const masked = (value: string) => {
+      const [scheme, secret] = value.includes(' ') ? value.split(' ') as [string, string] : ['', value]
+      return `${scheme ? `${scheme} ` : ''}${secret.slice(0, 4)}… (${secret.length} chars)`
+    }
+    expect(entry!.headers).toMatchObject({ ...Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, masked(value)])), ...shown })
+    // An author is no credential; an OAuth parameter is.
+    expect(entry!.query).toEqual({ author: 'ada', authorId: '7', oauth_state: masked('state-0123456789') })
+    // A challenge is no secret: it says why the 401 came.
+    expect(entry!.answer.headers['www-authenticate']).toMatch(/^Bearer realm=/)
+    // What a `when` received from a header carrying a Bearer value is masked as the header is.
+    const none = await find({ when: { headers: { 'x-upstream': 'Bearer other' } } })
+    expect(none.json.closest[0].differences[0].received).toBe(JSON.stringify(masked(sent['x-upstream'])))
+    const listed = JSON.stringify([entry, none.json])
+    for (const secret of Object.values(sent)) expect(listed).not.toContain(secret.split(' ').at(-1))
+    await expectAliveAndIntact(server.url, dbPath)
+  })
+
+  it('masks a secret query value inside the URLs of Link, Location and Content-Location, as the query shows it', async () => {
+    const { server, dbPath, requests } = await shop()
+    const { context } = openStore(dbPath)
+    addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/keyed', body: '{}', auth: [{ type: 'apiKey', in: 'query', name: 'shop_pass', keys: ['shop-pass-0123456789'] }] })
+    addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/moved', status: 302, headers: { Location: '/api/shop/keyed?shop_pass=shop-pass-0123456789&x=1#top', 'Content-Location': '/api/shop/moved?session=sess-0123456789abc' } })
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-1') })
+    await send(`${server.url}/api/shop/orders`, { method: 'POST', body: order('A-2') })
+    const listed = await send(`${server.url}/api/shop/orders?access_token=supersecretvalue123&page=1&limit=1`)
+    expect(listed.headers.get('link')).toContain('access_token=supersecretvalue123')
+    await send(`${server.url}/api/shop/moved`)
+    const [moved, list] = (await requests('?method=GET')).json as JournalEntry[]
+    expect(list!.query).toMatchObject({ access_token: 'supe… (19 chars)', page: '1' })
+    const link = list!.answer.headers.link!
+    expect(link).toContain('access_token=supe… (19 chars)&page=')
+    expect(link.match(/access_token=/g)!.length).toBe(listed.headers.get('link')!.match(/access_token=/g)!.length)
+    expect(moved!.answer.headers).toMatchObject({ location: '/api/shop/keyed?shop_pass=shop… (20 chars)&x=1#top', 'content-location': '/api/shop/moved?session=sess… (18 chars)' })
+    expect(JSON.stringify([list, moved])).not.toMatch(/supersecretvalue123|shop-pass-0123456789|sess-0123456789abc/)
     await expectAliveAndIntact(server.url, dbPath)
   })
 })
