@@ -87,24 +87,40 @@ function segmentMatches(pattern: SegmentPattern, segment: string): boolean {
 
 /** How far a path is from a route's patterns, and in what. */
 interface Alignment {
+  /** Differences: a segment differing (a typo too), missing or extra, and for a route its method and slug. */
   cost: number
   /** Built only when asked for (the routes shown): ranking the others needs the counts alone. */
   differences: Difference[]
-  /** Literal segments equal, and differing ones that look like typos. */
+  /** Literal segments equal (a leading `api` aside), and differing ones that look like typos. */
   equal: number
   similar: number
-  /** Letters apart across differing literal segments: ranks typos before other words. */
+  /** Letters apart: across differing literal segments, and the length of a segment missing or extra (typos rank before other words and gaps). */
   distance: number
 }
 
-/** An alignment's score: its differences first, then (among equally many) more equal literal segments. */
-const SCORE_UNIT = 64
+/**
+ * Every project is served under `/api/{slug}` and most own paths start with `/api` too: an equal
+ * leading `api` says nothing about which endpoint was meant, so it does not count as in common.
+ */
+const SHARED_BASE = 'api'
 
-const pairScore = (pattern: SegmentPattern, segment: string) => (segmentMatches(pattern, segment) ? (pattern.kind === 'literal' ? -1 : 0) : SCORE_UNIT)
+/** A difference's score in `align` (a typo aside): above every bonus a path can collect, so fewer differences always win. */
+const SCORE_UNIT = 128
+/** Bonuses: an equal literal segment, and a typo, which is aligned as if it matched but still counted as a difference. */
+const EQUAL_BONUS = -2
+const TYPO_BONUS = -1
+
+function pairScore(pattern: SegmentPattern, segment: string): number {
+  if (segmentMatches(pattern, segment)) return pattern.kind === 'literal' ? EQUAL_BONUS : 0
+  return pattern.kind === 'literal' && typoDistance(segment, pattern.text) !== null ? TYPO_BONUS : SCORE_UNIT
+}
 
 /**
- * Aligns request segments with route patterns at the fewest differences: a segment that matches
- * costs 0, a differing one 1, a missing or extra one 1, and `**` takes whatever is left; among
+ * Aligns request segments with route patterns at the fewest differences other than typos: a
+ * segment that matches costs nothing, a differing one, a missing or an extra one a difference each,
+ * and a trailing `**` takes whatever is left. A typo of a literal is aligned with it, as a match
+ * would be, so `/api/ordrs` against `/api/orders/:id` reads "ordrs" for "orders" and a missing
+ * `:id`, not "ordrs" as the `:id` and "orders" missing; it still counts as a difference. Among
  * alignments as good, the one with more equal literals (`/orders/items` misses the `:id` of
  * `/orders/:id/items`, rather than `items` standing for `:id`). `at` counts from the first of
  * `segments`; the text counts in the whole path, `skipped` segments (a project's `/api/{slug}`)
@@ -114,7 +130,7 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
   const n = segments.length
   const m = patterns.length
   const width = m + 1
-  // table[i * width + j]: the best score aligning segments[i..] with patterns[j..] (SCORE_UNIT per difference, less one per equal literal).
+  // table[i * width + j]: the best score aligning segments[i..] with patterns[j..] (SCORE_UNIT per difference but a typo, less the bonuses).
   for (let i = n; i >= 0; i -= 1) {
     for (let j = m; j >= 0; j -= 1) {
       const pattern = patterns[j]
@@ -125,10 +141,13 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
       else table[at] = Math.min(pairScore(pattern!, segments[i]!) + table[at + width + 1]!, SCORE_UNIT + table[at + width]!, SCORE_UNIT + table[at + 1]!)
     }
   }
-  // Fewer than SCORE_UNIT equal literals (at most MAX_SEGMENTS): rounding up gives the differences back.
-  const result: Alignment = { cost: Math.ceil(table[0]! / SCORE_UNIT), differences: [], equal: 0, similar: 0, distance: 0 }
+  const result: Alignment = { cost: 0, differences: [], equal: 0, similar: 0, distance: 0 }
   let i = 0
   let j = 0
+  const differ = (difference: Difference) => {
+    result.cost += 1
+    if (explain) result.differences.push(difference)
+  }
   while (i < n || j < m) {
     const pattern = patterns[j]
     if (pattern?.kind === 'rest') break
@@ -137,8 +156,8 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
     if (pattern !== undefined && segment !== undefined) {
       const here = pairScore(pattern, segment)
       if (table[at] === here + table[at + width + 1]!) {
-        if (here <= 0) {
-          if (pattern.kind === 'literal') result.equal += 1
+        if (segmentMatches(pattern, segment)) {
+          if (pattern.kind === 'literal' && !(j === 0 && pattern.text === SHARED_BASE)) result.equal += 1
         } else {
           const expected = written[j]!
           if (pattern.kind === 'literal') {
@@ -146,7 +165,7 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
             if (distance !== null) result.similar += 1
             result.distance += distance ?? Math.max(segment.length, pattern.text.length)
           }
-          if (explain) result.differences.push({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
+          differ({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
         }
         i += 1
         j += 1
@@ -154,10 +173,13 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
       }
     }
     if (segment !== undefined && table[at] === SCORE_UNIT + table[at + width]!) {
-      if (explain) result.differences.push({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
+      result.distance += segment.length
+      differ({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
       i += 1
     } else {
-      if (explain) result.differences.push({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
+      const missing = pattern!
+      result.distance += missing.kind === 'literal' ? missing.text.length : 1
+      differ({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
       j += 1
     }
   }
@@ -247,8 +269,9 @@ function score(route: NearMissRoute, request: Missed, explain: boolean): Alignme
 /**
  * The endpoints closest to a request no endpoint matched, closest first: at most 3, none when
  * nothing is close. Close means at most max(2, half the request's segments) differences, and
- * something in common besides the project: an equal or near-equal segment of the route's path,
- * or all of it (only the method or the slug's spelling differ). Work: the first MAX_ROUTES
+ * something in common besides the project: an equal or near-equal segment of the route's path
+ * (a leading `api` aside), or all of it (only the method or the slug's spelling differ). Ranked by
+ * differences, then equal segments, then letters apart. Work: the first MAX_ROUTES
  * routes × the request's segments, on misses only; differences are built for the 3 shown.
  */
 export function nearMisses(routes: readonly NearMissRoute[], method: string, segments: readonly string[]): NearMiss[] {

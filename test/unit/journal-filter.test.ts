@@ -206,6 +206,13 @@ describe('journal filters: what they match', () => {
     expect(filter.explain(subject({ method: 'POST', body: '{"items":[{"sku":"A-1"}]}', contentType: 'application/json' }))).toEqual([])
     expect(compileFilter({ after: 5, since: '1m' }, NOW).explain(subject({ id: 5, at: NOW - 120_000 })).map((d) => d.what)).toEqual(['time', 'time'])
   })
+
+  it('explains a path as near misses do: a typo as a typo first', () => {
+    const texts = (path: string, sent: string) => compileFilter({ path }, NOW).explain(subject({ path: sent })).map((difference) => difference.text)
+    expect(texts('/api/shop/orders/:id', '/api/shop/ordrs')).toEqual(['segment 2 is "ordrs", expected "orders"', 'missing segment ":id"'])
+    expect(texts('/api/orders/:id', '/api/ordrs')).toEqual(['segment 1 is "ordrs", expected "orders"', 'missing segment ":id"'])
+    expect(texts('/api/shop/orders/:id/items', '/api/shop/orders/items')).toEqual(['missing segment ":id"'])
+  })
 })
 
 describe('journal facts', () => {
