@@ -122,9 +122,8 @@ function pairScore(pattern: SegmentPattern, segment: string): number {
  * would be, so `/api/ordrs` against `/api/orders/:id` reads "ordrs" for "orders" and a missing
  * `:id`, not "ordrs" as the `:id` and "orders" missing; it still counts as a difference. Among
  * alignments as good, the one with more equal literals (`/orders/items` misses the `:id` of
- * `/orders/:id/items`, rather than `items` standing for `:id`). `at` counts from the first of
- * `segments`; the text counts in the whole path, `skipped` segments (a project's `/api/{slug}`)
- * coming first. Work: segments × patterns, in `table` (reused from route to route).
+ * `/orders/:id/items`, rather than `items` standing for `:id`). `at` and the text count in the
+ * whole path from 0, `skipped` segments (a project's `/api/{slug}`) coming first. Work: segments × patterns, in `table` (reused from route to route).
  */
 function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array): Alignment {
   const n = segments.length
@@ -165,7 +164,7 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
             if (distance !== null) result.similar += 1
             result.distance += distance ?? Math.max(segment.length, pattern.text.length)
           }
-          differ({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
+          differ({ what: 'segment', at: skipped + i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
         }
         i += 1
         j += 1
@@ -174,12 +173,12 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
     }
     if (segment !== undefined && table[at] === SCORE_UNIT + table[at + width]!) {
       result.distance += segment.length
-      differ({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
+      differ({ what: 'length', at: skipped + i, expected: '', received: segment, text: `extra segment "${segment}"` })
       i += 1
     } else {
       const missing = pattern!
       result.distance += missing.kind === 'literal' ? missing.text.length : 1
-      differ({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
+      differ({ what: 'length', at: skipped + i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
       j += 1
     }
   }

@@ -213,6 +213,13 @@ describe('journal filters: what they match', () => {
     expect(texts('/api/orders/:id', '/api/ordrs')).toEqual(['segment 1 is "ordrs", expected "orders"', 'missing segment ":id"'])
     expect(texts('/api/shop/orders/:id/items', '/api/shop/orders/items')).toEqual(['missing segment ":id"'])
   })
+
+  it('a difference\'s at agrees with its text; a when difference expects the operand', () => {
+    const [segment] = compileFilter({ path: '/api/shop/orders' }, NOW).explain(subject({ path: '/api/shop/order' }))
+    expect(segment).toEqual({ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' })
+    const [condition] = compileFilter({ when: { headers: { authorization: 'Bearer other' } } }, NOW).explain(subject({ headers: [['authorization', 'Bearer mine']] }))
+    expect(condition).toEqual({ what: 'condition', at: 'headers.authorization', expected: 'Bearer other', received: '"Bearer mine"', text: 'headers.authorization = Bearer other (received "Bearer mine")' })
+  })
 })
 
 describe('journal facts', () => {

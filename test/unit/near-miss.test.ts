@@ -31,8 +31,11 @@ describe('near misses', () => {
       endpointId: shop[1]!.endpointId,
       method: 'POST',
       path: '/api/shop/orders',
-      differences: [{ what: 'segment', at: 0, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }],
+      differences: [{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }],
     })
+    // `at` counts as the text does, from the path's start, under a slug and at own paths alike.
+    expect(nearMisses([atOwnPath('POST', '/api/orders')], 'POST', splitPath('/api/order'))[0]!.differences).toMatchObject([{ at: 1, text: 'segment 1 is "order", expected "orders"' }])
+    expect(nearMisses([underSlug('shop', 'GET', '/orders')], 'GET', splitPath('/api/shop/v2/orders'))[0]!.differences).toMatchObject([{ at: 2, text: 'extra segment "v2"' }])
   })
 
   it('a wrong method: the same path with another method', () => {
