@@ -122,10 +122,12 @@ function pairScore(pattern: SegmentPattern, segment: string): number {
  * would be, so `/api/ordrs` against `/api/orders/:id` reads "ordrs" for "orders" and a missing
  * `:id`, not "ordrs" as the `:id` and "orders" missing; it still counts as a difference. Among
  * alignments as good, the one with more equal literals (`/orders/items` misses the `:id` of
- * `/orders/:id/items`, rather than `items` standing for `:id`). `at` and the text count in the
- * whole path from 0, `skipped` segments (a project's `/api/{slug}`) coming first. Work: segments × patterns, in `table` (reused from route to route).
+ * `/orders/:id/items`, rather than `items` standing for `:id`). With `anyStart` (a pattern that
+ * began with `**`), the segments before the best place to start are skipped for nothing. `at` and
+ * the text count in the whole path from 0, `skipped` segments (a project's `/api/{slug}`) coming
+ * first. Work: segments × patterns, in `table` (reused from route to route).
  */
-function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array): Alignment {
+function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array, anyStart = false): Alignment {
   const n = segments.length
   const m = patterns.length
   const width = m + 1
@@ -142,6 +144,8 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
   }
   const result: Alignment = { cost: 0, differences: [], equal: 0, similar: 0, distance: 0 }
   let i = 0
+  // From the first start as good as any: a differing segment says more than a missing one.
+  if (anyStart) for (let start = 1; start <= n; start += 1) if (table[start * width]! < table[i * width]!) i = start
   let j = 0
   const differ = (difference: Difference) => {
     result.cost += 1
@@ -187,13 +191,20 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
 
 const tableFor = (segments: number, patterns: number) => new Int32Array((segments + 1) * (patterns + 1))
 
-/** What differs between a request's path and a path pattern, segment by segment (a journal filter's `path`). */
+/**
+ * What differs between a request's path and a path pattern, segment by segment (a journal
+ * filter's `path`); a pattern whose first segment is `**` (any prefix) is compared with the end
+ * of the path that comes closest.
+ */
 export function pathDifferences(pattern: string, segments: readonly string[]): Difference[] {
-  const patterns = parseRoutePath(pattern)
+  const parsed = parseRoutePath(pattern)
+  const written = splitPath(pattern)
+  const anyStart = parsed.length > 1 && parsed[0]!.kind === 'rest'
+  const patterns = anyStart ? parsed.slice(1) : parsed
   if (segments.length > MAX_SEGMENTS || patterns.length > MAX_SEGMENTS) {
     return [{ what: 'length', expected: pattern, received: `${segments.length} segments`, text: `path of ${segments.length} segments, too long to compare with ${pattern}` }]
   }
-  return align(segments, patterns, splitPath(pattern), 0, true, tableFor(segments.length, patterns.length)).differences
+  return align(segments, patterns, anyStart ? written.slice(1) : written, 0, true, tableFor(segments.length, patterns.length), anyStart).differences
 }
 
 const sameMethod = (route: string, request: string) => route === request || (request === 'HEAD' && route === 'GET')

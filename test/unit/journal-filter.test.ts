@@ -145,6 +145,22 @@ describe('journal filters: what they match', () => {
     }
   })
 
+  it('a leading ** is any prefix, none included: the same endpoint under the slug and at own paths', () => {
+    const held = (path: string) => ['/api/shop/orders', '/api/orders', '/orders', '/api/shop/orders/7', '/api/shop/order', '/v2/api/orders/7/items', '/'].filter((sent) => matches({ path }, { path: sent }))
+    expect(held('/**/orders')).toEqual(['/api/shop/orders', '/api/orders', '/orders'])
+    expect(held('/**/orders/:id')).toEqual(['/api/shop/orders/7'])
+    expect(held('/**/orders/**')).toEqual(['/api/shop/orders', '/api/orders', '/orders', '/api/shop/orders/7', '/v2/api/orders/7/items'])
+    expect(held('/**/**')).toHaveLength(7)
+    expect(matches({ path: '/**/a%20b' }, { path: '/x/a%20b' })).toBe(true)
+    expect(parseFilter(new URLSearchParams('path=/**/orders'), NOW)).toEqual({ path: '/**/orders' })
+    // Explained on the end of the path that comes closest.
+    const explain = (path: string, sent: string) => compileFilter({ path }, NOW).explain(subject({ path: sent }))
+    expect(explain('/**/orders', '/api/shop/order')).toEqual([{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }])
+    expect(explain('/**/orders/:id', '/api/shop/orders').map((d) => d.text)).toEqual(['missing segment ":id"'])
+    // Anywhere else, ** is refused, saying where it may stand.
+    expect(fromQuery('path=/api/**/orders')).toMatchObject({ field: 'path', message: expect.stringContaining('may start with ** (any prefix: /**/orders) or end with it') })
+  })
+
   it('method, status classes, ranges and lists, faults, matched and endpoint', () => {
     expect(matches({ method: ['POST', 'PUT'] }, { method: 'PUT' })).toBe(true)
     expect(matches({ method: 'get' }, { method: 'HEAD' })).toBe(false)
