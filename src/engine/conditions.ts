@@ -505,6 +505,14 @@ function leavesOf(raw: Record<string, unknown>): Leaf[] {
   return leaves
 }
 
+/** A body the journal kept only the start of: `kept` bytes of `size`. */
+export interface CutBody {
+  kept: number
+  size: number
+}
+
+const kib = (bytes: number) => `${Math.round((bytes / 1024) * 10) / 10} KiB`
+
 /** A condition's operand as a difference's `expected`: text as written, operators as describeWhen writes them, anything else as JSON. */
 function operandOf(condition: unknown): string {
   if (typeof condition === 'string') return condition
@@ -516,18 +524,24 @@ function operandOf(condition: unknown): string {
  * The conditions of a `when` that fail for a request, each with what the request had there: for
  * the request journal's explanations (a verify that failed, a rule that did not hold), never to
  * choose a response. Throws ConditionError as compileWhen does; never over budget: the tests share
- * one request's budget, and a test it could not afford fails, saying so.
+ * one request's budget, and a test it could not afford fails, saying so. A condition reading a
+ * body the journal cut (`cut`) was not tested on what was sent, and says so rather than what the
+ * cut body held.
  */
-export function whenMisses(raw: unknown, facts: RequestFacts): WhenMiss[] {
+export function whenMisses(raw: unknown, facts: RequestFacts, cut: CutBody | null = null): WhenMiss[] {
   compileWhen(raw)
   const budget = requestBudget()
   const misses: WhenMiss[] = []
+  const cutWhy = cut === null ? null : cut.kept === 0 ? `body not kept (${cut.size} bytes): not tested` : `body cut at ${kib(cut.kept)} (${cut.size} bytes): not tested`
   for (const leaf of leavesOf(raw as Record<string, unknown>)) {
     budget.skipped = null
-    if (compileWhen(leaf.when).test(facts, budget)) continue
+    const compiled = compileWhen(leaf.when)
+    if (compiled.test(facts, budget)) continue
     const line = describeWhen(leaf.when)
     const received = leaf.received(facts)
-    const why = budget.skipped !== null ? `not tested: ${budget.skipped}` : received === undefined ? 'none held' : `received ${received ?? 'nothing'}`
+    let why: string
+    if (cutWhy !== null && compiled.readsBody) why = cutWhy
+    else why = budget.skipped !== null ? `not tested: ${budget.skipped}` : received === undefined ? 'none held' : `received ${received ?? 'nothing'}`
     misses.push({ at: leaf.at, expected: operandOf(leaf.condition), received: received ?? null, text: `${line} (${why})` })
   }
   return misses

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts'
 import type { Difference, JournalFilter } from '../events.ts'
-import { compileWhen, ConditionError, requestBudget, whenMisses, type CompiledWhen, type RequestFacts } from './conditions.ts'
+import { compileWhen, ConditionError, requestBudget, whenMisses, type CompiledWhen, type CutBody, type RequestFacts } from './conditions.ts'
 import { pathDifferences } from './near-miss.ts'
 import { createRouter, splitPath } from './router.ts'
 
@@ -21,6 +21,8 @@ export interface JournalSubject {
   status: number
   matched: boolean
   endpointId: number | null
+  /** Set when the journal kept only the start of the body: a body condition that fails was not tested on what was sent. */
+  bodyCut: CutBody | null
   facts(needsBody: boolean): RequestFacts
 }
 
@@ -294,7 +296,7 @@ export function compileFilter(filter: JournalFilter, now: number): CompiledFilte
       if (since !== null && subject.at < since) differ('time', 'since', checked.since!, new Date(subject.at).toISOString(), `came in at ${new Date(subject.at).toISOString()}, before ${checked.since!}`)
       if (checked.after !== undefined && subject.id <= checked.after) differ('time', 'after', `after #${checked.after}`, `#${subject.id}`, `#${subject.id} is not after #${checked.after}`)
       if (checked.when !== undefined) {
-        for (const miss of whenMisses(checked.when, subject.facts(when!.readsBody))) differ('condition', miss.at, miss.expected, miss.received, miss.text)
+        for (const miss of whenMisses(checked.when, subject.facts(when!.readsBody), subject.bodyCut)) differ('condition', miss.at, miss.expected, miss.received, miss.text)
       }
       return differences
     },

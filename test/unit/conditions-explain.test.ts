@@ -74,6 +74,21 @@ describe('explainWhen', () => {
     expect(explainWhen(when, facts({ bodyText: text, body: text, query: { q: 'x' } }))).toEqual(['body matches "[a-z]{400}[0-9]" (not tested: pattern skipped: value too long)'])
   })
 
+  it('a body the journal cut: its failed conditions were not tested, the others read as ever', () => {
+    const when = { body: { sku: 'A-1' }, any: [{ body: { contains: 'A-1' } }], query: { q: 'x' } }
+    expect(explainWhen(when, facts({ bodyText: '{"pad":"xx', body: '{"pad":"xx' }))).toEqual([
+      'body.sku = A-1 (received nothing)',
+      'any(body contains "A-1") (none held)',
+      'query.q = x (received nothing)',
+    ])
+    expect(whenMisses(when, facts({ bodyText: '{"pad":"xx', body: '{"pad":"xx' }), { kept: 65_536, size: 70_026 }).map((miss) => miss.text)).toEqual([
+      'body.sku = A-1 (body cut at 64 KiB (70026 bytes): not tested)',
+      'any(body contains "A-1") (body cut at 64 KiB (70026 bytes): not tested)',
+      'query.q = x (received nothing)',
+    ])
+    expect(whenMisses({ body: { sku: 'A-1' } }, facts(), { kept: 0, size: 9_000_000 })[0]!.text).toBe('body.sku = A-1 (body not kept (9000000 bytes): not tested)')
+  })
+
   it('refuses a when compileWhen refuses', () => {
     expect(() => explainWhen({ cookie: { a: 1 } }, facts())).toThrow(ConditionError)
   })

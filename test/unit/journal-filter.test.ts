@@ -34,6 +34,8 @@ interface Sent {
   matched?: boolean
   endpointId?: number | null
   params?: Record<string, string> | null
+  /** The whole size of a body the journal kept only `body` of. */
+  bodySize?: number
 }
 
 function subject(sent: Sent = {}): JournalSubject {
@@ -54,6 +56,7 @@ function subject(sent: Sent = {}): JournalSubject {
     status: sent.status ?? 200,
     matched: sent.matched ?? true,
     endpointId: sent.endpointId === undefined ? 7 : sent.endpointId,
+    bodyCut: sent.bodySize === undefined ? null : { kept: request.body?.byteLength ?? 0, size: sent.bodySize },
     facts: (needsBody) => journalFacts(request, needsBody),
   }
 }
@@ -235,6 +238,23 @@ describe('journal filters: what they match', () => {
     expect(segment).toEqual({ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' })
     const [condition] = compileFilter({ when: { headers: { authorization: 'Bearer other' } } }, NOW).explain(subject({ headers: [['authorization', 'Bearer mine']] }))
     expect(condition).toEqual({ what: 'condition', at: 'headers.authorization', expected: 'Bearer other', received: '"Bearer mine"', text: 'headers.authorization = Bearer other (received "Bearer mine")' })
+  })
+})
+
+describe('journal filters: a body the journal cut', () => {
+  it('a failed body condition says the body was cut and not tested, not that it received nothing', () => {
+    const whole = JSON.stringify({ pad: 'x'.repeat(70_000), sku: 'A-1' })
+    const kept = whole.slice(0, 64 * 1024)
+    const filter = compileFilter({ when: { body: { sku: 'A-1' }, headers: { 'x-tier': 'gold' } } }, NOW)
+    const cut = subject({ method: 'POST', body: kept, bodySize: whole.length, contentType: 'application/json', headers: [['x-tier', 'silver']] })
+    expect(filter.explain(cut).map((difference) => difference.text)).toEqual([
+      `body.sku = A-1 (body cut at 64 KiB (${whole.length} bytes): not tested)`,
+      'headers.x-tier = gold (received "silver")',
+    ])
+    // A body never read (a declared size refused): not kept at all.
+    expect(filter.explain(subject({ method: 'POST', bodySize: 5_000_000, headers: [['x-tier', 'gold']] })).map((difference) => difference.text)).toEqual(['body.sku = A-1 (body not kept (5000000 bytes): not tested)'])
+    // A whole body that lacks the field still says so.
+    expect(filter.explain(subject({ method: 'POST', body: '{"sku":"A-9"}', contentType: 'application/json', headers: [['x-tier', 'gold']] })).map((difference) => difference.text)).toEqual(['body.sku = A-1 (received "A-9")'])
   })
 })
 
