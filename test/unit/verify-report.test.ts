@@ -35,7 +35,7 @@ const typo = entry({
   status: 404,
   endpointId: null,
   matched: false,
-  nearMisses: [{ endpointId: 7, method: 'POST', path: '/api/shop/orders', differences: [{ what: 'segment', at: 0, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }] }],
+  nearMisses: [{ endpointId: 7, method: 'POST', path: '/api/shop/orders', differences: [{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }] }],
 })
 const wrongMethod = entry({ id: 11, time: '2026-01-31T10:02:03.101Z', method: 'GET', status: 200, endpointId: 6, query: { page: '2', tag: ['a', 'b'] } })
 
@@ -46,7 +46,7 @@ const failure = (over: Partial<VerifyFailure> = {}): VerifyFailure => ({
   total: 4,
   project: 'shop',
   entries: [
-    { entry: wrongSku, differences: [{ what: 'condition', at: 'body.$.items[0].sku', expected: 'body.$.items[0].sku = A-1', received: '"A-2"', text: 'body.$.items[0].sku = A-1 (received "A-2")' }] },
+    { entry: wrongSku, differences: [{ what: 'condition', at: 'body.$.items[0].sku', expected: 'A-1', received: '"A-2"', text: 'body.$.items[0].sku = A-1 (received "A-2")' }] },
     { entry: typo, differences: [{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }] },
     { entry: wrongMethod, differences: [{ what: 'method', expected: 'POST', received: 'GET', text: 'method GET, expected POST' }] },
   ],
