@@ -50,20 +50,43 @@ const WIDTH = MAX_COMPARED_LENGTH + 1
 /** editDistance's rows, reused: a miss compares thousands of segments. */
 const rows = new Int32Array(WIDTH * WIDTH)
 
-/** Letters to change, add, remove or swap with the next to go from one segment to the other, on short segments only. */
-function editDistance(a: string, b: string): number {
+/**
+ * Letters to change, add, remove or swap with the next to go from one segment to the other, on
+ * short segments only; past `limit` it stops, giving more than `limit`. A miss compares thousands
+ * of pairs: their common start and end are passed over, and different words stop after a row or two.
+ */
+function editDistance(a: string, b: string, limit: number): number {
   if (a.length > MAX_COMPARED_LENGTH || b.length > MAX_COMPARED_LENGTH) return Math.max(a.length, b.length)
-  for (let j = 0; j <= b.length; j += 1) rows[j] = j
-  for (let i = 1; i <= a.length; i += 1) {
-    rows[i * WIDTH] = i
-    for (let j = 1; j <= b.length; j += 1) {
-      const at = i * WIDTH + j
-      let best = Math.min(rows[at - WIDTH]! + 1, rows[at - 1]! + 1, rows[at - WIDTH - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[at - 2 * WIDTH - 2]! + 1)
-      rows[at] = best
-    }
+  let from = 0
+  while (from < a.length && from < b.length && a[from] === b[from]) from += 1
+  let aEnd = a.length
+  let bEnd = b.length
+  while (aEnd > from && bEnd > from && a[aEnd - 1] === b[bEnd - 1]) {
+    aEnd -= 1
+    bEnd -= 1
   }
-  return rows[a.length * WIDTH + b.length]!
+  const n = aEnd - from
+  const m = bEnd - from
+  if (n === 0 || m === 0) return n + m
+  let before = 0
+  for (let j = 0; j <= m; j += 1) rows[j] = j
+  for (let i = 1; i <= n; i += 1) {
+    rows[i * WIDTH] = i
+    let least = i
+    const x = a[from + i - 1]
+    for (let j = 1; j <= m; j += 1) {
+      const at = i * WIDTH + j
+      const y = b[from + j - 1]
+      let best = Math.min(rows[at - WIDTH]! + 1, rows[at - 1]! + 1, rows[at - WIDTH - 1]! + (x === y ? 0 : 1))
+      if (i > 1 && j > 1 && x === b[from + j - 2] && a[from + i - 2] === y) best = Math.min(best, rows[at - 2 * WIDTH - 2]! + 1)
+      rows[at] = best
+      if (best < least) least = best
+    }
+    // Every way to the end passes through this row or the one before (a swap skips one row), and never gets cheaper.
+    if (Math.min(least, before) > limit) return limit + 1
+    before = least
+  }
+  return rows[n * WIDTH + m]!
 }
 
 /** The most letters a typo changes: a third of the word (one, for short words). */
@@ -73,7 +96,7 @@ const typoLimit = (received: string, expected: string) => Math.max(1, Math.floor
 function typoDistance(received: string, expected: string): number | null {
   const limit = typoLimit(received, expected)
   if (Math.abs(received.length - expected.length) > limit) return null
-  const distance = editDistance(received, expected)
+  const distance = editDistance(received, expected, limit)
   return distance <= limit ? distance : null
 }
 
