@@ -47,7 +47,10 @@ export interface ExchangeSide {
  */
 export interface Difference {
   what: 'method' | 'project' | 'segment' | 'length' | 'condition' | 'status' | 'matched' | 'time'
-  /** Where: a segment's index (from 0, after the project's base path), or a condition's target (`body.items[0].sku`). */
+  /**
+   * Where: a segment's index, from 0 at the path's start as the text counts (`segment 2 is "order"`
+   * in `/api/shop/order`), or a field or condition's target (`method`, `body.items[0].sku`).
+   */
   at?: number | string
   expected: string
   /** What the request had there; null when it had nothing. */

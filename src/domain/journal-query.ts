@@ -19,6 +19,7 @@ export function subjectOf(record: JournalRecord): JournalSubject & { factsBuilt(
     status: record.status,
     matched: record.matched,
     endpointId: record.endpointId,
+    bodyCut: record.bodySize > (record.body?.byteLength ?? 0) ? { kept: record.body?.byteLength ?? 0, size: record.bodySize } : null,
     facts(needsBody) {
       if (facts === null || (needsBody && !withBody)) {
         facts = journalFacts({ ...record, headers: headerPairs(record.rawHeaders) }, needsBody)

@@ -430,7 +430,10 @@ export function describeWhen(raw: Record<string, unknown>): string {
 export interface WhenMiss {
   /** `headers.x-tier`, `body.$.items[0].sku`, `body`, `any`. */
   at: string
-  /** The condition in describeWhen's words. */
+  /**
+   * What the condition asks for there: the value (`Bearer other`), operators with their operands
+   * (`gte 2`), a body subset as JSON, or a whole `any(…)`; the text has the condition's line.
+   */
   expected: string
   /** The value there, as JSON cut at RECEIVED_LENGTH characters; null when the request had none. */
   received: string | null
@@ -451,6 +454,8 @@ function shown(value: unknown): string {
 interface Leaf {
   at: string
   when: Record<string, unknown>
+  /** What `at` is compared with; for an `any`, its line. */
+  condition: unknown
   /** undefined: nothing to show (an `any`); null: the request had nothing there. */
   received(facts: RequestFacts): string | null | undefined
 }
@@ -460,13 +465,14 @@ function leavesOf(raw: Record<string, unknown>): Leaf[] {
   const leaves: Leaf[] = []
   for (const [target, conditions] of Object.entries(raw)) {
     if (target === 'any') {
-      leaves.push({ at: 'any', when: { any: conditions }, received: () => undefined })
+      leaves.push({ at: 'any', when: { any: conditions }, condition: describeWhen({ any: conditions }), received: () => undefined })
     } else if (target === 'body' && isObject(conditions) && !isOperatorObject(conditions)) {
       for (const [key, condition] of Object.entries(conditions)) {
         const steps = parsePath(key)
         leaves.push({
           at: `body.${key}`,
           when: { body: { [key]: condition } },
+          condition,
           received: (facts) => {
             if (facts.body === undefined) return null
             const values = valuesAt(facts.body, steps, SHOWN_VALUES)
@@ -476,7 +482,7 @@ function leavesOf(raw: Record<string, unknown>): Leaf[] {
         })
       }
     } else if (target === 'body') {
-      leaves.push({ at: 'body', when: { body: conditions }, received: (facts) => (facts.bodyText === null ? null : shown(facts.bodyText)) })
+      leaves.push({ at: 'body', when: { body: conditions }, condition: conditions, received: (facts) => (facts.bodyText === null ? null : shown(facts.bodyText)) })
     } else {
       const name = target as 'params' | 'query' | 'headers' | 'cookies'
       for (const [key, condition] of Object.entries(conditions as Record<string, unknown>)) {
@@ -484,6 +490,7 @@ function leavesOf(raw: Record<string, unknown>): Leaf[] {
         leaves.push({
           at: `${name}.${key}`,
           when: { [name]: { [key]: condition } },
+          condition,
           received: (facts) => {
             const source: Record<string, string | string[]> = facts[name]
             if (!Object.hasOwn(source, field)) return null
@@ -498,23 +505,44 @@ function leavesOf(raw: Record<string, unknown>): Leaf[] {
   return leaves
 }
 
+/** A body the journal kept only the start of: `kept` bytes of `size`. */
+export interface CutBody {
+  kept: number
+  size: number
+}
+
+const kib = (bytes: number) => `${Math.round((bytes / 1024) * 10) / 10} KiB`
+
+/** A condition's operand as a difference's `expected`: text as written, operators as describeWhen writes them, anything else as JSON. */
+function operandOf(condition: unknown): string {
+  if (typeof condition === 'string') return condition
+  if (isObject(condition) && isOperatorObject(condition)) return Object.entries(condition).map(([operator, operand]) => `${operator} ${JSON.stringify(operand)}`).join(', ')
+  return JSON.stringify(condition)
+}
+
 /**
  * The conditions of a `when` that fail for a request, each with what the request had there: for
  * the request journal's explanations (a verify that failed, a rule that did not hold), never to
  * choose a response. Throws ConditionError as compileWhen does; never over budget: the tests share
- * one request's budget, and a test it could not afford fails, saying so.
+ * one request's budget, and a test it could not afford fails, saying so. A condition reading a
+ * body the journal cut (`cut`) was not tested on what was sent, and says so rather than what the
+ * cut body held.
  */
-export function whenMisses(raw: unknown, facts: RequestFacts): WhenMiss[] {
+export function whenMisses(raw: unknown, facts: RequestFacts, cut: CutBody | null = null): WhenMiss[] {
   compileWhen(raw)
   const budget = requestBudget()
   const misses: WhenMiss[] = []
+  const cutWhy = cut === null ? null : cut.kept === 0 ? `body not kept (${cut.size} bytes): not tested` : `body cut at ${kib(cut.kept)} (${cut.size} bytes): not tested`
   for (const leaf of leavesOf(raw as Record<string, unknown>)) {
     budget.skipped = null
-    if (compileWhen(leaf.when).test(facts, budget)) continue
-    const expected = describeWhen(leaf.when)
+    const compiled = compileWhen(leaf.when)
+    if (compiled.test(facts, budget)) continue
+    const line = describeWhen(leaf.when)
     const received = leaf.received(facts)
-    const why = budget.skipped !== null ? `not tested: ${budget.skipped}` : received === undefined ? 'none held' : `received ${received ?? 'nothing'}`
-    misses.push({ at: leaf.at, expected, received: received ?? null, text: `${expected} (${why})` })
+    let why: string
+    if (cutWhy !== null && compiled.readsBody) why = cutWhy
+    else why = budget.skipped !== null ? `not tested: ${budget.skipped}` : received === undefined ? 'none held' : `received ${received ?? 'nothing'}`
+    misses.push({ at: leaf.at, expected: operandOf(leaf.condition), received: received ?? null, text: `${line} (${why})` })
   }
   return misses
 }

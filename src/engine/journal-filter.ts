@@ -1,8 +1,8 @@
 import { AppError } from '../errors.ts'
 import type { Difference, JournalFilter } from '../events.ts'
-import { compileWhen, ConditionError, requestBudget, whenMisses, type CompiledWhen, type RequestFacts } from './conditions.ts'
+import { compileWhen, ConditionError, requestBudget, whenMisses, type CompiledWhen, type CutBody, type RequestFacts } from './conditions.ts'
 import { pathDifferences } from './near-miss.ts'
-import { createRouter, splitPath, type Router } from './router.ts'
+import { createRouter, splitPath } from './router.ts'
 
 /*
  * Which journal entries a query, a count or a verify means (docs/testing.md): read from a query
@@ -21,6 +21,8 @@ export interface JournalSubject {
   status: number
   matched: boolean
   endpointId: number | null
+  /** Set when the journal kept only the start of the body: a body condition that fails was not tested on what was sent. */
+  bodyCut: CutBody | null
   facts(needsBody: boolean): RequestFacts
 }
 
@@ -68,7 +70,9 @@ function pathOf(raw: unknown, refuse: Refuse): string {
   if (raw.length > MAX_PATH_LENGTH) refuse('path', `is longer than ${MAX_PATH_LENGTH} characters`)
   if (raw.includes('?') || raw.includes('#')) refuse('path', `is matched without the query: test the query with when.query, got "${raw}"`)
   const segments = splitPath(raw)
-  if (segments.slice(0, -1).includes('**')) refuse('path', `may end with ** (the rest of the path), not have it in the middle: got "${raw}"`)
+  if (segments.slice(1, -1).includes('**')) {
+    refuse('path', `may start with ** (any prefix: /**/orders) or end with it (the rest: /api/shop/**), not have it in the middle: got "${raw}"`)
+  }
   return raw
 }
 
@@ -234,15 +238,35 @@ function decodedSegments(path: string): string[] {
 const inRanges = (ranges: readonly [number, number][], status: number) => ranges.some(([low, high]) => status >= low && status <= high)
 
 /**
+ * A test of a path's segments against a filter's `path`, by the router the endpoints use. A first
+ * segment `**` (any prefix, none included), which no route has, is matched on the ends of the path:
+ * the one as long as the rest of the pattern, or, when that ends with `**` too, every place the
+ * rest's fixed segments may start.
+ */
+function pathTest(path: string): (segments: readonly string[]) => boolean {
+  const written = splitPath(path)
+  const anyPrefix = written.length > 1 && written[0] === '**'
+  const fixed = anyPrefix ? written.slice(1, written.at(-1) === '**' ? -1 : undefined) : written
+  const router = createRouter([{ method: 'ANY', segments: fixed, value: true }])
+  const found = (segments: readonly string[]) => router.match('ANY', segments).kind === 'found'
+  if (!anyPrefix) return found
+  if (fixed.length === written.length - 1) return (segments) => segments.length >= fixed.length && found(segments.slice(segments.length - fixed.length))
+  return (segments) => {
+    for (let start = 0; start + fixed.length <= segments.length; start += 1) if (found(segments.slice(start, start + fixed.length))) return true
+    return false
+  }
+}
+
+/**
  * A filter (checked again, INVALID_INPUT) compiled once. `path` is matched by the router the
- * endpoints use, so `*`, `**`, `:name` and mixed segments mean what they mean there; the request's
- * path is matched as sent, `/api/shop/…` included. A `when` reads an entry's facts only once its
+ * endpoints use, so `*`, `**`, `:name` and mixed segments mean what they mean there, and a leading
+ * `**` any prefix; the request's path is matched as sent, `/api/shop/…` included. A `when` reads an entry's facts only once its
  * head matched, within one request's budget each, as a response rule does.
  */
 export function compileFilter(filter: JournalFilter, now: number): CompiledFilter {
   const { filter: checked, methods, statuses, since, when } = check(filter, now)
-  const router: Router<true> | null = checked.path === undefined ? null : createRouter([{ method: 'ANY', segments: splitPath(checked.path), value: true }])
-  const pathMatches = (path: string) => router === null || router.match('ANY', decodedSegments(path)).kind === 'found'
+  const pathFound = checked.path === undefined ? null : pathTest(checked.path)
+  const pathMatches = (path: string) => pathFound === null || pathFound(decodedSegments(path))
   const headMatches = (subject: JournalSubject): boolean =>
     (checked.after === undefined || subject.id > checked.after)
     && (since === null || subject.at >= since)
@@ -272,7 +296,7 @@ export function compileFilter(filter: JournalFilter, now: number): CompiledFilte
       if (since !== null && subject.at < since) differ('time', 'since', checked.since!, new Date(subject.at).toISOString(), `came in at ${new Date(subject.at).toISOString()}, before ${checked.since!}`)
       if (checked.after !== undefined && subject.id <= checked.after) differ('time', 'after', `after #${checked.after}`, `#${subject.id}`, `#${subject.id} is not after #${checked.after}`)
       if (checked.when !== undefined) {
-        for (const miss of whenMisses(checked.when, subject.facts(when!.readsBody))) differ('condition', miss.at, miss.expected, miss.received, miss.text)
+        for (const miss of whenMisses(checked.when, subject.facts(when!.readsBody), subject.bodyCut)) differ('condition', miss.at, miss.expected, miss.received, miss.text)
       }
       return differences
     },

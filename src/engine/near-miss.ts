@@ -50,20 +50,43 @@ const WIDTH = MAX_COMPARED_LENGTH + 1
 /** editDistance's rows, reused: a miss compares thousands of segments. */
 const rows = new Int32Array(WIDTH * WIDTH)
 
-/** Letters to change, add, remove or swap with the next to go from one segment to the other, on short segments only. */
-function editDistance(a: string, b: string): number {
+/**
+ * Letters to change, add, remove or swap with the next to go from one segment to the other, on
+ * short segments only; past `limit` it stops, giving more than `limit`. A miss compares thousands
+ * of pairs: their common start and end are passed over, and different words stop after a row or two.
+ */
+function editDistance(a: string, b: string, limit: number): number {
   if (a.length > MAX_COMPARED_LENGTH || b.length > MAX_COMPARED_LENGTH) return Math.max(a.length, b.length)
-  for (let j = 0; j <= b.length; j += 1) rows[j] = j
-  for (let i = 1; i <= a.length; i += 1) {
-    rows[i * WIDTH] = i
-    for (let j = 1; j <= b.length; j += 1) {
-      const at = i * WIDTH + j
-      let best = Math.min(rows[at - WIDTH]! + 1, rows[at - 1]! + 1, rows[at - WIDTH - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[at - 2 * WIDTH - 2]! + 1)
-      rows[at] = best
-    }
+  let from = 0
+  while (from < a.length && from < b.length && a[from] === b[from]) from += 1
+  let aEnd = a.length
+  let bEnd = b.length
+  while (aEnd > from && bEnd > from && a[aEnd - 1] === b[bEnd - 1]) {
+    aEnd -= 1
+    bEnd -= 1
   }
-  return rows[a.length * WIDTH + b.length]!
+  const n = aEnd - from
+  const m = bEnd - from
+  if (n === 0 || m === 0) return n + m
+  let before = 0
+  for (let j = 0; j <= m; j += 1) rows[j] = j
+  for (let i = 1; i <= n; i += 1) {
+    rows[i * WIDTH] = i
+    let least = i
+    const x = a[from + i - 1]
+    for (let j = 1; j <= m; j += 1) {
+      const at = i * WIDTH + j
+      const y = b[from + j - 1]
+      let best = Math.min(rows[at - WIDTH]! + 1, rows[at - 1]! + 1, rows[at - WIDTH - 1]! + (x === y ? 0 : 1))
+      if (i > 1 && j > 1 && x === b[from + j - 2] && a[from + i - 2] === y) best = Math.min(best, rows[at - 2 * WIDTH - 2]! + 1)
+      rows[at] = best
+      if (best < least) least = best
+    }
+    // Every way to the end passes through this row or the one before (a swap skips one row), and never gets cheaper.
+    if (Math.min(least, before) > limit) return limit + 1
+    before = least
+  }
+  return rows[n * WIDTH + m]!
 }
 
 /** The most letters a typo changes: a third of the word (one, for short words). */
@@ -73,7 +96,7 @@ const typoLimit = (received: string, expected: string) => Math.max(1, Math.floor
 function typoDistance(received: string, expected: string): number | null {
   const limit = typoLimit(received, expected)
   if (Math.abs(received.length - expected.length) > limit) return null
-  const distance = editDistance(received, expected)
+  const distance = editDistance(received, expected, limit)
   return distance <= limit ? distance : null
 }
 
@@ -87,34 +110,51 @@ function segmentMatches(pattern: SegmentPattern, segment: string): boolean {
 
 /** How far a path is from a route's patterns, and in what. */
 interface Alignment {
+  /** Differences: a segment differing (a typo too), missing or extra, and for a route its method and slug. */
   cost: number
   /** Built only when asked for (the routes shown): ranking the others needs the counts alone. */
   differences: Difference[]
-  /** Literal segments equal, and differing ones that look like typos. */
+  /** Literal segments equal (a leading `api` aside), and differing ones that look like typos. */
   equal: number
   similar: number
-  /** Letters apart across differing literal segments: ranks typos before other words. */
+  /** Letters apart: across differing literal segments, and the length of a segment missing or extra (typos rank before other words and gaps). */
   distance: number
 }
 
-/** An alignment's score: its differences first, then (among equally many) more equal literal segments. */
-const SCORE_UNIT = 64
+/**
+ * Every project is served under `/api/{slug}` and most own paths start with `/api` too: an equal
+ * leading `api` says nothing about which endpoint was meant, so it does not count as in common.
+ */
+const SHARED_BASE = 'api'
 
-const pairScore = (pattern: SegmentPattern, segment: string) => (segmentMatches(pattern, segment) ? (pattern.kind === 'literal' ? -1 : 0) : SCORE_UNIT)
+/** A difference's score in `align` (a typo aside): above every bonus a path can collect, so fewer differences always win. */
+const SCORE_UNIT = 128
+/** Bonuses: an equal literal segment, and a typo, which is aligned as if it matched but still counted as a difference. */
+const EQUAL_BONUS = -2
+const TYPO_BONUS = -1
+
+function pairScore(pattern: SegmentPattern, segment: string): number {
+  if (segmentMatches(pattern, segment)) return pattern.kind === 'literal' ? EQUAL_BONUS : 0
+  return pattern.kind === 'literal' && typoDistance(segment, pattern.text) !== null ? TYPO_BONUS : SCORE_UNIT
+}
 
 /**
- * Aligns request segments with route patterns at the fewest differences: a segment that matches
- * costs 0, a differing one 1, a missing or extra one 1, and `**` takes whatever is left; among
+ * Aligns request segments with route patterns at the fewest differences other than typos: a
+ * segment that matches costs nothing, a differing one, a missing or an extra one a difference each,
+ * and a trailing `**` takes whatever is left. A typo of a literal is aligned with it, as a match
+ * would be, so `/api/ordrs` against `/api/orders/:id` reads "ordrs" for "orders" and a missing
+ * `:id`, not "ordrs" as the `:id` and "orders" missing; it still counts as a difference. Among
  * alignments as good, the one with more equal literals (`/orders/items` misses the `:id` of
- * `/orders/:id/items`, rather than `items` standing for `:id`). `at` counts from the first of
- * `segments`; the text counts in the whole path, `skipped` segments (a project's `/api/{slug}`)
- * coming first. Work: segments × patterns, in `table` (reused from route to route).
+ * `/orders/:id/items`, rather than `items` standing for `:id`). With `anyStart` (a pattern that
+ * began with `**`), the segments before the best place to start are skipped for nothing. `at` and
+ * the text count in the whole path from 0, `skipped` segments (a project's `/api/{slug}`) coming
+ * first. Work: segments × patterns, in `table` (reused from route to route).
  */
-function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array): Alignment {
+function align(segments: readonly string[], patterns: readonly SegmentPattern[], written: readonly string[], skipped: number, explain: boolean, table: Int32Array, anyStart = false): Alignment {
   const n = segments.length
   const m = patterns.length
   const width = m + 1
-  // table[i * width + j]: the best score aligning segments[i..] with patterns[j..] (SCORE_UNIT per difference, less one per equal literal).
+  // table[i * width + j]: the best score aligning segments[i..] with patterns[j..] (SCORE_UNIT per difference but a typo, less the bonuses).
   for (let i = n; i >= 0; i -= 1) {
     for (let j = m; j >= 0; j -= 1) {
       const pattern = patterns[j]
@@ -125,10 +165,15 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
       else table[at] = Math.min(pairScore(pattern!, segments[i]!) + table[at + width + 1]!, SCORE_UNIT + table[at + width]!, SCORE_UNIT + table[at + 1]!)
     }
   }
-  // Fewer than SCORE_UNIT equal literals (at most MAX_SEGMENTS): rounding up gives the differences back.
-  const result: Alignment = { cost: Math.ceil(table[0]! / SCORE_UNIT), differences: [], equal: 0, similar: 0, distance: 0 }
+  const result: Alignment = { cost: 0, differences: [], equal: 0, similar: 0, distance: 0 }
   let i = 0
+  // From the first start as good as any: a differing segment says more than a missing one.
+  if (anyStart) for (let start = 1; start <= n; start += 1) if (table[start * width]! < table[i * width]!) i = start
   let j = 0
+  const differ = (difference: Difference) => {
+    result.cost += 1
+    if (explain) result.differences.push(difference)
+  }
   while (i < n || j < m) {
     const pattern = patterns[j]
     if (pattern?.kind === 'rest') break
@@ -137,8 +182,8 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
     if (pattern !== undefined && segment !== undefined) {
       const here = pairScore(pattern, segment)
       if (table[at] === here + table[at + width + 1]!) {
-        if (here <= 0) {
-          if (pattern.kind === 'literal') result.equal += 1
+        if (segmentMatches(pattern, segment)) {
+          if (pattern.kind === 'literal' && !(j === 0 && pattern.text === SHARED_BASE)) result.equal += 1
         } else {
           const expected = written[j]!
           if (pattern.kind === 'literal') {
@@ -146,7 +191,7 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
             if (distance !== null) result.similar += 1
             result.distance += distance ?? Math.max(segment.length, pattern.text.length)
           }
-          if (explain) result.differences.push({ what: 'segment', at: i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
+          differ({ what: 'segment', at: skipped + i, expected, received: segment, text: `segment ${skipped + i} is "${segment}", expected "${expected}"` })
         }
         i += 1
         j += 1
@@ -154,10 +199,13 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
       }
     }
     if (segment !== undefined && table[at] === SCORE_UNIT + table[at + width]!) {
-      if (explain) result.differences.push({ what: 'length', at: i, expected: '', received: segment, text: `extra segment "${segment}"` })
+      result.distance += segment.length
+      differ({ what: 'length', at: skipped + i, expected: '', received: segment, text: `extra segment "${segment}"` })
       i += 1
     } else {
-      if (explain) result.differences.push({ what: 'length', at: i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
+      const missing = pattern!
+      result.distance += missing.kind === 'literal' ? missing.text.length : 1
+      differ({ what: 'length', at: skipped + i, expected: written[j]!, received: null, text: `missing segment "${written[j]!}"` })
       j += 1
     }
   }
@@ -166,13 +214,20 @@ function align(segments: readonly string[], patterns: readonly SegmentPattern[],
 
 const tableFor = (segments: number, patterns: number) => new Int32Array((segments + 1) * (patterns + 1))
 
-/** What differs between a request's path and a path pattern, segment by segment (a journal filter's `path`). */
+/**
+ * What differs between a request's path and a path pattern, segment by segment (a journal
+ * filter's `path`); a pattern whose first segment is `**` (any prefix) is compared with the end
+ * of the path that comes closest.
+ */
 export function pathDifferences(pattern: string, segments: readonly string[]): Difference[] {
-  const patterns = parseRoutePath(pattern)
+  const parsed = parseRoutePath(pattern)
+  const written = splitPath(pattern)
+  const anyStart = parsed.length > 1 && parsed[0]!.kind === 'rest'
+  const patterns = anyStart ? parsed.slice(1) : parsed
   if (segments.length > MAX_SEGMENTS || patterns.length > MAX_SEGMENTS) {
     return [{ what: 'length', expected: pattern, received: `${segments.length} segments`, text: `path of ${segments.length} segments, too long to compare with ${pattern}` }]
   }
-  return align(segments, patterns, splitPath(pattern), 0, true, tableFor(segments.length, patterns.length)).differences
+  return align(segments, patterns, anyStart ? written.slice(1) : written, 0, true, tableFor(segments.length, patterns.length), anyStart).differences
 }
 
 const sameMethod = (route: string, request: string) => route === request || (request === 'HEAD' && route === 'GET')
@@ -247,8 +302,9 @@ function score(route: NearMissRoute, request: Missed, explain: boolean): Alignme
 /**
  * The endpoints closest to a request no endpoint matched, closest first: at most 3, none when
  * nothing is close. Close means at most max(2, half the request's segments) differences, and
- * something in common besides the project: an equal or near-equal segment of the route's path,
- * or all of it (only the method or the slug's spelling differ). Work: the first MAX_ROUTES
+ * something in common besides the project: an equal or near-equal segment of the route's path
+ * (a leading `api` aside), or all of it (only the method or the slug's spelling differ). Ranked by
+ * differences, then equal segments, then letters apart. Work: the first MAX_ROUTES
  * routes × the request's segments, on misses only; differences are built for the 3 shown.
  */
 export function nearMisses(routes: readonly NearMissRoute[], method: string, segments: readonly string[]): NearMiss[] {

@@ -25,7 +25,28 @@ describe('explainWhen', () => {
       'cookies.sid matches "^s-" (received "x-1")',
       'body.$.items[0].sku = A-1 (received "A-2")',
     ])
-    expect(whenMisses(when, received)[0]).toEqual({ at: 'headers.X-Tier', expected: 'headers.X-Tier = gold', received: '"silver"', text: 'headers.X-Tier = gold (received "silver")' })
+    expect(whenMisses(when, received)[0]).toEqual({ at: 'headers.X-Tier', expected: 'gold', received: '"silver"', text: 'headers.X-Tier = gold (received "silver")' })
+  })
+
+  it('expected holds what the condition asks for there, the text the whole condition', () => {
+    const when = {
+      headers: { authorization: 'Bearer other' },
+      query: { page: { gte: 2, lte: 9 } },
+      params: { id: 7 },
+      body: { customer: { tier: 'gold' }, total: { gt: 10 } },
+      any: [{ query: { a: 1 } }],
+    }
+    const misses = whenMisses(when, facts({ headers: { authorization: 'Bearer mine' }, query: { page: '1' }, params: { id: '8' }, body: { customer: { tier: 'silver' }, total: 3 } }))
+    expect(misses.map(({ at, expected }) => [at, expected])).toEqual([
+      ['headers.authorization', 'Bearer other'],
+      ['query.page', 'gte 2, lte 9'],
+      ['params.id', '7'],
+      ['body.customer', '{"tier":"gold"}'],
+      ['body.total', 'gt 10'],
+      ['any', 'any(query.a = 1)'],
+    ])
+    expect(misses[0]!.text).toBe('headers.authorization = Bearer other (received "Bearer mine")')
+    expect(whenMisses({ body: { contains: '<Envelope' } }, facts({ bodyText: 'x', body: 'x' }))[0]).toMatchObject({ at: 'body', expected: 'contains "<Envelope"', text: 'body contains "<Envelope" (received "x")' })
   })
 
   it('says "nothing" where the request had nothing, cuts long values at 80 characters, shows a repeated header as sent', () => {
@@ -51,6 +72,21 @@ describe('explainWhen', () => {
     const text = 'a'.repeat(1_000_000)
     const when = { body: { matches: '[a-z]{400}[0-9]' }, query: { q: 'x' } }
     expect(explainWhen(when, facts({ bodyText: text, body: text, query: { q: 'x' } }))).toEqual(['body matches "[a-z]{400}[0-9]" (not tested: pattern skipped: value too long)'])
+  })
+
+  it('a body the journal cut: its failed conditions were not tested, the others read as ever', () => {
+    const when = { body: { sku: 'A-1' }, any: [{ body: { contains: 'A-1' } }], query: { q: 'x' } }
+    expect(explainWhen(when, facts({ bodyText: '{"pad":"xx', body: '{"pad":"xx' }))).toEqual([
+      'body.sku = A-1 (received nothing)',
+      'any(body contains "A-1") (none held)',
+      'query.q = x (received nothing)',
+    ])
+    expect(whenMisses(when, facts({ bodyText: '{"pad":"xx', body: '{"pad":"xx' }), { kept: 65_536, size: 70_026 }).map((miss) => miss.text)).toEqual([
+      'body.sku = A-1 (body cut at 64 KiB (70026 bytes): not tested)',
+      'any(body contains "A-1") (body cut at 64 KiB (70026 bytes): not tested)',
+      'query.q = x (received nothing)',
+    ])
+    expect(whenMisses({ body: { sku: 'A-1' } }, facts(), { kept: 0, size: 9_000_000 })[0]!.text).toBe('body.sku = A-1 (body not kept (9000000 bytes): not tested)')
   })
 
   it('refuses a when compileWhen refuses', () => {

@@ -34,6 +34,8 @@ interface Sent {
   matched?: boolean
   endpointId?: number | null
   params?: Record<string, string> | null
+  /** The whole size of a body the journal kept only `body` of. */
+  bodySize?: number
 }
 
 function subject(sent: Sent = {}): JournalSubject {
@@ -54,6 +56,7 @@ function subject(sent: Sent = {}): JournalSubject {
     status: sent.status ?? 200,
     matched: sent.matched ?? true,
     endpointId: sent.endpointId === undefined ? 7 : sent.endpointId,
+    bodyCut: sent.bodySize === undefined ? null : { kept: request.body?.byteLength ?? 0, size: sent.bodySize },
     facts: (needsBody) => journalFacts(request, needsBody),
   }
 }
@@ -145,6 +148,22 @@ describe('journal filters: what they match', () => {
     }
   })
 
+  it('a leading ** is any prefix, none included: the same endpoint under the slug and at own paths', () => {
+    const held = (path: string) => ['/api/shop/orders', '/api/orders', '/orders', '/api/shop/orders/7', '/api/shop/order', '/v2/api/orders/7/items', '/'].filter((sent) => matches({ path }, { path: sent }))
+    expect(held('/**/orders')).toEqual(['/api/shop/orders', '/api/orders', '/orders'])
+    expect(held('/**/orders/:id')).toEqual(['/api/shop/orders/7'])
+    expect(held('/**/orders/**')).toEqual(['/api/shop/orders', '/api/orders', '/orders', '/api/shop/orders/7', '/v2/api/orders/7/items'])
+    expect(held('/**/**')).toHaveLength(7)
+    expect(matches({ path: '/**/a%20b' }, { path: '/x/a%20b' })).toBe(true)
+    expect(parseFilter(new URLSearchParams('path=/**/orders'), NOW)).toEqual({ path: '/**/orders' })
+    // Explained on the end of the path that comes closest.
+    const explain = (path: string, sent: string) => compileFilter({ path }, NOW).explain(subject({ path: sent }))
+    expect(explain('/**/orders', '/api/shop/order')).toEqual([{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }])
+    expect(explain('/**/orders/:id', '/api/shop/orders').map((d) => d.text)).toEqual(['missing segment ":id"'])
+    // Anywhere else, ** is refused, saying where it may stand.
+    expect(fromQuery('path=/api/**/orders')).toMatchObject({ field: 'path', message: expect.stringContaining('may start with ** (any prefix: /**/orders) or end with it') })
+  })
+
   it('method, status classes, ranges and lists, faults, matched and endpoint', () => {
     expect(matches({ method: ['POST', 'PUT'] }, { method: 'PUT' })).toBe(true)
     expect(matches({ method: 'get' }, { method: 'HEAD' })).toBe(false)
@@ -205,6 +224,37 @@ describe('journal filters: what they match', () => {
     ])
     expect(filter.explain(subject({ method: 'POST', body: '{"items":[{"sku":"A-1"}]}', contentType: 'application/json' }))).toEqual([])
     expect(compileFilter({ after: 5, since: '1m' }, NOW).explain(subject({ id: 5, at: NOW - 120_000 })).map((d) => d.what)).toEqual(['time', 'time'])
+  })
+
+  it('explains a path as near misses do: a typo as a typo first', () => {
+    const texts = (path: string, sent: string) => compileFilter({ path }, NOW).explain(subject({ path: sent })).map((difference) => difference.text)
+    expect(texts('/api/shop/orders/:id', '/api/shop/ordrs')).toEqual(['segment 2 is "ordrs", expected "orders"', 'missing segment ":id"'])
+    expect(texts('/api/orders/:id', '/api/ordrs')).toEqual(['segment 1 is "ordrs", expected "orders"', 'missing segment ":id"'])
+    expect(texts('/api/shop/orders/:id/items', '/api/shop/orders/items')).toEqual(['missing segment ":id"'])
+  })
+
+  it('a difference\'s at agrees with its text; a when difference expects the operand', () => {
+    const [segment] = compileFilter({ path: '/api/shop/orders' }, NOW).explain(subject({ path: '/api/shop/order' }))
+    expect(segment).toEqual({ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' })
+    const [condition] = compileFilter({ when: { headers: { authorization: 'Bearer other' } } }, NOW).explain(subject({ headers: [['authorization', 'Bearer mine']] }))
+    expect(condition).toEqual({ what: 'condition', at: 'headers.authorization', expected: 'Bearer other', received: '"Bearer mine"', text: 'headers.authorization = Bearer other (received "Bearer mine")' })
+  })
+})
+
+describe('journal filters: a body the journal cut', () => {
+  it('a failed body condition says the body was cut and not tested, not that it received nothing', () => {
+    const whole = JSON.stringify({ pad: 'x'.repeat(70_000), sku: 'A-1' })
+    const kept = whole.slice(0, 64 * 1024)
+    const filter = compileFilter({ when: { body: { sku: 'A-1' }, headers: { 'x-tier': 'gold' } } }, NOW)
+    const cut = subject({ method: 'POST', body: kept, bodySize: whole.length, contentType: 'application/json', headers: [['x-tier', 'silver']] })
+    expect(filter.explain(cut).map((difference) => difference.text)).toEqual([
+      `body.sku = A-1 (body cut at 64 KiB (${whole.length} bytes): not tested)`,
+      'headers.x-tier = gold (received "silver")',
+    ])
+    // A body never read (a declared size refused): not kept at all.
+    expect(filter.explain(subject({ method: 'POST', bodySize: 5_000_000, headers: [['x-tier', 'gold']] })).map((difference) => difference.text)).toEqual(['body.sku = A-1 (body not kept (5000000 bytes): not tested)'])
+    // A whole body that lacks the field still says so.
+    expect(filter.explain(subject({ method: 'POST', body: '{"sku":"A-9"}', contentType: 'application/json', headers: [['x-tier', 'gold']] })).map((difference) => difference.text)).toEqual(['body.sku = A-1 (received "A-9")'])
   })
 })
 

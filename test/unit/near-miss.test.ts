@@ -31,8 +31,11 @@ describe('near misses', () => {
       endpointId: shop[1]!.endpointId,
       method: 'POST',
       path: '/api/shop/orders',
-      differences: [{ what: 'segment', at: 0, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }],
+      differences: [{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }],
     })
+    // `at` counts as the text does, from the path's start, under a slug and at own paths alike.
+    expect(nearMisses([atOwnPath('POST', '/api/orders')], 'POST', splitPath('/api/order'))[0]!.differences).toMatchObject([{ at: 1, text: 'segment 1 is "order", expected "orders"' }])
+    expect(nearMisses([underSlug('shop', 'GET', '/orders')], 'GET', splitPath('/api/shop/v2/orders'))[0]!.differences).toMatchObject([{ at: 2, text: 'extra segment "v2"' }])
   })
 
   it('a wrong method: the same path with another method', () => {
@@ -78,6 +81,23 @@ describe('near misses', () => {
     expect(misses.map((miss) => miss.differences.length)).toEqual([1, 1, 1])
     // A route at the project's own paths too.
     expect(missesOf([atOwnPath('GET', '/api/posts')], 'GET', '/api/post')).toEqual(['GET /api/posts: segment 1 is "post", expected "posts"'])
+  })
+
+  it('at own paths: a typo is explained as a typo first, and the shared leading api is nothing in common', () => {
+    // The default project of `init --slug shop --resource /api/orders`: its routes under its slug, then at its own paths.
+    const served: [string, string][] = [['GET', '/orders'], ['POST', '/orders'], ['GET', '/orders/:id'], ['PUT', '/orders/:id'], ['DELETE', '/orders/:id'], ['POST', '/login'], ['GET', '/flaky'], ['POST', '/checks']]
+    const routes = [...served.map(([method, path]) => underSlug('shop', method, path)), ...served.map(([method, path]) => atOwnPath(method, `/api${path}`))]
+    const ordrs = missesOf(routes, 'GET', '/api/ordrs')
+    expect(ordrs[0]).toBe('GET /api/orders: segment 1 is "ordrs", expected "orders"')
+    // "ordrs" is never the :id with "orders" missing; "flaky" shares only the leading api, so it is not close.
+    expect(ordrs).toContain('GET /api/orders/:id: segment 1 is "ordrs", expected "orders"; missing segment ":id"')
+    expect(ordrs.join('\n')).not.toMatch(/missing segment "orders"|flaky/)
+    expect(missesOf(routes, 'GET', '/api/shpo/orders')[0]).toBe('GET /api/shop/orders: project "shpo", expected "shop"')
+    expect(missesOf(routes, 'GET', '/api/shpo/orders')[1]).toBe('GET /api/orders: extra segment "shpo"')
+    // Under the slug too: the typo first; the route wanting an :id more is close, read the same way.
+    const underTheSlug = missesOf(routes, 'GET', '/api/shop/ordrs')
+    expect(underTheSlug[0]).toBe('GET /api/shop/orders: segment 2 is "ordrs", expected "orders"')
+    expect(underTheSlug).toContain('GET /api/shop/orders/:id: segment 2 is "ordrs", expected "orders"; missing segment ":id"')
   })
 
   it('none when nothing is close', () => {

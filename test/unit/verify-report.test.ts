@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import type { JournalRecord } from '../../src/domain/journal.ts'
+import { verifyRequests, type JournalScope } from '../../src/domain/journal-verify.ts'
 import { formatUnmatchedFailure, formatVerifyFailure, type VerifyFailure } from '../../src/domain/verify-report.ts'
+import { AppError } from '../../src/errors.ts'
 import type { JournalEntry } from '../../src/events.ts'
 
 const entry = (over: Partial<JournalEntry>): JournalEntry => ({
@@ -32,7 +35,7 @@ const typo = entry({
   status: 404,
   endpointId: null,
   matched: false,
-  nearMisses: [{ endpointId: 7, method: 'POST', path: '/api/shop/orders', differences: [{ what: 'segment', at: 0, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }] }],
+  nearMisses: [{ endpointId: 7, method: 'POST', path: '/api/shop/orders', differences: [{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }] }],
 })
 const wrongMethod = entry({ id: 11, time: '2026-01-31T10:02:03.101Z', method: 'GET', status: 200, endpointId: 6, query: { page: '2', tag: ['a', 'b'] } })
 
@@ -43,7 +46,7 @@ const failure = (over: Partial<VerifyFailure> = {}): VerifyFailure => ({
   total: 4,
   project: 'shop',
   entries: [
-    { entry: wrongSku, differences: [{ what: 'condition', at: 'body.$.items[0].sku', expected: 'body.$.items[0].sku = A-1', received: '"A-2"', text: 'body.$.items[0].sku = A-1 (received "A-2")' }] },
+    { entry: wrongSku, differences: [{ what: 'condition', at: 'body.$.items[0].sku', expected: 'A-1', received: '"A-2"', text: 'body.$.items[0].sku = A-1 (received "A-2")' }] },
     { entry: typo, differences: [{ what: 'segment', at: 2, expected: 'orders', received: 'order', text: 'segment 2 is "order", expected "orders"' }] },
     { entry: wrongMethod, differences: [{ what: 'method', expected: 'POST', received: 'GET', text: 'method GET, expected POST' }] },
   ],
@@ -114,5 +117,29 @@ describe('formatVerifyFailure', () => {
     expect(report.match(/^ {2}#\d+ /gm)).toHaveLength(10)
     expect(report).toMatch(/^ {6}no endpoint is close$/m)
     expect(report.split('\n').at(-1)).toBe('  … and 2 more (`api.requests({ matched: false })` lists them, per project)')
+  })
+})
+
+describe('verifyRequests on kept records', () => {
+  it('a body the journal cut is said to be cut and not tested, not to hold nothing', () => {
+    const NOW = Date.parse('2026-01-31T10:02:04.000Z')
+    const sent = new TextEncoder().encode(JSON.stringify({ pad: 'x'.repeat(70_000), sku: 'A-1' }))
+    const record: JournalRecord = {
+      id: 3, projectId: 2, at: NOW - 500, epoch: 0, protocol: 'http', method: 'POST', path: '/api/shop/orders', search: '',
+      rawHeaders: ['Content-Type', 'application/json'], params: {}, body: sent.slice(0, 64 * 1024), bodySize: sent.byteLength, contentType: 'application/json',
+      status: 201, durationMs: 1, endpointId: 7, answeredBy: null, matched: true, fault: null, note: null, answer: null, nearMisses: null, ruleMisses: null,
+    }
+    const scope: JournalScope = { slug: 'shop', records: [record], masking: () => ({ names: new Set() }) }
+    let message = ''
+    try {
+      verifyRequests({ now: () => NOW, project: () => scope, all: () => [scope] }, { method: 'POST', when: { body: { sku: 'A-1' } } })
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error
+      message = error.message
+    }
+    expect(message.split('\n').slice(2, 4)).toEqual([
+      '  #3 10:02:03.500 POST /api/shop/orders → 201 (endpoint 7)',
+      `      ✗ body.sku = A-1 (body cut at 64 KiB (${sent.byteLength} bytes): not tested)`,
+    ])
   })
 })
