@@ -94,7 +94,7 @@ export interface JournalEntry {
   body: string | null
   bodySize: number
   bodyCut: boolean
-  /** 0 when a fault left no response. */
+  /** 0 when a fault left no response, or the client left before it. */
   status: number
   durationMs: number
   endpointId: number | null

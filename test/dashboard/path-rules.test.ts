@@ -9,7 +9,7 @@ describe.skipIf(noBrowser)('the project heading\'s path rules', { timeout: 60_00
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     const rules = page.getByTestId('project-path-rules')
     expect(await rules.inputValue()).toBe('strict')
-    const path = page.getByLabel('Path')
+    const path = page.getByTestId('resource-form').getByLabel('Path')
     const check = page.getByTestId('resource-check')
     await path.fill('/v1/user_profiles')
     await expect.poll(() => check.textContent(), { timeout: 15_000 }).toMatch(/^✗ .*must start with \/api/)

@@ -15,7 +15,7 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
   it('adds a resource, the path checked as you type, and lists its five endpoints with curl lines', async () => {
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
-    const path = page.getByLabel('Path')
+    const path = page.getByTestId('resource-form').getByLabel('Path')
     const check = page.getByTestId('resource-check')
     const add = page.getByTestId('resource-add')
 
@@ -162,14 +162,14 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     expect(await recordIds(page)).toHaveLength(12)
 
     // The same filters as the API.
-    await page.getByLabel('Filter').fill('active=true&price=25&price=45&price=50')
+    await page.getByLabel('Filter', { exact: true }).fill('active=true&price=25&price=45&price=50')
     await page.getByTestId('record-filter-apply').click()
     await expect.poll(() => recordIds(page), { timeout: 15_000 }).toEqual(['5', '9'])
     expect(await info.textContent()).toBe('Page 1 of 1 · 2 records')
-    await page.getByLabel('Filter').fill('order=up')
+    await page.getByLabel('Filter', { exact: true }).fill('order=up')
     await page.getByTestId('record-filter-apply').click()
     await expect.poll(() => page.getByTestId('records-error').textContent(), { timeout: 15_000 }).toMatch(/order/)
-    await page.getByLabel('Filter').fill('')
+    await page.getByLabel('Filter', { exact: true }).fill('')
     await page.getByTestId('record-filter-apply').click()
     await expect.poll(() => recordIds(page), { timeout: 15_000 }).toHaveLength(12)
 

@@ -145,11 +145,10 @@ function answeredBy(entry: JournalEntry): string {
   return parts.join(' · ')
 }
 
+/** The path and its query as a person reads them: values as received (a masked one is not re-encoded into `supe%E2%80%A6`). */
 function pathWithQuery(entry: JournalEntry): string {
-  const query = new URLSearchParams()
-  for (const [name, value] of Object.entries(entry.query)) for (const one of [value].flat()) query.append(name, one)
-  const search = query.toString()
-  return search ? `${entry.path}?${search}` : entry.path
+  const pairs = Object.entries(entry.query).flatMap(([name, value]) => [value].flat().map((one) => `${name}=${one}`))
+  return pairs.length > 0 ? `${entry.path}?${pairs.join('&')}` : entry.path
 }
 
 const texts = (differences: readonly Difference[]) => differences.map((difference) => difference.text).join('; ')
