@@ -11,6 +11,9 @@ export const CLOSEST_SHOWN = 3
 export function subjectOf(record: JournalRecord): JournalSubject & { factsBuilt(): boolean } {
   let facts: RequestFacts | null = null
   let withBody = false
+  // The kept body's length, taken when the facts are built: its bytes are read once per build.
+  let kept: number | null = null
+  const keptLength = () => kept ?? record.body?.byteLength ?? 0
   return {
     id: record.id,
     at: record.at,
@@ -19,10 +22,15 @@ export function subjectOf(record: JournalRecord): JournalSubject & { factsBuilt(
     status: record.status,
     matched: record.matched,
     endpointId: record.endpointId,
-    bodyCut: record.bodySize > (record.body?.byteLength ?? 0) ? { kept: record.body?.byteLength ?? 0, size: record.bodySize } : null,
+    get bodyCut() {
+      const length = keptLength()
+      return record.bodySize > length ? { kept: length, size: record.bodySize } : null
+    },
     facts(needsBody) {
       if (facts === null || (needsBody && !withBody)) {
-        facts = journalFacts({ ...record, headers: headerPairs(record.rawHeaders) }, needsBody)
+        const { body } = record
+        kept = body?.byteLength ?? 0
+        facts = journalFacts({ method: record.method, path: record.path, search: record.search, headers: headerPairs(record.rawHeaders), body, contentType: record.contentType, params: record.params }, needsBody)
         withBody = needsBody
       }
       return facts
