@@ -109,6 +109,8 @@ function journalAccess(server: RunningServer): JournalAccess & { journal(): Jour
     project(slug) {
       const kept = journal()
       const project = server.project(slug)
+      // A reset by another process (`mockapi reset` on a file database) empties it as api.reset() does.
+      kept.seenReset(project.id, project.sequenceEpoch)
       return { slug: project.slug, records: kept.records(project.id), masking: () => server.masking(project.id) }
     },
     all() {

@@ -74,6 +74,12 @@ export interface Journal {
   records(projectId: number): readonly JournalRecord[]
   /** Forgets the project's records, or every project's; what arrived before and ends later is dropped too. */
   clear(projectId?: number): void
+  /**
+   * The project's reset count as read now (`Project.sequenceEpoch`: `resetProject` raises it,
+   * whichever process reset): when it has grown since last seen, the project's journal is cleared,
+   * as a reset through the API clears it. The first sighting only remembers it.
+   */
+  seenReset(projectId: number, resets: number): void
   /** Forgets a project for good (it was deleted). */
   drop(projectId: number): void
   /** Calls `listener` with each record of the project from now on; returns the unsubscribe. */
@@ -125,6 +131,7 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
   let clearedAll = 0
   let epoch = 1
   let nextId = 1
+  const resetsSeen = new Map<number, number>()
 
   const evict = (ring: Ring) => {
     const { records, sizes } = ring
@@ -138,6 +145,18 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
       ring.sizes = sizes.slice(ring.start)
       ring.start = 0
     }
+  }
+
+  function clear(projectId?: number): void {
+    epoch += 1
+    if (projectId === undefined) {
+      clearedAll = epoch
+      for (const ring of rings.values()) Object.assign(ring, { records: [], sizes: [], start: 0, bytes: 0, clearedAt: epoch })
+      return
+    }
+    const ring = rings.get(projectId)
+    if (ring) Object.assign(ring, { records: [], sizes: [], start: 0, bytes: 0, clearedAt: epoch })
+    else clearedWithoutRing.set(projectId, epoch)
   }
 
   return {
@@ -170,19 +189,16 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
       const ring = rings.get(projectId)
       return ring ? (ring.records.slice(ring.start) as JournalRecord[]) : []
     },
-    clear(projectId) {
-      epoch += 1
-      if (projectId === undefined) {
-        clearedAll = epoch
-        for (const ring of rings.values()) Object.assign(ring, { records: [], sizes: [], start: 0, bytes: 0, clearedAt: epoch })
-        return
-      }
-      const ring = rings.get(projectId)
-      if (ring) Object.assign(ring, { records: [], sizes: [], start: 0, bytes: 0, clearedAt: epoch })
-      else clearedWithoutRing.set(projectId, epoch)
+    clear,
+    seenReset(projectId, resets) {
+      const known = resetsSeen.get(projectId)
+      if (known !== undefined && resets <= known) return
+      resetsSeen.set(projectId, resets)
+      if (known !== undefined) clear(projectId)
     },
     drop(projectId) {
       rings.delete(projectId)
+      resetsSeen.delete(projectId)
       clearedWithoutRing.delete(projectId)
     },
     subscribe(projectId, listener) {

@@ -3,6 +3,7 @@ import type { Journal } from '../domain/journal.ts'
 import { entryOf, liveMasking, maskDifference, projectMasking } from '../domain/journal-view.ts'
 import { AppError } from '../errors.ts'
 import type { DeliveryAttempted, InboxReceived } from '../events.ts'
+import type { Project } from '../model.ts'
 import { bearerOf, notAllowed, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
@@ -30,8 +31,10 @@ async function projectFilter(input: URLSearchParams | unknown, now: number) {
   return filter
 }
 
-function journalOf(deps: AdminDeps): Journal {
+/** The journal, as of the project's last reset: one made by another process since is seen here first. */
+function journalOf(deps: AdminDeps, project: Project): Journal {
   if (!deps.journal) throw new AppError('CONFLICT', 'this serve keeps no journal of requests (--journal 0)')
+  deps.journal.seenReset(project.id, project.sequenceEpoch)
   return deps.journal
 }
 
@@ -45,7 +48,7 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
   route(app, '/api/projects/:projectId/requests', async (event) => {
     const project = await authorized(event)
     if (isRead(event)) {
-      const journal = journalOf(deps)
+      const journal = journalOf(deps, project)
       const filter = await projectFilter(event.url.searchParams, context.clock.now().getTime())
       const { queryJournal, pageOf } = await import('../domain/journal-query.ts')
       const { matching } = queryJournal(journal.records(project.id), filter, context.clock.now().getTime())
@@ -54,7 +57,7 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
       return jsonResponse(200, newest, { 'X-Total-Count': String(matching.length), 'X-Journal-Size': String(journal.size) })
     }
     if (event.req.method === 'DELETE') {
-      journalOf(deps).clear(project.id)
+      journalOf(deps, project).clear(project.id)
       return textResponse(204, null)
     }
     notAllowed(event, ['DELETE', 'GET'])
@@ -64,7 +67,7 @@ export function mountAdminLive(app: H3, deps: AdminDeps, authorized: Authorize):
   route(app, '/api/projects/:projectId/requests/find', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
-    const journal = journalOf(deps)
+    const journal = journalOf(deps, project)
     const now = context.clock.now().getTime()
     const filter = await projectFilter(await readJsonBody(event, deps.bodyLimit), now)
     const { searchJournal, pageOf } = await import('../domain/journal-query.ts')

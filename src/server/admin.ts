@@ -78,6 +78,8 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     const result = await whenStoreFree(context.db, () => resetProject(context, project.id))
     // As WireMock's reset: a test starting over starts with an empty journal too.
     deps.journal?.clear(project.id)
+    // Seen at once, so a request answered from the catalog before it sees the reset is not cleared later.
+    deps.journal?.seenReset(project.id, context.repos.projects.byId(project.id)?.sequenceEpoch ?? 0)
     return jsonResponse(200, result)
   })
 

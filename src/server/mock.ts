@@ -307,7 +307,10 @@ export function createMockHandler(deps: MockDeps) {
     // A body the answer never read is read now, before answering: the record exists when the client has its answer.
     const reading = answered.left ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
-    const projectId = served.projectId ?? deps.ownPathsProject()?.id ?? null
+    const project = match?.project ?? deps.ownPathsProject()
+    const projectId = project?.id ?? null
+    // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
+    if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
     const entry: JournalRecord | null = projectId === null ? null : {
       id: 0,

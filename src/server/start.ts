@@ -265,6 +265,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           const result = resetProject(context, project.id)
           collections += result.collections
           records += result.records
+          journal?.seenReset(project.id, context.repos.projects.byId(project.id)?.sequenceEpoch ?? 0)
         }
         journal?.clear()
         return { collections, records }

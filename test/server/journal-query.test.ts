@@ -6,7 +6,7 @@ import { searchJournal } from '../../src/domain/journal-query.ts'
 import type { JournalRecord } from '../../src/domain/journal.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { JournalEntry } from '../../src/events.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb, waitFor } from '../_helpers.ts'
 import { openEvents } from './_events.ts'
 
 afterAll(cleanup)
@@ -95,6 +95,28 @@ describe('near misses and rule misses', () => {
     // A slug typo lands in the project at its own paths (the first, Shop), and names the slug.
     const stray = ((await requests('?path=/api/shpo/**')).json as JournalEntry[])[0]!
     expect(stray.nearMisses!.some((miss) => miss.path === '/api/shop/orders' && miss.differences.some((d) => d.what === 'project'))).toBe(true)
+  })
+
+  it('a reset by another process (mockapi reset) empties the journal, as one through the API does', async () => {
+    const workspace = cliWorkspace()
+    await workspace.ok('init', '--yes', '--slug', 'shop', '--resource', '/api/orders')
+    const server = await serve(workspace.db)
+    const { context } = openStore(workspace.db)
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const id = server.project('shop').id
+    for (let n = 0; n < 3; n += 1) await send(`${server.url}/api/shop/orders?n=${n}`)
+    await workspace.ok('reset')
+    // The API reads the project as it is now: the reset is seen at once.
+    expect((await send(`${server.url}/api/projects/${id}/requests`, { headers: auth })).json).toEqual([])
+    for (let n = 0; n < 2; n += 1) await send(`${server.url}/api/shop/orders?n=${n}`)
+    await workspace.ok('reset')
+    // A request sees it once the server sees the change (within its 50 ms recheck): what came before goes.
+    await waitFor(async () => {
+      await send(`${server.url}/api/shop/orders?after=reset`)
+      return server.journal!.records(id).length === 1
+    }, 8000, 'the reset seen by a request')
+    expect(server.journal!.records(id).map((record) => record.search)).toEqual(['?after=reset'])
+    await expectAliveAndIntact(server.url, workspace.db)
   })
 
   it('a fallback answer carries which rules did not hold and why; a rule that held carries none', async () => {
