@@ -4,7 +4,7 @@ import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, heldRequest, openStore, send, serve, tempDb } from '../_helpers.ts'
 
 let url: string
 let api: string
@@ -286,6 +286,28 @@ describe('POST /api/projects/{id}/endpoints', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409])
     expect((await endpoints()).filter((e: { method: string; path: string }) => e.method === 'PUT' && e.path === '/api/carts/:id')).toHaveLength(1)
     expect((await send(`${url}/api/shop/carts/3`, { method: 'PUT', body: {} })).json).toEqual({ saved: true })
+  })
+
+  it('a POST whose project is deleted while its body arrives answers 404 and stores nothing', async () => {
+    const workspace = cliWorkspace()
+    await workspace.ok('init', '--yes', '--slug', 'keep')
+    await workspace.ok('project', 'create', 'Doomed', '--slug', 'doomed')
+    const server = await serve(workspace.db)
+    const { context } = openStore(workspace.db)
+    const doomed = server.project('doomed').id
+    const token = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const held = await heldRequest(server, 'POST', `/api/projects/${doomed}/endpoints`, { ...token, 'Content-Type': 'application/json' }, new TextEncoder().encode(JSON.stringify({ method: 'GET', path: '/api/late', body: { late: true } })))
+    await workspace.ok('project', 'delete', 'doomed')
+    const answer = await held.finish()
+    expect(answer.status).toBe(404)
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('PROJECT_NOT_FOUND')
+    const rows = new Database(workspace.db, { readonly: true })
+    try {
+      expect(rows.prepare("SELECT count(*) AS n FROM endpoints WHERE path = '/api/late'").get()).toEqual({ n: 0 })
+    } finally {
+      rows.close()
+    }
+    await expectAliveAndIntact(server.url, workspace.db)
   })
 
   it('meets another process\'s write lock with 503 STORE_BUSY, storing nothing; the same POST passes once the lock is free', async () => {
