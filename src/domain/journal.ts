@@ -194,7 +194,9 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
       const known = resetsSeen.get(projectId)
       if (known !== undefined && resets <= known) return
       resetsSeen.set(projectId, resets)
-      if (known !== undefined) clear(projectId)
+      // What was kept goes; the clear epoch stays: the request that brought the news arrived after the reset.
+      const ring = rings.get(projectId)
+      if (known !== undefined && ring) Object.assign(ring, { records: [], sizes: [], start: 0, bytes: 0 })
     },
     drop(projectId) {
       rings.delete(projectId)
