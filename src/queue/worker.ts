@@ -217,6 +217,12 @@ export function createWorker(options: WorkerOptions): Worker {
         deliveries.markFailed(job.id, now())
         return 'failed'
       }
+      // Turned off while this attempt was in flight: its retries are canceled as the pending ones were.
+      if (context.repos.subscriptions.byId(job.subscriptionId)?.enabled === false) {
+        deliveries.retryAt(job.id, now())
+        deliveries.cancelPending(job.subscriptionId)
+        return 'failed'
+      }
       deliveries.retryAt(job.id, now() + Math.max(delay, outcome.retryAfterMs ?? 0))
       return 'retrying'
     })

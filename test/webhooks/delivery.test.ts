@@ -206,6 +206,39 @@ describe('webhook deliveries to real local receivers', () => {
     await waitFor(() => receiver.requests.some((r) => r.body.includes('"again":"1"')), 5000, 'delivery after turning on')
   })
 
+  it('an attempt in flight when its subscription is turned off ends canceled, not pending a retry', async () => {
+    const project = await newProject()
+    const { createServer } = await import('node:http')
+    let arrived!: () => void
+    const attempting = new Promise<void>((resolve) => (arrived = resolve))
+    let answer!: (status: number) => void
+    const answered500 = new Promise<number>((resolve) => (answer = resolve))
+    // A receiver that holds the attempt until the test lets it fail.
+    const receiver = createServer((req, res) => {
+      req.resume()
+      arrived()
+      void answered500.then((status) => res.writeHead(status).end())
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    try {
+      const target = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
+      const subscription = await subscribe(project.id, target, ['mock.request'])
+      await send(`${url}/api/${project.slug}/items`)
+      await attempting
+      expect(deliveryStates(subscription.id)).toEqual(['sending'])
+      await send(`${url}/api/projects/${project.id}/webhooks/${subscription.id}`, { method: 'PATCH', body: { enabled: false }, headers })
+      answer(500)
+      const states = await waitFor(() => {
+        const now = deliveryStates(subscription.id)
+        return now.includes('sending') ? null : now
+      }, 5000, 'the attempt in flight ended')
+      expect(states).toEqual(['canceled'])
+    } finally {
+      receiver.closeAllConnections()
+      await new Promise<void>((resolve) => receiver.close(() => resolve()))
+    }
+  })
+
   it('does not turn its own deliveries into events when a subscription targets a mock endpoint', async () => {
     const project = await newProject()
     const subscription = await subscribe(project.id, `${url}/api/${project.slug}/items`, ['mock.request', 'mock.error'])
