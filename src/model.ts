@@ -175,7 +175,7 @@ export interface Endpoint {
  */
 export interface ParameterSpec {
   name: string
-  in: 'path' | 'query' | 'header'
+  in: 'path' | 'query' | 'header' | 'cookie'
   required: boolean
   /** Pointer to the parameter's schema in the document; null when it has none. */
   schema: string | null

@@ -37,7 +37,7 @@ describe('listOperations', () => {
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(['GET /things/:thingId', 'DELETE /things/:thingId', 'POST /things', 'POST /forms', 'GET /tricky'])
     const get = operations[0]!.operation
     expect(get.pointer).toBe('/paths/~1things~1{thingId}/get')
-    expect(get.parameters.map((p) => `${p.in}.${p.name}`)).toEqual(['path.thingId', 'query.verbose', 'query.limit', 'query.sort', 'query.tags', 'query.ids', 'header.X-Api-Key'])
+    expect(get.parameters.map((p) => `${p.in}.${p.name}`)).toEqual(['path.thingId', 'query.verbose', 'query.limit', 'query.sort', 'query.tags', 'query.ids', 'header.X-Api-Key', 'cookie.session'])
     expect(get.parameters[0]).toEqual({ name: 'thingId', in: 'path', required: true, schema: '/components/parameters/ThingId/schema' })
     expect(get.parameters[1]!.schema).toBe('/paths/~1things~1{thingId}/get/parameters/4/schema') // the operation's verbose wins
     const [ok, notFound] = get.responses

@@ -10,6 +10,7 @@ function request(parts: Partial<Omit<MockRequestParts, 'headers' | 'query'>> & {
   return {
     params: parts.params ?? {},
     query: new URLSearchParams(parts.query ?? ''),
+    raw: { query: parts.query ?? '', form: null },
     headers: { get: (name) => headers.get(name) },
     contentType: parts.contentType ?? null,
     body: parts.body,

@@ -11,7 +11,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 const SPEC_ID = 'mockapi:spec'
 // OpenAPI's own formats carry no checkable constraint for us; accept any value.
-const OPENAPI_FORMATS = ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']
+const OPENAPI_FORMATS = ['int32', 'int64', 'float', 'double', 'binary', 'password']
 // strict: false makes ajv warn about each unknown format and keyword; specs are full of both.
 const quiet = { log() {}, warn() {}, error: console.error.bind(console) }
 
@@ -23,7 +23,7 @@ export interface SpecValidators {
 }
 
 /** ajv over one spec document; the document is added on first use and every validator compiled once. */
-export function createSpecValidators(spec: SpecDocument, options: { coerce: boolean }): SpecValidators {
+export function createSpecValidators(spec: SpecDocument, options: { coerce: boolean; checkBytes?: boolean }): SpecValidators {
   let ajv: Ajv | null = null
   const cache = new Map<string, ValidateFunction | null>()
 
@@ -43,6 +43,8 @@ export function createSpecValidators(spec: SpecDocument, options: { coerce: bool
     ajv = spec.version === '3.1' ? (new Ajv2020(settings) as unknown as Ajv) : new Ajv(settings)
     addFormats(ajv)
     for (const format of OPENAPI_FORMATS) ajv.addFormat(format, true)
+    // `byte` is base64 (ajv-formats checks it) in requests; an example or sample answered is not refused for it.
+    if (!options.checkBytes) ajv.addFormat('byte', true)
     ajv.addSchema(spec.document, SPEC_ID)
     return ajv
   }

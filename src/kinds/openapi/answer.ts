@@ -42,10 +42,11 @@ async function readOperationBody(request: MockRequest): Promise<unknown> {
 }
 
 /** 422 with each problem when the request breaks the operation's parameters or body schema. */
-function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown): void {
+function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown, form: string | null): void {
   const problems = responder.validateRequest(operation, {
     params,
     query: request.url.searchParams,
+    raw: { query: request.url.search.slice(1), form },
     headers: request.headers,
     contentType: request.headers.get('content-type'),
     body,
@@ -126,7 +127,9 @@ export const openapiStages: RouteStages = {
     if (!endpoint.operation || !spec) return configured.validate()
     const body = WITH_BODY.has(request.method) || endpoint.operation.requestBody ? await readOperationBody(request) : undefined
     configured.checkDepth(body)
-    checkOperationRequest(await responderFor(spec), endpoint.operation, request, params, body)
+    // A form body as sent: `allowReserved` fields are read from it with a `+` kept as itself.
+    const form = body !== undefined && request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase() === FORM_TYPE ? Buffer.from(await request.body()).toString('utf8') : null
+    checkOperationRequest(await responderFor(spec), endpoint.operation, request, params, body, form)
     // A schema set on the endpoint checks on top of the spec's.
     await configured.checkSchema(body)
     return { body }

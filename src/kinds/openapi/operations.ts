@@ -58,7 +58,7 @@ const _maybe = (document: Doc, pointer: string): string | null => (_has(document
 
 function _parameter(document: Doc, pointer: string): ParameterSpec[] {
   const parameter = resolvePointer(document, pointer) as Obj
-  if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') return []
+  if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header' && parameter.in !== 'cookie') return []
   // 3.x may describe a parameter with `content` (one media) instead of `schema`.
   const [media] = _entries(document, `${pointer}/content`)
   const schema = _maybe(document, `${pointer}/schema`) ?? (media ? _maybe(document, `${media[1]}/schema`) : null)

@@ -1,12 +1,15 @@
 import type { ErrorObject } from 'ajv'
 import { specRef, type SpecValidators } from './ajv.ts'
 import { isForm, isJsonish, mediaForContentType } from './media.ts'
-import { derefPointer, isObj, resolvePointer, type Obj } from './pointer.ts'
+import { readFormBody, readParameter } from './parameter-styles.ts'
+import { isObj, resolvePointer, type Obj } from './pointer.ts'
 import type { OpenApiOperation, ParameterSpec, SpecDocument } from './types.ts'
 
 export interface MockRequestParts {
   params: Record<string, string>
   query: URLSearchParams
+  /** The query string as sent (without `?`), and a form-encoded body as sent: what decoding loses (a `+` under `allowReserved`). */
+  raw: { query: string; form: string | null }
   headers: { get(name: string): string | null }
   contentType: string | null
   body: unknown
@@ -19,12 +22,10 @@ export interface RequestProblem {
 
 // OAS 3: header parameters with these names are ignored (the request's own machinery covers them).
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
-// 2.0 collectionFormat / 3.x style → the delimiter of one array-valued query string.
-const DELIMITERS: Record<string, string> = { csv: ',', ssv: ' ', tsv: '\t', pipes: '|', form: ',', spaceDelimited: ' ', pipeDelimited: '|' }
-
 /**
- * Checks a request's path, query and header parameters (coerced from strings to their schema
- * types) and its body against the operation. Problems read `query.limit`, `header.x-api-key`, `body/name`.
+ * Checks a request's path, query, header and cookie parameters (read as their style serialises
+ * them, then coerced from strings to their schema types) and its body against the operation.
+ * Problems read `query.limit`, `header.x-api-key`, `body/name`.
  */
 export function createRequestValidator(spec: SpecDocument, validators: { strict: SpecValidators; coercing: SpecValidators }) {
   return (operation: OpenApiOperation, request: MockRequestParts): RequestProblem[] => _validate(spec, validators, operation, request)
@@ -32,15 +33,25 @@ export function createRequestValidator(spec: SpecDocument, validators: { strict:
 
 function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coercing: SpecValidators }, operation: OpenApiOperation, request: MockRequestParts): RequestProblem[] {
   const problems: RequestProblem[] = []
-  for (const part of ['path', 'query', 'header'] as const) {
+  const queryNames = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name))
+  const sources = { params: request.params, query: request.query, rawQuery: request.raw.query, headers: request.headers }
+  for (const part of ['path', 'query', 'header', 'cookie'] as const) {
     const parameters = operation.parameters.filter((p) => p.in === part && !(part === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())))
     if (parameters.length === 0) continue
     const validate = validators.coercing.compile(`${operation.pointer}|${part}`, () => _parametersSchema(parameters))
-    const data = Object.fromEntries(parameters.flatMap((p) => {
-      const value = _read(spec, p, request)
-      return value === undefined ? [] : [[_key(p), value]]
-    }))
-    if (validate && !validate(data)) problems.push(..._problems(spec, validate.errors, (pointer) => `${part}.${pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    const data: Record<string, unknown> = {}
+    const unreadable = new Set<string>()
+    for (const parameter of parameters) {
+      const read = readParameter(spec, parameter, sources, new Set([...queryNames].filter((name) => name !== parameter.name)))
+      if (read === undefined) continue
+      if ('problem' in read) {
+        problems.push({ path: `${part}.${_key(parameter)}`, message: read.problem })
+        unreadable.add(_key(parameter))
+      } else data[_key(parameter)] = read.value
+    }
+    // A parameter that could not be read was named once, above; the schema would only add "is required".
+    const schemaProblems = validate && !validate(data) ? _problems(spec, validate.errors, (pointer) => `${part}.${pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~')}`) : []
+    problems.push(...schemaProblems.filter((problem) => !unreadable.has(problem.path.slice(part.length + 1))))
   }
   const body = operation.requestBody
   if (!body) return problems
@@ -55,9 +66,14 @@ function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coe
   }
   if (!media.schema || !(isJsonish(media.type) || isForm(media.type))) return problems
   // Form fields arrive as strings: coerce them (on a copy, ajv coerces in place); JSON bodies are taken as sent.
-  const form = isForm(media.type)
+  const form = isForm(media.type) && isObj(request.body)
   const validate = (form ? validators.coercing : validators.strict).at(media.schema)
-  const data = form ? structuredClone(request.body) : request.body
+  let data = request.body
+  if (form) {
+    const read = readFormBody(spec, operation.pointer, media.schema, request.body as Obj, request.raw.form)
+    problems.push(...read.problems.map((problem) => ({ path: `body/${_escape(problem.field)}`, message: problem.message })))
+    data = structuredClone(read.fields)
+  }
   if (validate && !validate(data)) problems.push(..._problems(spec, validate.errors, (pointer) => `body${pointer}`))
   return problems
 }
@@ -68,26 +84,6 @@ const _key = (parameter: ParameterSpec) => (parameter.in === 'header' ? paramete
 function _parametersSchema(parameters: ParameterSpec[]): object {
   const properties = Object.fromEntries(parameters.map((p) => [_key(p), p.schema ? { $ref: specRef(p.schema) } : {}]))
   return { type: 'object', properties, required: parameters.filter((p) => p.required).map(_key) }
-}
-
-function _read(spec: SpecDocument, parameter: ParameterSpec, request: MockRequestParts): unknown {
-  if (parameter.in === 'path') return request.params[parameter.name]
-  if (parameter.in === 'header') return request.headers.get(parameter.name) ?? undefined
-  const values = request.query.getAll(parameter.name)
-  if (values.length !== 1) return values.length === 0 ? undefined : values
-  const delimiter = _delimiter(spec, parameter)
-  return delimiter ? (values[0] as string).split(delimiter) : values[0]
-}
-
-/** The delimiter of an array query parameter sent as one value (2.0 `csv` default, 3.x `explode: false`). */
-function _delimiter(spec: SpecDocument, parameter: ParameterSpec): string | undefined {
-  if (!parameter.schema?.endsWith('/schema')) return undefined
-  const target = derefPointer(spec.document, parameter.schema)
-  const schema = target === null ? undefined : resolvePointer(spec.document, target)
-  if (!isObj(schema) || !(schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')))) return undefined
-  const owner = resolvePointer(spec.document, parameter.schema.slice(0, -'/schema'.length)) as Obj
-  if (spec.version === '2.0') return DELIMITERS[String(owner.collectionFormat ?? 'csv')]
-  return owner.explode === false ? DELIMITERS[String(owner.style ?? 'form')] : undefined
 }
 
 // A body of 400,000 bad items gives as many errors: the first ones say enough.

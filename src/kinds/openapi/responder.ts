@@ -30,8 +30,10 @@ export interface Responder {
 
 /** Validators and generated bodies for one spec; both are built lazily and cached. */
 export function createResponder(spec: SpecDocument): Responder {
-  const validators = { strict: createSpecValidators(spec, { coerce: false }), coercing: createSpecValidators(spec, { coerce: true }) }
-  const sampler = createSampler(spec, validators.strict)
+  // Requests are checked for `format: byte` (base64); an example or sample answered is not passed over for it.
+  const answers = createSpecValidators(spec, { coerce: false })
+  const requests = { strict: createSpecValidators(spec, { coerce: false, checkBytes: true }), coercing: createSpecValidators(spec, { coerce: true, checkBytes: true }) }
+  const sampler = createSampler(spec, answers)
   // Sampling is deterministic, so each (operation, code, media) body is generated once.
   const generated = new Map<string, string | null>()
 
@@ -40,7 +42,7 @@ export function createResponder(spec: SpecDocument): Responder {
   /** An example that breaks its own schema (real specs have them) is passed over for a generated body. */
   const fitsSchema = (media: MediaSpec, example: unknown): boolean => {
     if (!media.schema || !isJsonish(media.type)) return true
-    const validate = validators.strict.at(media.schema)
+    const validate = answers.at(media.schema)
     return validate === null || validate(example) === true
   }
 
@@ -87,7 +89,7 @@ export function createResponder(spec: SpecDocument): Responder {
     return { status, headers, body }
   }
 
-  return { validateRequest: createRequestValidator(spec, validators), buildResponse }
+  return { validateRequest: createRequestValidator(spec, requests), buildResponse }
 }
 
 function _pickResponse(responses: ResponseSpec[], choice: ResponseChoice): { response: ResponseSpec; status: number } | null {
