@@ -107,7 +107,10 @@ function _readRaw(parameter: ParameterSpec, how: Serialisation, shape: Shape, so
     case 'query': {
       const entries = how.allowReserved === true ? _rawEntries(sources.rawQuery, true) : [...sources.query]
       if (how.allowReserved === false) {
-        const unencoded = _rawEntries(sources.rawQuery, false).find(([key, value]) => key === name && RESERVED.test(value))
+        const unencoded = sources.rawQuery.split('&').some((pair) => {
+          const at = pair.indexOf('=')
+          return at >= 0 && _formDecode(pair.slice(0, at), false) === name && RESERVED.test(pair.slice(at + 1))
+        })
         if (unencoded) return { problem: 'has a reserved character not percent-encoded (allowReserved is false)' }
       }
       if (how.allowEmptyValue === false && entries.some(([key, value]) => key === name && value === '')) return { problem: 'must not be empty (allowEmptyValue is false)' }
@@ -211,13 +214,17 @@ function _deepObject(name: string, entries: [string, string][]): ReadValue {
   return found ? { value: JSON.parse(JSON.stringify(root)) as unknown } : undefined
 }
 
-/** name=value entries of a query string, percent-decoded; `+` is a space unless `keepPlus` (allowReserved). */
+/** name=value entries of a query string, percent-decoded; a `+` in a value stays itself under `keepPlus` (allowReserved). */
 function _rawEntries(raw: string, keepPlus: boolean): [string, string][] {
-  const decode = (text: string) => _percentDecode(keepPlus ? text : text.replace(/\+/g, ' '))
   return raw.split('&').filter((pair) => pair !== '').map((pair) => {
     const at = pair.indexOf('=')
-    return at < 0 ? [decode(pair), ''] : [decode(pair.slice(0, at)), keepPlus ? _percentDecode(pair.slice(at + 1)) : decode(pair.slice(at + 1))]
+    return at < 0 ? [_formDecode(pair, false), ''] : [_formDecode(pair.slice(0, at), false), _formDecode(pair.slice(at + 1), keepPlus)]
   })
+}
+
+/** Form text decoded: `+` is a space (unless kept), then percent escapes; a malformed escape stays as written. */
+function _formDecode(text: string, keepPlus: boolean): string {
+  return _percentDecode(keepPlus ? text : text.replace(/\+/g, ' '))
 }
 
 function _percentDecode(text: string): string {
