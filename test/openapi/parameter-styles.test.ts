@@ -108,13 +108,15 @@ describe('OpenAPI 3.0 parameter styles', () => {
     expect(await request('/reserved?q')).toEqual(invalid({ path: 'query.q', message: 'must not be empty (allowEmptyValue is false)' }))
   })
 
-  test('form bodies: format byte is base64, encoding allowReserved keeps a +, encoding style splits an array', async () => {
+  test('form bodies: format byte is base64, encoding allowReserved keeps a + (and, false, refuses a reserved character sent as is), encoding style splits an array', async () => {
     const post = (body: string) => request('/forms', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
     expect(await post('token=aGVsbG8%3D&key=ab+/cd==&ids=1,2')).toEqual(OK)
     expect(await post('token=not%20base64!')).toEqual(invalid({ path: 'body/token', message: 'must match format "byte"' }))
     // Without allowReserved a + is a space, so the same base64 text is not base64 any more.
     expect(await post('token=ab+/cd==')).toEqual(invalid({ path: 'body/token', message: 'must match format "byte"' }))
     expect(await post('ids=1,x')).toEqual(invalid({ path: 'body/ids/1', message: 'must be integer' }))
+    expect(await post('path=a%2Fb')).toEqual(OK)
+    expect(await post('path=a/b')).toEqual(invalid({ path: 'body/path', message: 'has a reserved character not percent-encoded (allowReserved is false)' }))
   })
 })
 

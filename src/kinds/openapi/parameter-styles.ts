@@ -45,14 +45,18 @@ const COLLECTION_FORMAT: Record<string, { style: string; explode: boolean; delim
 }
 // RFC 3986 reserved characters a form value may carry only percent-encoded; `&` and `+` are the form's own syntax.
 const RESERVED = /[:/?#[\]@!$'()*,;=]/
+const UNENCODED = 'has a reserved character not percent-encoded (allowReserved is false)'
 const MAX_SCHEMA_DEPTH = 8
 
-/** Reads one path, query, header or cookie parameter; `others` are the names of the operation's other query parameters. */
-export function readParameter(spec: SpecDocument, parameter: ParameterSpec, sources: ParameterSources, others: ReadonlySet<string>): ReadValue {
+/**
+ * Reads one path, query, header or cookie parameter; `siblings` names the operation's parameters in
+ * the same place, which a free-form exploded object (`?anything=…`) leaves to them.
+ */
+export function readParameter(spec: SpecDocument, parameter: ParameterSpec, sources: ParameterSources, siblings: ReadonlySet<string>): ReadValue {
   const owner = _owner(spec, parameter)
   const how = _serialisation(spec, parameter, owner)
   const shape = how.json ? ({ kind: 'primitive' } as const) : _shapeOf(spec.document, parameter.schema)
-  const read = _readRaw(parameter, how, shape, sources, others)
+  const read = _readRaw(parameter, how, shape, sources, siblings)
   if (read === undefined || 'problem' in read) return read
   if (!how.json || typeof read.value !== 'string') return read
   try {
@@ -90,7 +94,7 @@ function _serialisation(spec: SpecDocument, parameter: ParameterSpec, owner: Obj
   return { style, explode, ...flags, json: content.length > 0 && isJsonish(content[0]!) }
 }
 
-function _readRaw(parameter: ParameterSpec, how: Serialisation, shape: Shape, sources: ParameterSources, others: ReadonlySet<string>): ReadValue {
+function _readRaw(parameter: ParameterSpec, how: Serialisation, shape: Shape, sources: ParameterSources, siblings: ReadonlySet<string>): ReadValue {
   const { name } = parameter
   switch (parameter.in) {
     case 'path': {
@@ -103,18 +107,12 @@ function _readRaw(parameter: ParameterSpec, how: Serialisation, shape: Shape, so
       return raw === null ? undefined : _delimited(raw, how.delimiter ?? ',', shape, how.explode, true)
     }
     case 'cookie':
-      return _readNamed(name, _cookies(sources.headers.get('cookie')), how, shape, others)
+      return _readNamed(name, _cookies(sources.headers.get('cookie')), how, shape, siblings)
     case 'query': {
       const entries = how.allowReserved === true ? _rawEntries(sources.rawQuery, true) : [...sources.query]
-      if (how.allowReserved === false) {
-        const unencoded = sources.rawQuery.split('&').some((pair) => {
-          const at = pair.indexOf('=')
-          return at >= 0 && _formDecode(pair.slice(0, at), false) === name && RESERVED.test(pair.slice(at + 1))
-        })
-        if (unencoded) return { problem: 'has a reserved character not percent-encoded (allowReserved is false)' }
-      }
+      if (how.allowReserved === false && _sentUnencoded(sources.rawQuery, name)) return { problem: UNENCODED }
       if (how.allowEmptyValue === false && entries.some(([key, value]) => key === name && value === '')) return { problem: 'must not be empty (allowEmptyValue is false)' }
-      return _readNamed(name, entries, how, shape, others)
+      return _readNamed(name, entries, how, shape, siblings)
     }
   }
 }
@@ -170,9 +168,9 @@ function _keyValues(items: string[]): ReadValue {
 }
 
 /** A query or cookie parameter among name=value entries. */
-function _readNamed(name: string, entries: [string, string][], how: Serialisation, shape: Shape, others: ReadonlySet<string>): ReadValue {
+function _readNamed(name: string, entries: [string, string][], how: Serialisation, shape: Shape, siblings: ReadonlySet<string>): ReadValue {
   if (shape.kind === 'object' && how.style === 'deepObject') return _deepObject(name, entries)
-  if (shape.kind === 'object' && how.explode) return _explodedObject(name, entries, shape, others)
+  if (shape.kind === 'object' && how.explode) return _explodedObject(entries, shape, siblings)
   const values = entries.filter(([key]) => key === name).map(([, value]) => value)
   if (values.length === 0) return undefined
   if (shape.kind === 'primitive') return { value: values.length === 1 ? values[0] : values }
@@ -182,10 +180,10 @@ function _readNamed(name: string, entries: [string, string][], how: Serialisatio
 }
 
 /** `form` exploded: the object's properties are parameters of their own (`?role=admin&firstName=Alex`). */
-function _explodedObject(name: string, entries: [string, string][], shape: Extract<Shape, { kind: 'object' }>, others: ReadonlySet<string>): ReadValue {
+function _explodedObject(entries: [string, string][], shape: Extract<Shape, { kind: 'object' }>, siblings: ReadonlySet<string>): ReadValue {
   const object = new Map<string, string | string[]>()
   for (const [key, value] of entries) {
-    if (!(shape.properties.has(key) || (shape.open && key !== name && !others.has(key)))) continue
+    if (!(shape.properties.has(key) || (shape.open && !siblings.has(key)))) continue
     const before = object.get(key)
     object.set(key, before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value])
   }
@@ -212,6 +210,14 @@ function _deepObject(name: string, entries: [string, string][]): ReadValue {
     node[last] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value]
   }
   return found ? { value: JSON.parse(JSON.stringify(root)) as unknown } : undefined
+}
+
+/** Whether a value of `name` in form text (a query string, a form body) carries a reserved character as is. */
+function _sentUnencoded(text: string, name: string): boolean {
+  return text.split('&').some((pair) => {
+    const at = pair.indexOf('=')
+    return at >= 0 && _formDecode(pair.slice(0, at), false) === name && RESERVED.test(pair.slice(at + 1))
+  })
 }
 
 /** name=value entries of a query string, percent-decoded; a `+` in a value stays itself under `keepPlus` (allowReserved). */
@@ -313,11 +319,15 @@ export function readFormBody(spec: SpecDocument, operationPointer: string, media
     const entry = derefPointer(document, `${mediaPointer}/encoding/${escapePointer(name)}`)
     const how = entry === null ? undefined : (resolvePointer(document, entry) as Obj)
     if (!how) continue
+    if (how.allowReserved === false && formText !== null && _sentUnencoded(formText, name)) {
+      result.problems.push({ field: name, message: UNENCODED })
+      continue
+    }
     const entries = how.allowReserved === true && formText !== null ? _rawEntries(formText, true) : null
+    if (entries === null && how.style === undefined && how.explode === undefined) continue
     const shape = Object.hasOwn(properties, name) ? _shape(document, _follow(document, (properties as Obj)[name], 0) ?? {}, 0) : ({ kind: 'primitive' } as const)
     const style = typeof how.style === 'string' ? how.style : 'form'
     const serialisation: Serialisation = { style, explode: typeof how.explode === 'boolean' ? how.explode : style === 'form', json: false }
-    if (entries === null && how.style === undefined && how.explode === undefined) continue
     const source = entries ?? Object.entries(fields).flatMap(([key, value]) => [value].flat().map((item): [string, string] => [key, String(item)]))
     const read = _readNamed(name, source, serialisation, shape, new Set(Object.keys(properties)))
     if (read === undefined) continue

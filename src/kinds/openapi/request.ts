@@ -33,7 +33,6 @@ export function createRequestValidator(spec: SpecDocument, validators: { strict:
 
 function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coercing: SpecValidators }, operation: OpenApiOperation, request: MockRequestParts): RequestProblem[] {
   const problems: RequestProblem[] = []
-  const queryNames = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name))
   const sources = { params: request.params, query: request.query, rawQuery: request.raw.query, headers: request.headers }
   for (const part of ['path', 'query', 'header', 'cookie'] as const) {
     const parameters = operation.parameters.filter((p) => p.in === part && !(part === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())))
@@ -41,8 +40,9 @@ function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coe
     const validate = validators.coercing.compile(`${operation.pointer}|${part}`, () => _parametersSchema(parameters))
     const data: Record<string, unknown> = {}
     const unreadable = new Set<string>()
+    const names = new Set(parameters.map((p) => p.name))
     for (const parameter of parameters) {
-      const read = readParameter(spec, parameter, sources, new Set([...queryNames].filter((name) => name !== parameter.name)))
+      const read = readParameter(spec, parameter, sources, names)
       if (read === undefined) continue
       if ('problem' in read) {
         problems.push({ path: `${part}.${_key(parameter)}`, message: read.problem })
@@ -66,10 +66,10 @@ function _validate(spec: SpecDocument, validators: { strict: SpecValidators; coe
   }
   if (!media.schema || !(isJsonish(media.type) || isForm(media.type))) return problems
   // Form fields arrive as strings: coerce them (on a copy, ajv coerces in place); JSON bodies are taken as sent.
-  const form = isForm(media.type) && isObj(request.body)
+  const form = isForm(media.type)
   const validate = (form ? validators.coercing : validators.strict).at(media.schema)
-  let data = request.body
-  if (form) {
+  let data = form ? structuredClone(request.body) : request.body
+  if (form && isObj(request.body)) {
     const read = readFormBody(spec, operation.pointer, media.schema, request.body as Obj, request.raw.form)
     problems.push(...read.problems.map((problem) => ({ path: `body/${_escape(problem.field)}`, message: problem.message })))
     data = structuredClone(read.fields)
