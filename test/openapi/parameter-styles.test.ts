@@ -72,6 +72,10 @@ describe('OpenAPI 3.0 parameter styles', () => {
     expect(await request('/query?filter[status]=gone')).toEqual(invalid({ path: 'query.filter/status', message: 'must be one of: "active", "archived"' }))
     expect(await request('/query?filter[colour]=red')).toEqual(invalid({ path: 'query.filter/colour', message: 'is not allowed' }))
     expect(await request('/query?filter[]=x')).toEqual(invalid({ path: 'query.filter', message: 'must be written filter[property]=value (deepObject style)' }))
+    expect(await request('/query?filter[range][min]=1')).toEqual(OK)
+    expect(await request('/query?filter[range][min]=x')).toEqual(invalid({ path: 'query.filter/range/min', message: 'must be integer' }))
+    expect(await request('/query?filter[__proto__][polluted]=1')).toEqual(invalid({ path: 'query.filter/__proto__', message: 'is not allowed' }))
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
   test('query form exploded object: its properties are parameters of their own (?role=admin&firstName=Alex)', async () => {
