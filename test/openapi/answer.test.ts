@@ -1,8 +1,9 @@
-import { copyFileSync } from 'node:fs'
+import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanup, cliWorkspace, send, serve, type CliWorkspace } from '../_helpers.ts'
+import { mintToken } from '../../src/domain/auth.ts'
+import { cleanup, cliWorkspace, openStore, send, serve, type CliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -121,5 +122,30 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     const plain = await get(`${url}/api/neg/plain-invalid`)
     expect(plain.status).toBe(422)
     expect(plain.json.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.limit', message: expect.any(String) }] })
+  })
+
+  it('negotiation is a project setting: PATCH /api/projects/{id}, project show, export and apply; a wrong value changes nothing', async () => {
+    const authorization = `Bearer ${await mintToken(openStore(ws.db).context, { expiresInMs: 60_000 })}`
+    const projects = (await send(`${url}/api/projects`, { headers: { authorization } })).json as { id: number; slug: string; negotiation: string }[]
+    const neg = projects.find((p) => p.slug === 'neg')!
+    expect(neg.negotiation).toBe('strict')
+    const refused = await send(`${url}/api/projects/${neg.id}`, { method: 'PATCH', headers: { authorization }, body: { negotiation: 'loose' } })
+    expect([refused.status, refused.json.error.details]).toEqual([400, [{ field: 'negotiation', message: 'must be one of strict, lenient' }]])
+    expect((await ws.run('project', 'set', 'neg', '--negotiation', 'loose')).stderr).toMatch(/negotiation "loose" must be one of strict, lenient/)
+    const patched = await send(`${url}/api/projects/${neg.id}`, { method: 'PATCH', headers: { authorization }, body: { negotiation: 'lenient' } })
+    expect([patched.status, patched.json.negotiation]).toEqual([200, 'lenient'])
+    expect(await ws.ok('project', 'show', 'neg')).toMatch(/^negotiation {2}lenient/m)
+    expect((await get(`${url}/api/neg/pets/7`, { accept: 'image/png' })).status).toBe(200)
+    const exported = await ws.ok('export', '--project', 'neg')
+    expect(exported).toMatch(/^negotiation: lenient$/m)
+    // apply without the key puts the default back; with it, lenient again.
+    writeFileSync(join(ws.cwd, 'neg.yaml'), exported.replace(/^negotiation: lenient\n/m, ''))
+    expect(await ws.ok('apply', 'neg.yaml')).toMatch(/negotiation: strict/)
+    expect((await get(`${url}/api/neg/pets/7`, { accept: 'image/png' })).status).toBe(406)
+    writeFileSync(join(ws.cwd, 'neg.yaml'), exported)
+    expect(await ws.ok('apply', 'neg.yaml')).toMatch(/negotiation: lenient/)
+    writeFileSync(join(ws.cwd, 'bad.yaml'), 'name: Negotiation\nslug: neg\nnegotiation: loose\n')
+    expect((await ws.run('apply', 'bad.yaml')).stderr).toMatch(/negotiation must be one of strict, lenient/)
+    await ws.ok('project', 'set', 'neg', '--negotiation', 'strict')
   })
 })
