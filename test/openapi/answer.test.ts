@@ -53,6 +53,21 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     )
   })
 
+  it('XML for a root array (always wrapped) and for a generated string (an element, not bare text)', async () => {
+    expect((await get(`${url}/api/neg/names`, { accept: 'application/xml' })).text).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<names><name>Ann</name></names>')
+    expect((await get(`${url}/api/neg/names`, { accept: 'text/xml' })).text).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<root>just text</root>')
+  })
+
+  it('a documented */* answers the concrete type asked for when it can be written, else JSON', async () => {
+    const answer = async (accept: string) => {
+      const sent = await get(`${url}/api/neg/anything`, { accept })
+      return [sent.status, sent.headers.get('content-type'), sent.text]
+    }
+    expect(await answer('application/xml')).toEqual([200, 'application/xml', '<?xml version="1.0" encoding="UTF-8"?>\n<root><ok>true</ok></root>'])
+    expect(await answer('image/png')).toEqual([200, 'application/json', '{"ok":true}'])
+    expect(await answer('*/*')).toEqual([200, 'application/json', '{"ok":true}'])
+  })
+
   it('an XML example given as a string is sent as it is', async () => {
     const answer = await get(`${url}/api/neg/raw`, { accept: 'application/xml' })
     expect(answer.headers.get('content-type')).toBe('application/xml')

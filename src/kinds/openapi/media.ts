@@ -55,10 +55,14 @@ function _parseAccept(accept: string): AcceptRange[] {
   })
 }
 
-/** The type an answer is sent as: the documented one, or for a documented range the concrete type asked for (else a plain member of it). */
+/**
+ * The type an answer is sent as: the documented one; for a documented range, the concrete type
+ * asked for when mockapi can write it (JSON, XML, text), else a plain member of the range.
+ */
 function _concrete(documented: string, asked: string): string {
   if (!documented.includes('*')) return documented
-  if (!asked.includes('*') && _matches(documented, asked)) return asked
+  const writable = isJsonish(asked) || isXml(asked) || isText(asked)
+  if (!asked.includes('*') && writable && _matches(documented, asked)) return asked
   const main = _base(documented).split('/')[0]
   if (main === 'text') return 'text/plain'
   if (main === '*' || main === 'application') return 'application/json'

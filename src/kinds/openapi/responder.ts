@@ -55,9 +55,12 @@ export function createResponder(spec: SpecDocument): Responder {
     return validate === null || validate(example) === true
   }
 
-  /** A value as the answered type carries it: JSON text, XML written from the schema's hints, or text. */
-  const format = (media: MediaSpec, type: string, body: unknown): string | null => {
-    if (isXml(type) && body !== undefined && body !== null && typeof body !== 'string') return writeXml(spec.document, media.schema, body)
+  /**
+   * A value as the answered type carries it: JSON text, XML written from the schema's hints, or
+   * text. An example written as a string is taken to be the body as sent (an XML document already).
+   */
+  const format = (media: MediaSpec, type: string, body: unknown, generated = false): string | null => {
+    if (isXml(type) && body !== undefined && body !== null && (generated || typeof body !== 'string')) return writeXml(spec.document, media.schema, body)
     if (isText(type) && body !== undefined && body !== null && typeof body !== 'object') return String(body)
     return _text(type, body)
   }
@@ -71,7 +74,7 @@ export function createResponder(spec: SpecDocument): Responder {
       const example = examples.find((candidate) => fitsSchema(media, type, candidate))
       let body: string | null = null
       if (example !== undefined) body = format(media, type, example)
-      else if (media.schema) body = format(media, type, sampler.json(media.schema))
+      else if (media.schema) body = format(media, type, sampler.json(media.schema), true)
       else if (examples.length > 0) body = format(media, type, examples[0])
       generated.set(key, body)
     }
@@ -113,8 +116,9 @@ export function createResponder(spec: SpecDocument): Responder {
     if (!picked) return null
     const { response, status } = picked
     const headers = headersOf(response)
+    if (status === 204 || status === 304) return { status, headers, body: null }
     const chosen = negotiated(operation, response, choice)
-    if (status === 204 || status === 304 || !chosen) return { status, headers, body: null }
+    if (!chosen) return { status, headers, body: null }
     const { preferExample } = choice
     const answered = preferExample === undefined ? chosen : exampleOwner(operation, response, chosen, preferExample)
     const body = preferExample === undefined ? bodyOf(operation, response, answered) : format(answered.media, answered.type, value(answered.media.examples[preferExample] as string))
