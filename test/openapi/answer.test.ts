@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
+import { writeXml } from '../../src/kinds/openapi/xml.ts'
 import { cleanup, cliWorkspace, openStore, send, serve, type CliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
@@ -162,5 +163,36 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     writeFileSync(join(ws.cwd, 'bad.yaml'), 'name: Negotiation\nslug: neg\nnegotiation: loose\n')
     expect((await ws.run('apply', 'bad.yaml')).stderr).toMatch(/negotiation must be one of strict, lenient/)
     await ws.ok('project', 'set', 'neg', '--negotiation', 'strict')
+  })
+})
+
+describe('writeXml', () => {
+  const document = {
+    components: {
+      schemas: {
+        Order: {
+          allOf: [{ $ref: '#/components/schemas/Base' }],
+          properties: {
+            lines: { type: 'array', xml: { wrapped: true }, items: { $ref: '#/components/schemas/Line' } },
+            note: { type: 'string' },
+          },
+        },
+        Base: { properties: { id: { type: 'integer', xml: { attribute: true, prefix: 'o' } } }, xml: { namespace: 'urn:orders' } },
+        Line: { type: 'object', properties: { sku: { type: 'string', xml: { attribute: true } } } },
+        Renamed: { $ref: '#/components/schemas/Line', xml: { name: 'entry' } },
+      },
+    },
+  }
+
+  it('merges allOf hints, declares a namespace without a prefix, names wrapped items by the property, escapes attributes, writes null as an empty element and odd keys as XML names', () => {
+    const order = { id: 1, lines: [{ sku: 'a"b' }, { sku: 'c' }], note: null, '2nd key': 'x < y' }
+    expect(writeXml(document, '/components/schemas/Order', order)).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Order xmlns="urn:orders" o:id="1"><lines><lines sku="a&quot;b"/><lines sku="c"/></lines><note/><_2nd_key>x &lt; y</_2nd_key></Order>',
+    )
+  })
+
+  it('an xml name beside a $ref (3.1) wins over the component\'s name; no schema names elements after the keys', () => {
+    expect(writeXml(document, '/components/schemas/Renamed', { sku: 's' })).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<entry sku="s"/>')
+    expect(writeXml(document, null, { a: [1, 2], b: { c: true } })).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<root><a>1</a><a>2</a><b><c>true</c></b></root>')
   })
 })

@@ -25,8 +25,8 @@ function _shape(document: unknown, node: unknown, depth = 0): Shape {
     const target = pointer === null ? undefined : _shape(document, resolvePointer(document, pointer), depth + 1)
     if (!target) return EMPTY
     const refName = target.refName ?? pointer!.split('/').pop()!.replace(/~1/g, '/').replace(/~0/g, '~')
-    // Siblings of a `$ref` (3.1) add to what it points at.
-    return _merge({ ...target, refName }, _shape(document, { ...node, $ref: undefined }, depth + 1))
+    // Siblings of a `$ref` (3.1) add to what it points at, and their hints win.
+    return _merge(_shape(document, { ...node, $ref: undefined }, depth + 1), { ...target, refName })
   }
   let shape: Shape = {
     xml: isObj(node.xml) ? node.xml : {},
@@ -36,7 +36,8 @@ function _shape(document: unknown, node: unknown, depth = 0): Shape {
   }
   for (const key of ['allOf', 'oneOf', 'anyOf']) {
     const branches = node[key]
-    if (Array.isArray(branches)) for (const branch of branches) shape = _merge(shape, _shape(document, branch, depth + 1))
+    // A branch's component name is not this schema's.
+    if (Array.isArray(branches)) for (const branch of branches) shape = _merge(shape, { ..._shape(document, branch, depth + 1), refName: null })
   }
   return shape
 }
@@ -115,13 +116,14 @@ class Writer {
 /**
  * An XML document for `value` under the schema at `pointer` (null: no schema, the value's own keys
  * name its elements). The root is named by the schema's `xml.name`, else the component a `$ref`
- * names, else `root`; a root array is always wrapped (a document has one root), its items named
+ * (or the pointer itself) names, else `root`; a root array is always wrapped (a document has one root), its items named
  * `item` unless the items' schema names them.
  */
 export function writeXml(document: unknown, pointer: string | null, value: unknown): string {
   const schema = pointer === null ? undefined : resolvePointer(document, pointer)
   const shape = _shape(document, schema)
-  const rootName = shape.refName ?? 'root'
+  const component = pointer === null ? null : /^\/(?:components\/schemas|definitions)\/([^/]+)$/.exec(pointer)
+  const rootName = shape.refName ?? (component ? component[1]!.replace(/~1/g, '/').replace(/~0/g, '~') : 'root')
   const writer = new Writer(document)
   let body: string
   if (Array.isArray(value)) {
