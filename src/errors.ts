@@ -15,6 +15,8 @@ export const ERRORS = {
   ROUTE_NOT_MATCHED: { status: 404 },
   EXAMPLE_NOT_FOUND: { status: 404 },
   METHOD_NOT_ALLOWED: { status: 405 },
+  /** An imported operation documents no response type the request's `Accept` takes. */
+  NOT_ACCEPTABLE: { status: 406 },
   CONFLICT: { status: 409 },
   PAYLOAD_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
@@ -61,6 +63,7 @@ export function codeForStatus(status: number): ErrorCode {
     case 403: return 'FORBIDDEN'
     case 404: return 'ROUTE_NOT_MATCHED'
     case 405: return 'METHOD_NOT_ALLOWED'
+    case 406: return 'NOT_ACCEPTABLE'
     case 409: return 'CONFLICT'
     case 413: return 'PAYLOAD_TOO_LARGE'
     case 415: return 'UNSUPPORTED_MEDIA_TYPE'

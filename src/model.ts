@@ -87,6 +87,9 @@ export interface EndpointResponse {
   fault: Fault | null
 }
 
+export const NEGOTIATIONS = ['strict', 'lenient'] as const
+export type Negotiation = (typeof NEGOTIATIONS)[number]
+
 export interface Project {
   id: number
   name: string
@@ -102,6 +105,8 @@ export interface Project {
   auth: AuthScheme[] | null
   /** Imported OpenAPI operations enforce their `security` requirements. */
   openapiSecurity: boolean
+  /** What an imported OpenAPI operation answers an `Accept` it documents nothing for: 406 (strict) or its default type (lenient). */
+  negotiation: Negotiation
   /** Bumped by every reset: sequences of responses start again at their first. */
   sequenceEpoch: number
   createdAt: string

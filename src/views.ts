@@ -11,6 +11,7 @@ export function projectView(project: Project) {
     pathRules: project.pathRules,
     auth: project.auth,
     openapiSecurity: project.openapiSecurity,
+    negotiation: project.negotiation,
     createdAt: project.createdAt,
   }
 }

@@ -83,6 +83,7 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
     if (file.pathRules) context.repos.projects.setPathRules(created.id, file.pathRules)
     if (file.auth) context.repos.projects.setAuth(created.id, file.auth)
     if (file.openapiSecurity === false) context.repos.projects.setOpenapiSecurity(created.id, false)
+    if (file.negotiation === 'lenient') context.repos.projects.setNegotiation(created.id, 'lenient')
     changes.push(`+ project ${slug}`)
     return { project: context.repos.projects.byId(created.id)!, seedChanged: false }
   }
@@ -106,6 +107,11 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
   if (openapiSecurity !== existing.openapiSecurity) {
     context.repos.projects.setOpenapiSecurity(existing.id, openapiSecurity)
     changes.push(`~ project ${slug} openapiSecurity: ${openapiSecurity}`)
+  }
+  const negotiation = file.negotiation ?? (options.prune ? 'strict' : existing.negotiation)
+  if (negotiation !== existing.negotiation) {
+    context.repos.projects.setNegotiation(existing.id, negotiation)
+    changes.push(`~ project ${slug} negotiation: ${negotiation}`)
   }
   return { project: context.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }

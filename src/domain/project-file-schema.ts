@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { AuthScheme, Fault, PathRules, ResponsePick, SpecFormat } from '../model.ts'
+import type { AuthScheme, Fault, Negotiation, PathRules, ResponsePick, SpecFormat } from '../model.ts'
 import type { ResponseJson } from './responses.ts'
 
 /**
@@ -21,6 +21,7 @@ export interface RawProjectFile {
   pathRules?: PathRules
   auth?: AuthScheme | AuthScheme[]
   openapiSecurity?: boolean
+  negotiation?: Negotiation
   resources?: RawResource[] | null
   endpoints?: RawEndpoint[] | null
   webhooks?: RawWebhook[] | null

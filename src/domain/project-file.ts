@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
@@ -26,6 +26,8 @@ export interface ProjectFile {
   auth?: AuthScheme[]
   /** Absent: true (imported OpenAPI operations enforce their security). */
   openapiSecurity?: boolean
+  /** Absent: strict (an Accept an imported OpenAPI operation cannot satisfy answers 406). */
+  negotiation?: Negotiation
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
@@ -297,6 +299,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     ...(file.pathRules !== undefined ? { pathRules: file.pathRules } : {}),
     ...(projectAuth !== undefined ? { auth: projectAuth } : {}),
     ...(file.openapiSecurity !== undefined ? { openapiSecurity: file.openapiSecurity } : {}),
+    ...(file.negotiation !== undefined ? { negotiation: file.negotiation } : {}),
     resources,
     endpoints,
     webhooks,

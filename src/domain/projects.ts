@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
-import { PATH_RULES, type PathRules, type Project } from '../model.ts'
+import { NEGOTIATIONS, PATH_RULES, type Negotiation, type PathRules, type Project } from '../model.ts'
 import type { Context } from './context.ts'
 import { checkAuthSetting } from './auth-settings.ts'
 import { projectView } from '../views.ts'
@@ -118,7 +118,16 @@ export function checkPathRules(value: unknown): PathRules {
   return value as PathRules
 }
 
-const PROJECT_SETTINGS = ['pathRules', 'auth', 'openapiSecurity']
+/** A `negotiation` value as typed or sent; anything else is refused naming the two. */
+export function checkNegotiation(value: unknown): Negotiation {
+  if (typeof value !== 'string' || !(NEGOTIATIONS as readonly string[]).includes(value)) {
+    const given = typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value)
+    throw new AppError('INVALID_INPUT', `negotiation ${given} must be one of ${NEGOTIATIONS.join(', ')}`, { details: [{ field: 'negotiation', message: `must be one of ${NEGOTIATIONS.join(', ')}` }] })
+  }
+  return value as Negotiation
+}
+
+const PROJECT_SETTINGS = ['pathRules', 'auth', 'openapiSecurity', 'negotiation']
 
 /**
  * The settings `mockapi project set` and `PATCH /api/projects/{id}` change. Existing paths are not
@@ -137,6 +146,7 @@ export function updateProjectSettings(context: Context, project: Project, input:
   if (Object.keys(fields).length === 0) throw new AppError('INVALID_INPUT', `nothing to change: send any of ${PROJECT_SETTINGS.join(', ')}`)
   const pathRules = fields.pathRules === undefined ? undefined : checkPathRules(fields.pathRules)
   const auth = fields.auth === undefined ? undefined : checkAuthSetting(fields.auth)
+  const negotiation = fields.negotiation === undefined ? undefined : checkNegotiation(fields.negotiation)
   const openapiSecurity = fields.openapiSecurity
   if (openapiSecurity !== undefined && typeof openapiSecurity !== 'boolean') {
     throw new AppError('INVALID_INPUT', `openapiSecurity must be true or false, got ${JSON.stringify(openapiSecurity)}`, { details: [{ field: 'openapiSecurity', message: 'must be true or false' }] })
@@ -147,6 +157,7 @@ export function updateProjectSettings(context: Context, project: Project, input:
     if (pathRules !== undefined) context.repos.projects.setPathRules(project.id, pathRules)
     if (auth !== undefined) context.repos.projects.setAuth(project.id, auth)
     if (openapiSecurity !== undefined) context.repos.projects.setOpenapiSecurity(project.id, openapiSecurity)
+    if (negotiation !== undefined) context.repos.projects.setNegotiation(project.id, negotiation)
     return context.repos.projects.byId(project.id)!
   })
 }

@@ -1,4 +1,4 @@
-import type { Endpoint, Fault, SpecDocument } from '../model.ts'
+import type { Endpoint, Fault, Negotiation, SpecDocument } from '../model.ts'
 import { errorBody } from '../errors.ts'
 import type { AnswerDecision, Random } from './policy.ts'
 import type { Preferences } from './prefer.ts'
@@ -75,6 +75,8 @@ export interface RouteStageInput {
   spec: (() => SpecDocument) | null
   /** The endpoint keeps records (a resource's, or an import's with `--stateful`). */
   stateful: boolean
+  /** The project's answer to an `Accept` an imported operation documents no type for: 406 or its default type. */
+  negotiation: Negotiation
   /**
    * How an endpoint configured by hand (resource, custom) is validated and answered: the default
    * stages, and what a kind's own stages fall back to. The domain's (records live there), given here.

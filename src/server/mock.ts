@@ -89,6 +89,7 @@ function routeStageInput({ deps, request, match, policy }: StageInput): RouteSta
     decision: policy.decision,
     spec,
     stateful: endpoint.action !== null && collectionId !== null,
+    negotiation: match.project.negotiation,
     configured: {
       async validate() {
         const { outcome } = policy.decision

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { AuthScheme, PathRules, Project } from '../model.ts'
+import type { AuthScheme, Negotiation, PathRules, Project } from '../model.ts'
 
 interface ProjectRow {
   id: number
@@ -12,6 +12,7 @@ interface ProjectRow {
   path_rules: PathRules
   auth: string | null
   openapi_security: number
+  negotiation: Negotiation
   sequence_epoch: number
   created_at: string
 }
@@ -28,6 +29,7 @@ function toProject(row: ProjectRow): Project {
     pathRules: row.path_rules,
     auth: row.auth === null ? null : (JSON.parse(row.auth) as AuthScheme[]),
     openapiSecurity: row.openapi_security === 1,
+    negotiation: row.negotiation,
     sequenceEpoch: row.sequence_epoch,
     createdAt: row.created_at,
   }
@@ -49,6 +51,7 @@ export function createProjectRepo(db: Db) {
   const setPathRules = db.prepare<[PathRules, number]>('UPDATE projects SET path_rules = ? WHERE id = ?')
   const setAuth = db.prepare<[string | null, number]>('UPDATE projects SET auth = ? WHERE id = ?')
   const setOpenapiSecurity = db.prepare<[number, number]>('UPDATE projects SET openapi_security = ? WHERE id = ?')
+  const setNegotiation = db.prepare<[Negotiation, number]>('UPDATE projects SET negotiation = ? WHERE id = ?')
   const bumpSequenceEpoch = db.prepare<[number]>('UPDATE projects SET sequence_epoch = sequence_epoch + 1 WHERE id = ?')
   const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
@@ -83,6 +86,7 @@ export function createProjectRepo(db: Db) {
     setPathRules: (id: number, mode: PathRules): void => void setPathRules.run(mode, id),
     setAuth: (id: number, auth: AuthScheme[] | null): void => void setAuth.run(auth === null ? null : JSON.stringify(auth), id),
     setOpenapiSecurity: (id: number, on: boolean): void => void setOpenapiSecurity.run(on ? 1 : 0, id),
+    setNegotiation: (id: number, mode: Negotiation): void => void setNegotiation.run(mode, id),
     /** Every sequence of responses in the project starts again at its first (a reset). */
     bumpSequenceEpoch: (id: number): void => void bumpSequenceEpoch.run(id),
     remove(id: number): void {

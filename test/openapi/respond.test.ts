@@ -102,9 +102,10 @@ describe('buildResponse (OpenAPI 3.0)', () => {
     expect(things.responder.buildResponse(only(), { status: 200 })).toBeNull()
   })
 
-  test('Accept picks the media: XML is generated, a text example is sent as it is, no match falls back to JSON', () => {
+  test('Accept picks the media: XML is generated, a text example is sent as it is, no match falls back to JSON unless negotiation is strict', () => {
     const create = things.op('POST', '/things')
     const build = (accept: string | null) => things.responder.buildResponse(create, { status: 201, accept })!
+    expect(() => things.responder.buildResponse(create, { status: 201, accept: 'text/html', negotiation: 'strict' })).toThrow(/Accept "text\/html" takes none of/)
     expect(build('application/xml')).toEqual({ status: 201, headers: { 'content-type': 'application/xml' }, body: expect.stringContaining('<name>string</name>') })
     expect(build('text/plain')).toEqual({ status: 201, headers: { 'content-type': 'text/plain' }, body: 'seven' })
     expect(build('text/html, application/xml;q=0.5')).toMatchObject({ headers: { 'content-type': 'application/xml' } })

@@ -114,7 +114,7 @@ describe('a project-scoped token dies with its project', () => {
 /** Rows of a table in id order, without the columns a migration may drop or add. */
 function rowsOf(db: Database.Database, table: string, order = 'rowid'): Record<string, unknown>[] {
   return (db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).all() as Record<string, unknown>[])
-    .map(({ snapshot: _snapshot, token_key: _key, path_rules: _pathRules, delay_max_ms: _delayMax, fault: _fault, auth: _auth, openapi_security: _openapiSecurity, pick: _pick, responses: _responses, sequence_epoch: _epoch, ...rest }) => rest)
+    .map(({ snapshot: _snapshot, token_key: _key, path_rules: _pathRules, delay_max_ms: _delayMax, fault: _fault, auth: _auth, openapi_security: _openapiSecurity, negotiation: _negotiation, pick: _pick, responses: _responses, sequence_epoch: _epoch, ...rest }) => rest)
 }
 
 const TABLES = ['projects', 'collections', 'records', 'resources', 'api_specs', 'endpoints', 'inbox', 'subscriptions', 'events', 'deliveries', 'attempts', 'indexed_fields', 'field_values', 'meta']

@@ -56,12 +56,13 @@ export function registerProject(program: Command, ctx: CliContext): void {
   project
     .command('set [slug]')
     .description("change a project's settings (default: the only or the default project)")
-    .addHelpText('after', '\nExamples:\n  $ mockapi project set shop --path-rules warn\n  $ mockapi project set --path-rules off\n  $ mockapi project set shop --auth bearer:t-123 --auth apiKey:header:X-API-Key\n  $ mockapi project set shop --openapi-security off')
+    .addHelpText('after', '\nExamples:\n  $ mockapi project set shop --path-rules warn\n  $ mockapi project set --path-rules off\n  $ mockapi project set shop --auth bearer:t-123 --auth apiKey:header:X-API-Key\n  $ mockapi project set shop --openapi-security off\n  $ mockapi project set shop --negotiation lenient')
     .option('--path-rules <mode>', 'how new paths are judged: strict (the naming rules refuse), warn (they warn) or off (any sound path); existing paths stay')
     .option('--auth <scheme>', 'credentials every mock route demands: bearer[:t1,t2], apiKey:header|query|cookie:NAME[:k1,k2], basic:user:pass[,…], or JSON; repeatable (any one passes); none: no auth', collect)
     .option('--openapi-security <on|off>', "whether imported OpenAPI operations enforce their spec's security requirements (default on)")
+    .option('--negotiation <mode>', "what imported OpenAPI operations answer an Accept they document no type for: strict (406, the default) or lenient (their default type)")
     .option('--json', 'print the project as JSON')
-    .action((slug: string | undefined, options: { pathRules?: string; auth?: string[]; openapiSecurity?: string; json?: boolean }, command: Command) =>
+    .action((slug: string | undefined, options: { pathRules?: string; auth?: string[]; openapiSecurity?: string; negotiation?: string; json?: boolean }, command: Command) =>
       withRuntime(command, ctx, ({ context }) => {
         const found = selectProject(context, slug)
         const changes: Record<string, unknown> = {}
@@ -75,10 +76,11 @@ export function registerProject(program: Command, ctx: CliContext): void {
           if (options.openapiSecurity !== 'on' && options.openapiSecurity !== 'off') throw new AppError('INVALID_INPUT', `--openapi-security "${options.openapiSecurity}" must be on or off`)
           changes.openapiSecurity = options.openapiSecurity === 'on'
         }
-        if (Object.keys(changes).length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: give --path-rules strict|warn|off, --auth or --openapi-security on|off')
+        if (options.negotiation !== undefined) changes.negotiation = options.negotiation
+        if (Object.keys(changes).length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: give --path-rules strict|warn|off, --auth, --openapi-security on|off or --negotiation strict|lenient')
         const updated = updateProjectSettings(context, found, changes)
         if (options.json) return printJson(ctx.io, projectView(updated))
-        ctx.io.out(success(`project ${updated.slug}: path rules ${updated.pathRules}, auth ${projectAuthText(updated.auth)}, OpenAPI security ${updated.openapiSecurity ? 'on' : 'off'}`))
+        ctx.io.out(success(`project ${updated.slug}: path rules ${updated.pathRules}, auth ${projectAuthText(updated.auth)}, OpenAPI security ${updated.openapiSecurity ? 'on' : 'off'}, negotiation ${updated.negotiation}`))
       }))
 
   project
@@ -96,6 +98,7 @@ export function registerProject(program: Command, ctx: CliContext): void {
         ctx.io.out(`path rules   ${found.pathRules}`)
         ctx.io.out(`auth         ${projectAuthText(found.auth)}`)
         ctx.io.out(`security     ${found.openapiSecurity ? 'on (imported OpenAPI operations enforce theirs)' : 'off (imported OpenAPI operations ignore theirs)'}`)
+        ctx.io.out(`negotiation  ${found.negotiation === 'strict' ? 'strict (an Accept an imported OpenAPI operation cannot satisfy: 406)' : 'lenient (an Accept an imported OpenAPI operation cannot satisfy: its default type)'}`)
         ctx.io.out(`created      ${found.createdAt}\n`)
         printTable(ctx.io, ['METHOD', 'PATH', 'KIND', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.kind, e.status]), 'no endpoints yet')
       }))

@@ -1,12 +1,12 @@
 import { AppError } from '../../errors.ts'
-import { finalStatus, hasConfiguredBody, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages } from '../../engine/exchange.ts'
+import { finalStatus, hasConfiguredBody, simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type RouteStages, type Validated } from '../../engine/exchange.ts'
 import { FORM_TYPE, formFields, MULTIPART_TYPE, multipartFields } from '../../engine/form-fields.ts'
 import { isJsonContentType } from '../../engine/media-type.ts'
 import type { AnswerDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
-import type { Endpoint } from '../../model.ts'
+import type { Endpoint, Negotiation } from '../../model.ts'
 import { defaultStatus } from './default-status.ts'
-import type { Responder } from './responder.ts'
+import type { BuiltResponse, Responder } from './responder.ts'
 import type { OpenApiOperation, SpecDocument } from './types.ts'
 
 // One responder (compiled validators, cached samples) per parsed spec document; the catalog keeps
@@ -41,8 +41,11 @@ async function readOperationBody(request: MockRequest): Promise<unknown> {
   return bytes
 }
 
-/** 422 with each problem when the request breaks the operation's parameters or body schema. */
-function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown, form: string | null): void {
+/**
+ * A request that breaks the operation's parameters or body schema: the operation's documented 422
+ * (else 400) with its example, as Prism answers; without one, 422 `VALIDATION_FAILED` with each problem.
+ */
+function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown, form: string | null): MockAnswer | null {
   const problems = responder.validateRequest(operation, {
     params,
     query: request.url.searchParams,
@@ -51,26 +54,32 @@ function checkOperationRequest(responder: Responder, operation: OpenApiOperation
     contentType: request.headers.get('content-type'),
     body,
   })
-  if (problems.length > 0) {
-    throw new AppError('VALIDATION_FAILED', `request does not match the OpenAPI operation${operation.operationId ? ` ${operation.operationId}` : ''}`, { details: problems })
-  }
+  if (problems.length === 0) return null
+  const documented = responder.buildRejection(operation, request.headers.get('accept'))
+  if (documented) return toAnswer(documented)
+  throw new AppError('VALIDATION_FAILED', `request does not match the OpenAPI operation${operation.operationId ? ` ${operation.operationId}` : ''}`, { details: problems })
+}
+
+/** The built response as the server sends it, its Content-Type named as the other answerers name it. */
+function toAnswer(built: BuiltResponse): MockAnswer {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(built.headers)) headers[name.toLowerCase() === 'content-type' ? 'Content-Type' : name] = value
+  return { status: built.status, headers, body: built.body }
 }
 
 /**
  * The documented response: `Prefer: code=` and `example=` pick one as Prism does; null when the
  * preferred code is not documented (the caller answers as for any endpoint).
  */
-function documentedAnswer(responder: Responder, operation: OpenApiOperation, status: number, prefer: Pick<Preferences, 'code' | 'example'>, accept: string | null): MockAnswer | null {
+function documentedAnswer(responder: Responder, operation: OpenApiOperation, status: number, prefer: Pick<Preferences, 'code' | 'example'>, accept: string | null, negotiation: Negotiation): MockAnswer | null {
   const built = responder.buildResponse(operation, {
     status,
     ...(prefer.code === undefined ? {} : { preferCode: prefer.code }),
     ...(prefer.example === undefined ? {} : { preferExample: prefer.example }),
     accept,
+    negotiation,
   })
-  if (!built) return null
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(built.headers)) headers[name.toLowerCase() === 'content-type' ? 'Content-Type' : name] = value
-  return { status: built.status, headers, body: built.body }
+  return built && toAnswer(built)
 }
 
 interface OperationAnswerInput {
@@ -84,6 +93,7 @@ interface OperationAnswerInput {
   body: unknown
   /** The imported endpoint keeps records (`import --stateful`). */
   stateful: boolean
+  negotiation: Negotiation
   /** What any endpoint answers: its configured body, its records, or `{}`; the domain's, given here. */
   answerConfigured(status: number): Promise<MockAnswer>
   /** The endpoint's configured headers, their templates rendered for this request. */
@@ -106,13 +116,14 @@ async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer>
     return input.answerConfigured(endpoint.status)
   }
   // A status configured on the endpoint is chosen like a preferred one: its documented response if any.
-  const configured = endpoint.status !== defaultStatus(operation) ? endpoint.status : undefined
+  // A 1xx stored by an import made before 1xx stopped being a default is not one anybody chose.
+  const configured = endpoint.status !== defaultStatus(operation) && endpoint.status >= 200 ? endpoint.status : undefined
   const code = prefer.code ?? configured
-  const documented = documentedAnswer(responder, operation, endpoint.status, { ...prefer, code }, request.headers.get('accept'))
+  const documented = documentedAnswer(responder, operation, endpoint.status, { ...prefer, code }, request.headers.get('accept'), input.negotiation)
   if (documented) return { ...documented, status: finalStatus(documented.status), headers: { ...documented.headers, ...(await input.configuredHeaders()) } }
-  // A code the spec does not document: as for any endpoint.
-  if (code! >= 400) return simulatedErrorAnswer(code!, prefer.code === undefined ? 'configured status' : 'Prefer: code')
-  return input.answerConfigured(code!)
+  // A code the spec does not document (or none at all but 1xx): as for any endpoint.
+  if (code !== undefined && code >= 400) return simulatedErrorAnswer(code, prefer.code === undefined ? 'configured status' : 'Prefer: code')
+  return input.answerConfigured(finalStatus(code ?? endpoint.status))
 }
 
 
@@ -129,13 +140,14 @@ export const openapiStages: RouteStages = {
     configured.checkDepth(body)
     // A form body as sent: `allowReserved` fields are read from it with a `+` kept as itself.
     const form = body !== undefined && request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase() === FORM_TYPE ? Buffer.from(await request.body()).toString('utf8') : null
-    checkOperationRequest(await responderFor(spec), endpoint.operation, request, params, body, form)
+    const rejected = checkOperationRequest(await responderFor(spec), endpoint.operation, request, params, body, form)
+    if (rejected) return { answer: rejected } satisfies Validated
     // A schema set on the endpoint checks on top of the spec's.
     await configured.checkSchema(body)
     return { body }
   },
   async answer(input) {
-    const { request, endpoint, spec, prefer, decision, body, stateful, configured } = input
+    const { request, endpoint, spec, prefer, decision, body, stateful, negotiation, configured } = input
     if (!endpoint.operation || !spec) return configured.answer(decision.outcome.status, body)
     return answerOperation({
       request,
@@ -146,6 +158,7 @@ export const openapiStages: RouteStages = {
       decision,
       body,
       stateful,
+      negotiation,
       answerConfigured: (status) => configured.answer(status, body),
       configuredHeaders: () => configured.headers(body),
     })

@@ -1,5 +1,5 @@
 import type { SpecKind } from '../kind.ts'
-import { defaultStatus } from './default-status.ts'
+import { defaultStatus, informationalWarnings } from './default-status.ts'
 import { listOperations } from './operations.ts'
 import { operationSecurity, securityWarnings } from './security.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
@@ -32,13 +32,14 @@ export const openapiKind: SpecKind<'openapi'> = {
     const location = input.file ?? input.url
     const text = await input.read()
     const spec = location !== undefined ? await loadSpec(location, options, text) : await loadSpecText(text, input.name, options)
+    const operations = listOperations(spec)
     return {
       title: spec.title,
       version: spec.version,
       document: JSON.stringify(spec.document),
-      operations: listOperations(spec),
+      operations,
       describe: (title) => `"${title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`})`,
-      warnings: securityWarnings(spec.document),
+      warnings: [...securityWarnings(spec.document), ...informationalWarnings(operations)],
     }
   },
   nothingToServe: 'the spec describes no paths (only webhooks or components): nothing to serve',

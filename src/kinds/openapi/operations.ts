@@ -123,13 +123,21 @@ function _requestBody2(document: Doc, operationPointer: string, parameters: stri
   return { required: form.some((p) => p.required === true), media: types.map((type) => ({ type, schema, ...noExamples })) }
 }
 
+// `type/subtype`, parameters allowed: what a 2.0 `examples` key must be.
+const MIME = /^[\w.+-]+\/[\w.+*-]+\s*(;.*)?$/
+
 function _response2(document: Doc, operationPointer: string, code: string, pointer: string): ResponseSpec {
   const response = resolvePointer(document, pointer) as Obj
   const schema = _maybe(document, `${pointer}/schema`)
-  const examples = isObj(response.examples) ? Object.keys(response.examples) : []
-  // 2.0 has no named examples: `examples` is keyed by mime type, one value each.
-  const types = schema ? [...new Set([..._mimes(document, operationPointer, 'produces'), ...examples])] : examples
-  const media = types.map((type) => ({ type, schema, example: _maybe(document, `${pointer}/examples/${escapePointer(type)}`), examples: {} }))
+  const keys = isObj(response.examples) ? Object.keys(response.examples) : []
+  // 2.0 `examples` is keyed by mime type, one value each; a key that is no mime type (`error`, a
+  // common slip) never becomes a Content-Type: it is kept as a named example of every produced type.
+  const mimeKeys = keys.filter((key) => MIME.test(key))
+  const named = Object.fromEntries(keys.filter((key) => !MIME.test(key)).map((key) => [key, `${pointer}/examples/${escapePointer(key)}`]))
+  const produces = _mimes(document, operationPointer, 'produces')
+  // The produced types are the answer's; an example under another type is offered only where there is no schema to answer with.
+  const types = schema || Object.keys(named).length > 0 ? [...new Set([...produces, ...(schema ? [] : mimeKeys)])] : mimeKeys
+  const media = types.map((type) => ({ type, schema, example: _maybe(document, `${pointer}/examples/${escapePointer(type)}`), examples: named }))
   const headers = Object.keys(isObj(response.headers) ? response.headers : {}).map((name) => ({ name, required: false, schema: `${pointer}/headers/${escapePointer(name)}`, example: null }))
   return { code, description: String(response.description ?? ''), headers, media }
 }

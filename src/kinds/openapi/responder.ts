@@ -1,12 +1,16 @@
 import { AppError } from '../../errors.ts'
 import { createSpecValidators } from './ajv.ts'
-import { isJsonish, isXml, mediaForAccept } from './media.ts'
+import { isJsonish, isText, isXml, negotiate, type Negotiated } from './media.ts'
 import { resolvePointer } from './pointer.ts'
 import { createRequestValidator, type MockRequestParts, type RequestProblem } from './request.ts'
 import { createSampler } from './sample.ts'
 import type { MediaSpec, OpenApiOperation, ResponseSpec, SpecDocument } from './types.ts'
+import { writeXml } from './xml.ts'
 
 export type { MockRequestParts, RequestProblem } from './request.ts'
+
+/** What an `Accept` nothing documented fits gets: 406 (`strict`), or the default media as if none had been sent (`lenient`). */
+export type Negotiation = 'strict' | 'lenient'
 
 export interface ResponseChoice {
   /** The status mockapi would answer with by default (e.g. 201 for POST). */
@@ -14,6 +18,8 @@ export interface ResponseChoice {
   preferCode?: number
   preferExample?: string
   accept?: string | null
+  /** Absent: lenient. */
+  negotiation?: Negotiation
 }
 
 export interface BuiltResponse {
@@ -26,7 +32,12 @@ export interface Responder {
   validateRequest(operation: OpenApiOperation, request: MockRequestParts): RequestProblem[]
   /** null when `preferCode` names a response the operation does not document (the caller falls back). */
   buildResponse(operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null
+  /** For an invalid request: the operation's documented 422, else 400, when it has an example to answer with; else null. */
+  buildRejection(operation: OpenApiOperation, accept: string | null): BuiltResponse | null
 }
+
+// As Prism answers an invalid request: the documented 422 first, then 400.
+const REJECTION_CODES = ['422', '400']
 
 /** Validators and generated bodies for one spec; both are built lazily and cached. */
 export function createResponder(spec: SpecDocument): Responder {
@@ -34,62 +45,103 @@ export function createResponder(spec: SpecDocument): Responder {
   const answers = createSpecValidators(spec, { coerce: false })
   const requests = { strict: createSpecValidators(spec, { coerce: false, checkBytes: true }), coercing: createSpecValidators(spec, { coerce: true, checkBytes: true }) }
   const sampler = createSampler(spec, answers)
-  // Sampling is deterministic, so each (operation, code, media) body is generated once.
+  // Sampling is deterministic, so each (operation, code, media, answered type) body is generated once.
   const generated = new Map<string, string | null>()
 
   const value = (pointer: string): unknown => resolvePointer(spec.document, pointer)
 
-  /** An example that breaks its own schema (real specs have them) is passed over for a generated body. */
-  const fitsSchema = (media: MediaSpec, example: unknown): boolean => {
-    if (!media.schema || !isJsonish(media.type)) return true
+  /** An example that breaks its own schema (real specs have them) is passed over for a generated body; a text or XML string is not checked. */
+  const fitsSchema = (media: MediaSpec, type: string, example: unknown): boolean => {
+    if (!media.schema || (typeof example === 'string' && !isJsonish(type))) return true
     const validate = answers.at(media.schema)
     return validate === null || validate(example) === true
   }
 
-  const bodyOf = (operation: OpenApiOperation, response: ResponseSpec, media: MediaSpec): string | null => {
-    const key = `${operation.pointer}|${response.code}|${media.type}`
+  /**
+   * A value as the answered type carries it: JSON text, XML written from the schema's hints, or
+   * text. An example written as a string is taken to be the body as sent (an XML document already).
+   */
+  const format = (media: MediaSpec, type: string, body: unknown, generated = false): string | null => {
+    if (isXml(type) && body !== undefined && body !== null && (generated || typeof body !== 'string')) return writeXml(spec.document, media.schema, body)
+    if (isText(type) && body !== undefined && body !== null && typeof body !== 'object') return String(body)
+    return _text(type, body)
+  }
+
+  const examplesOf = (media: MediaSpec): unknown[] => [media.example, ...Object.values(media.examples)].filter((pointer) => pointer !== null).map(value)
+
+  const bodyOf = (operation: OpenApiOperation, response: ResponseSpec, { media, type }: Negotiated): string | null => {
+    const key = `${operation.pointer}|${response.code}|${media.type}|${type}`
     if (!generated.has(key)) {
-      const examples = [media.example, ...Object.values(media.examples)].filter((pointer) => pointer !== null).map(value)
-      const example = examples.find((candidate) => fitsSchema(media, candidate))
+      const examples = examplesOf(media)
+      const example = examples.find((candidate) => fitsSchema(media, type, candidate))
       let body: string | null = null
-      if (example !== undefined) body = _text(media, example)
-      else if (media.schema) body = isXml(media.type) ? sampler.xml(media.schema) : _text(media, sampler.json(media.schema))
-      else if (examples.length > 0) body = _text(media, examples[0])
+      if (example !== undefined) body = format(media, type, example)
+      else if (media.schema) body = format(media, type, sampler.json(media.schema), true)
+      else if (examples.length > 0) body = format(media, type, examples[0])
       generated.set(key, body)
     }
     return generated.get(key) ?? null
   }
 
   /** The media holding the named example: the negotiated one if it does, else any of the response's. */
-  const exampleOwner = (operation: OpenApiOperation, response: ResponseSpec, negotiated: MediaSpec, name: string): MediaSpec => {
-    const owner = [negotiated, ...response.media].find((m) => Object.hasOwn(m.examples, name))
-    if (owner) return owner
+  const exampleOwner = (operation: OpenApiOperation, response: ResponseSpec, negotiated: Negotiated, name: string): Negotiated => {
+    if (Object.hasOwn(negotiated.media.examples, name)) return negotiated
+    const owner = response.media.find((m) => Object.hasOwn(m.examples, name))
+    if (owner) return { media: owner, type: negotiate([owner], null)!.type }
     const available = [...new Set(response.media.flatMap((m) => Object.keys(m.examples)))].join(', ') || 'none'
-    const where = `${operation.operationId ?? operation.pointer} ${response.code} ${negotiated.type}`
+    const where = `${operation.operationId ?? operation.pointer} ${response.code} ${negotiated.media.type}`
     throw new AppError('EXAMPLE_NOT_FOUND', `no example named "${name}" on ${where}; available: ${available}`)
   }
 
-  const buildResponse = (operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null => {
-    const picked = _pickResponse(operation.responses, choice)
-    if (!picked) return null
-    const { response, status } = picked
+  const headersOf = (response: ResponseSpec): Record<string, string> => {
     const headers: Record<string, string> = {}
     for (const header of response.headers) {
       if (/^content-(type|length)$/i.test(header.name)) continue
       const headerValue = header.example ? value(header.example) : header.schema ? sampler.json(header.schema) : undefined
       if (headerValue !== undefined && headerValue !== null) headers[header.name.toLowerCase()] = _headerText(headerValue)
     }
-    const negotiated = mediaForAccept(response.media, choice.accept)
-    if (status === 204 || status === 304 || !negotiated) return { status, headers, body: null }
+    return headers
+  }
+
+  const negotiated = (operation: OpenApiOperation, response: ResponseSpec, choice: ResponseChoice): Negotiated | null => {
+    const found = negotiate(response.media, choice.accept)
+    if (found || response.media.length === 0) return found
+    if (choice.negotiation !== 'strict') return negotiate(response.media, null)
+    const offered = response.media.map((m) => m.type)
+    throw new AppError('NOT_ACCEPTABLE', `Accept "${choice.accept}" takes none of what ${operation.operationId ?? operation.pointer} answers ${response.code} with: ${offered.join(', ')}`, {
+      details: { accept: choice.accept, available: offered },
+    })
+  }
+
+  const buildResponse = (operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null => {
+    const picked = _pickResponse(operation.responses, choice)
+    if (!picked) return null
+    const { response, status } = picked
+    const headers = headersOf(response)
+    if (status === 204 || status === 304) return { status, headers, body: null }
+    const chosen = negotiated(operation, response, choice)
+    if (!chosen) return { status, headers, body: null }
     const { preferExample } = choice
-    const media = preferExample === undefined ? negotiated : exampleOwner(operation, response, negotiated, preferExample)
-    const body = preferExample === undefined ? bodyOf(operation, response, media) : _text(media, value(media.examples[preferExample] as string))
+    const answered = preferExample === undefined ? chosen : exampleOwner(operation, response, chosen, preferExample)
+    const body = preferExample === undefined ? bodyOf(operation, response, answered) : format(answered.media, answered.type, value(answered.media.examples[preferExample] as string))
     if (body === null) return { status, headers, body: null }
-    headers['content-type'] = media.type === '*/*' ? 'application/json' : media.type
+    headers['content-type'] = answered.type
     return { status, headers, body }
   }
 
-  return { validateRequest: createRequestValidator(spec, requests), buildResponse }
+  const buildRejection = (operation: OpenApiOperation, accept: string | null): BuiltResponse | null => {
+    for (const code of REJECTION_CODES) {
+      const response = operation.responses.find((r) => r.code === code)
+      const withExample = response?.media.filter((m) => examplesOf(m).length > 0) ?? []
+      if (!response || withExample.length === 0) continue
+      const { media, type } = negotiate(withExample, accept) ?? negotiate(withExample, null)!
+      const body = format(media, type, examplesOf(media)[0])
+      return { status: Number(code), headers: { ...headersOf(response), ...(body === null ? {} : { 'content-type': type }) }, body }
+    }
+    return null
+  }
+
+  return { validateRequest: createRequestValidator(spec, requests), buildResponse, buildRejection }
 }
 
 function _pickResponse(responses: ResponseSpec[], choice: ResponseChoice): { response: ResponseSpec; status: number } | null {
@@ -99,19 +151,21 @@ function _pickResponse(responses: ResponseSpec[], choice: ResponseChoice): { res
     const response = find(String(choice.preferCode)) ?? range(choice.preferCode) ?? find('DEFAULT')
     return response ? { response, status: choice.preferCode } : null
   }
-  const documented = find(String(choice.status)) ?? range(choice.status)
+  // A 1xx is never a final answer (an endpoint imported before this may still hold one).
+  const documented = choice.status >= 200 ? (find(String(choice.status)) ?? range(choice.status)) : undefined
   if (documented) return { response: documented, status: choice.status }
   const success = responses.filter((r) => /^2\d\d$/.test(r.code)).sort((a, b) => Number(a.code) - Number(b.code))[0] ?? find('2XX')
   if (success) return { response: success, status: success.code === '2XX' ? 200 : Number(success.code) }
   const fallback = find('DEFAULT')
   if (fallback) return { response: fallback, status: 200 }
-  const first = responses[0]
-  return first ? { response: first, status: Number(first.code.replace(/X/gi, '0')) } : null
+  // The first documented response that is not a 1xx.
+  const next = responses.find((r) => !r.code.startsWith('1'))
+  return next ? { response: next, status: Number(next.code.replace(/X/gi, '0')) } : null
 }
 
-/** JSON media get JSON text; a string for text or XML media is sent as it is. */
-function _text(media: MediaSpec, body: unknown): string | null {
-  const json = isJsonish(media.type)
+/** JSON media get JSON text; a string for other media is sent as it is. */
+function _text(type: string, body: unknown): string | null {
+  const json = isJsonish(type)
   // A schema without type (2.0 `type: file`, `format: binary` blobs) samples to null: send no body.
   if (body === undefined || (body === null && !json)) return null
   if (typeof body === 'string' && !json) return body

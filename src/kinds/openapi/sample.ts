@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv'
 import { sample, type Options } from 'openapi-sampler'
 import type { SpecValidators } from './ajv.ts'
 import { patternSample } from './pattern.ts'
-import { isObj, refTo, resolvePointer, type Obj } from './pointer.ts'
+import { isObj, refTo, type Obj } from './pointer.ts'
 import { boundedSampleDepth, MAX_REPAIR_SIZE } from './sample-size.ts'
 import type { SpecDocument } from './types.ts'
 
@@ -18,8 +18,6 @@ const TYPE_DEFAULTS: Record<string, unknown> = { string: '', number: 0, integer:
 export interface Sampler {
   /** A value for the schema at `pointer`, checked (and repaired where it can be) against that schema. */
   json(pointer: string): unknown
-  /** An XML document for the schema at `pointer`, or null when openapi-sampler cannot build one. */
-  xml(pointer: string): string | null
 }
 
 export function createSampler(spec: SpecDocument, validators: SpecValidators): Sampler {
@@ -118,18 +116,7 @@ export function createSampler(spec: SpecDocument, validators: SpecValidators): S
     return values.get(pointer)
   }
 
-  const xml = (pointer: string): string | null => {
-    const schema = resolvePointer(document, pointer)
-    const maxSampleDepth = boundedSampleDepth(schema, document)
-    if (maxSampleDepth === null) return null
-    try {
-      // The schema itself, not a `$ref` to it: openapi-sampler names XML elements after the last `$ref` segment.
-      return String(sample(schema as never, { ...OPTIONS, format: 'xml', maxSampleDepth }, document))
-    } catch {
-      return null
-    }
-  }
-  return { json, xml }
+  return { json }
 }
 
 // openapi-sampler repeats one sample for every item; vary them so `uniqueItems` holds.
