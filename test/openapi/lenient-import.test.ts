@@ -43,6 +43,9 @@ const WARNED: [string, string, string, Check][] = [
   ['version-numbers.yaml', 'numbers-for-versions', '#/swagger: the number 2, not a string: read as "2.0"', async (get) => {
     expect((await get('/ping')).json).toEqual({ pong: true })
   }],
+  ['undeclared-path-parameter.yaml', 'missing-path-param', '#/paths/~1items~1{id}/get: is missing path parameter(s) for {id}', async (get) => {
+    expect((await get('/items/5')).json).toEqual({ id: 'a1' })
+  }],
 ]
 
 /** What cannot be served is refused, saying where and why. */

@@ -7,7 +7,7 @@ import { AppError } from '../../errors.ts'
 import { normalizeSpec } from './normalize.ts'
 import { escapePointer, isObj, resolvePointer, type Obj } from './pointer.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
-import { isSpecRuleFailure, schemaIssues, validationWarnings } from './validation.ts'
+import { isSpecRuleFailure, ruleWarning, schemaIssues, validationWarnings } from './validation.ts'
 
 const MAX_ISSUES = 5
 
@@ -282,7 +282,7 @@ async function load(input: string | Obj, source: string, policy: RefPolicy, opti
  */
 async function _validationWarnings(document: Obj): Promise<string[]> {
   const version = _versionOf(document)
-  const rule = (error: unknown) => [`${String((error as Error).message).replace(/^Validation failed\.\s*/, '')}`]
+  const rule = (error: unknown) => [ruleWarning(error as Error)]
   try {
     await SwaggerParser.validate(_forValidation(document) as never)
     return []

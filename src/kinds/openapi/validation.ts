@@ -3,7 +3,7 @@
  * refusal: real specs are often slightly wrong, and Prism serves them. The parser reports schema
  * problems as ajv errors on the dereferenced document; each is said once, where it is written.
  */
-import { derefPointer, isObj, resolvePointer, type Obj } from './pointer.ts'
+import { derefPointer, escapePointer, isObj, resolvePointer, type Obj } from './pointer.ts'
 import type { SpecVersion } from './types.ts'
 
 interface AjvIssue {
@@ -30,6 +30,16 @@ export function schemaIssues(error: unknown): AjvIssue[] | null {
 /** Whether `error` is the parser's Swagger 2.0 rule check (run only once the schema passes). */
 export function isSpecRuleFailure(error: unknown): boolean {
   return error instanceof SyntaxError && error.message.startsWith('Validation failed.')
+}
+
+/**
+ * A Swagger 2.0 rule's failure as a warning: the parser names the operation by its path as written
+ * (`/paths/items/{id}/get is missing path parameter(s) for {id}`); a warning names it by pointer.
+ */
+export function ruleWarning(error: Error): string {
+  const text = error.message.replace(/^Validation failed\.\s*/, '')
+  const at = /^\/paths(\/\S*?)\/(get|put|post|delete|options|head|patch)((?:\/\S*)?) (.*)$/.exec(text)
+  return at ? `#/paths/${escapePointer(at[1]!)}/${at[2]}${at[3]}: ${at[4]}` : text
 }
 
 /** `#/paths/~1pets/get` for an ajv path of the dereferenced document: where the bundled one writes it. */
