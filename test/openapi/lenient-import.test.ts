@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
@@ -125,6 +126,25 @@ describe('POST /api/projects/{id}/imports: the warnings in its answer, "strict" 
     expect([refused.status, refused.json.error.code]).toEqual([400, 'INVALID_SPEC'])
     expect(refused.json.error.message).toMatch(/Missing \$ref pointer "#\/components\/schemas\/Thing".*\(at #\/paths\/~1things\/get\/responses\/200\/content\/application~1json\/schema\)$/)
     expect((await post({ text: text('no-info.yaml'), strict: 'yes' })).json.error.message).toBe('"strict" must be true or false, got "yes"')
+  })
+
+  it('titles a spec without info fetched from a URL after the URL\'s last segment', async () => {
+    const specs = createServer((_req, res) => res.writeHead(200).end(readFileSync(lenient('no-info.yaml'))))
+    await new Promise<void>((done) => specs.listen(0, '127.0.0.1', done))
+    try {
+      const db = tempDb()
+      const { context } = openStore(db)
+      const project = createProject(context, { name: 'From a URL', slug: 'from-url' })
+      const headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+      const server = await serve(db)
+      const url = `http://127.0.0.1:${(specs.address() as { port: number }).port}/specs/greetings.yaml?v=2`
+      const imported = await send(`${server.url}/api/projects/${project.id}/imports`, { method: 'POST', body: { url }, headers })
+      expect(imported.status).toBe(201)
+      expect(imported.json.import.title).toBe('greetings')
+      expect(imported.json.warnings).toEqual(['#: no "info" (required): titled after its file name or URL'])
+    } finally {
+      specs.close()
+    }
   })
 })
 
