@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { startMockApi } from '../../src/index.ts'
-import { loadSpec } from '../../src/kinds/openapi/load.ts'
+import { loadSpec, loadSpecText } from '../../src/kinds/openapi/load.ts'
 import { cleanup, cliWorkspace, openStore, ROOT, send, serve, tempDb } from '../_helpers.ts'
 import { fixture } from './_helpers.ts'
 
@@ -93,6 +93,17 @@ describe('mockapi import: a spec that parses and dereferences is imported, each 
     expect(JSON.parse(await ok('endpoints', '--json'))).toEqual([])
     expect((await run('import', lenient('version-numbers.yaml'), '--strict')).stderr).toMatch(/version-numbers\.yaml: unsupported version 2 \(expected swagger "2\.0"/)
     expect((await run('import', lenient('no-info.yaml'), '--strict')).code).toBe(1)
+  })
+
+  it('says a problem once, where it is written (not at each place that $refs it), and counts what is past the first 20', async () => {
+    const shared = { $ref: '#/components/schemas/Shared' }
+    const paths = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`/p${i}`, { get: { responses: { 200: { content: { 'application/json': { schema: shared } } } } } }]))
+    const components = { schemas: { Shared: { type: 'object', properties: { a: { type: 'string', required: true } } } } }
+    const spec = await loadSpecText(JSON.stringify({ openapi: '3.0.3', info: { title: 'Many', version: '1' }, paths, components }), 'many.json')
+    expect(spec.warnings).toHaveLength(21)
+    expect(spec.warnings[0]).toBe('#/paths/~1p0/get/responses/200: no "description" (required)')
+    expect(spec.warnings.filter((w) => w.startsWith('#/components/schemas/Shared'))).toEqual(['#/components/schemas/Shared/properties/a/required: must be array'])
+    expect(spec.warnings.at(-1)).toBe('and 5 more validation problems (--strict lists the first ones as a refusal)')
   })
 
   it('a valid spec imports without a warning', async () => {

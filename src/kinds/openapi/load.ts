@@ -309,12 +309,13 @@ function _checkRoot(document: Obj, source: string, strict: boolean): string[] {
   const refuse = (why: string): never => {
     throw new AppError('INVALID_SPEC', `${_name(source)}: ${why}`, { details: { source, issues: [] } })
   }
-  const asNumber: Record<string, [string, string]> = { 'swagger:2': ['swagger', '2.0'], 'openapi:3': ['openapi', '3.0.0'], 'openapi:3.1': ['openapi', '3.1.0'] }
+  // YAML reads `swagger: 2.0` and `openapi: 3.1` as numbers.
+  const asString: Record<string, string> = { 'swagger 2': '2.0', 'openapi 3': '3.0.0', 'openapi 3.1': '3.1.0' }
   for (const key of ['swagger', 'openapi'] as const) {
-    const repair = typeof document[key] === 'number' && !strict ? asNumber[`${key}:${document[key]}`] : undefined
-    if (!repair) continue
-    warnings.push(`#/${key}: the number ${String(document[key])}, not a string: read as "${repair[1]}"`)
-    document[key] = repair[1]
+    const repaired = typeof document[key] === 'number' && !strict ? asString[`${key} ${document[key]}`] : undefined
+    if (repaired === undefined) continue
+    warnings.push(`#/${key}: the number ${String(document[key])}, not a string: read as "${repaired}"`)
+    document[key] = repaired
   }
   const version = _versionOf(document)
   if (!version) {

@@ -50,18 +50,29 @@ function writtenAt(document: Obj, instancePath: string): string {
 }
 
 const isSummary = (issue: AjvIssue) => ['oneOf', 'anyOf', 'if', 'allOf'].includes(issue.keyword)
-const under = (path: string, parent: string) => path === parent || path.startsWith(`${parent}/`)
+
+/** Every path at or above one of `paths` (`/a/b` → `/a/b`, `/a`, ``). */
+function atOrAbove(paths: string[]): Set<string> {
+  const found = new Set<string>()
+  for (const path of paths) {
+    for (let end = path.length; end >= 0 && !found.has(path.slice(0, end)); end = path.lastIndexOf('/', end - 1)) found.add(path.slice(0, end))
+  }
+  return found
+}
 
 /** One line per place: what the parser said there, without the noise of the branches it tried. */
 export function validationWarnings(document: Obj, version: SpecVersion, issues: AjvIssue[]): string[] {
   // A Reference Object is always one branch a node could have matched: "must have $ref" never helps.
   const real = issues.filter((issue) => !(issue.keyword === 'required' && issue.params.missingProperty === '$ref'))
   // "must match exactly one schema in oneOf" is explained by what the branches said at or under it.
-  const told = real.filter((issue) => !(isSummary(issue) && real.some((other) => !isSummary(other) && under(other.instancePath, issue.instancePath))))
+  const explained = atOrAbove(real.filter((issue) => !isSummary(issue)).map((issue) => issue.instancePath))
+  const told = real.filter((issue) => !(isSummary(issue) && explained.has(issue.instancePath)))
   const byPlace = new Map<string, AjvIssue[]>()
   for (const issue of told) {
     const place = writtenAt(document, issue.instancePath)
-    byPlace.set(place, [...(byPlace.get(place) ?? []), issue])
+    const here = byPlace.get(place)
+    if (here) here.push(issue)
+    else byPlace.set(place, [issue])
   }
   const lines = new Set<string>()
   for (const [place, here] of byPlace) for (const why of _reasons(document, version, place, here)) lines.add(`${place}: ${why}`)
