@@ -42,6 +42,7 @@ import { currentProject, state } from './state.js'
  * @property {boolean} [stateful] collection and item paths store what is POSTed
  * @property {number} [seed] with `stateful`: how many generated items each collection starts with
  * @property {boolean} [replace] remove endpoints of an earlier import of this document that it no longer has
+ * @property {boolean} [strict] OpenAPI: refuse a spec its validator calls invalid, rather than import it with warnings
  */
 
 /**

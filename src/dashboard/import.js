@@ -53,6 +53,7 @@ async function requestFromForm() {
   if (title) request.title = title
   if (input('import-stateful').checked) request.stateful = true
   if (input('import-replace').checked) request.replace = true
+  if (input('import-strict').checked) request.strict = true
   const seed = input('import-seed').value.trim()
   if (seed) request.seed = Number(seed)
   return request

@@ -54,6 +54,8 @@ export interface ImportOptions {
   protoPaths?: string[] | undefined
   /** OpenAPI: a local spec may `$ref` files outside its own folder. */
   allowRefsOutside?: boolean | undefined
+  /** OpenAPI: refuse a spec swagger-parser calls invalid (as `--strict`), rather than import it with warnings. */
+  strict?: boolean | undefined
 }
 
 export type ImportRequest = ImportSource & ImportOptions
@@ -255,6 +257,7 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
     read: located.read,
     protoPaths: (request.protoPaths ?? []).map((path) => resolve(cwd, path)),
     allowRefsOutside: request.allowRefsOutside ?? false,
+    strict: request.strict ?? false,
   })
   const title = request.title?.trim() || loaded.title || titleFromLocation(located) || kind.name
   const routeTools = kind.operations.by === 'routes'
@@ -319,7 +322,7 @@ function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoin
   return { created: result.created, updated: result.updated ?? [], kept: result.kept, removed: result.removed }
 }
 
-const REQUEST_FIELDS = ['text', 'filename', 'url', 'format', 'title', 'stateful', 'seed', 'replace'] as const
+const REQUEST_FIELDS = ['text', 'filename', 'url', 'format', 'title', 'stateful', 'seed', 'replace', 'strict'] as const
 
 function invalidField(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -327,7 +330,7 @@ function invalidField(field: string, message: string): never {
 
 /**
  * An import as the management API receives it: `{text}` or `{url}` (an http(s) URL; never a file
- * of this machine), with `format`, `title`, `stateful`, `seed` and `replace` as the CLI's flags.
+ * of this machine), with `format`, `title`, `stateful`, `seed`, `replace` and `strict` as the CLI's flags.
  */
 export function importRequestFromJson(input: unknown): ImportRequest {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -360,6 +363,7 @@ export function importRequestFromJson(input: unknown): ImportRequest {
     title: stringOf('title'),
     stateful: booleanOf('stateful'),
     replace: booleanOf('replace'),
+    strict: booleanOf('strict'),
     seed: seed as number | undefined,
   }
   const filename = stringOf('filename')

@@ -72,6 +72,8 @@ export interface SpecInput {
   protoPaths: string[]
   /** OpenAPI: a local spec may `$ref` files outside its folder. */
   allowRefsOutside: boolean
+  /** OpenAPI: refuse a spec its validator calls invalid, rather than import it with warnings. */
+  strict: boolean
 }
 
 /** One operation of an imported document, as an endpoint stores it. */

@@ -15,6 +15,7 @@ interface ImportFlags {
   seed?: number
   json?: boolean
   allowRefsOutside?: boolean
+  strict?: boolean
 }
 
 export function registerImport(program: Command, ctx: CliContext): void {
@@ -29,6 +30,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--stateful', 'collection + item paths (/pets, /pets/{id}) store what is POSTed, like a resource')
     .option('--seed <n>', 'with --stateful: generated items each collection starts with (default 5)', parseInteger)
     .option('--allow-refs-outside', "OpenAPI: let a local spec $ref files outside its own folder (a spec from a URL only ever $refs http(s) URLs)")
+    .option('--strict', 'OpenAPI: refuse a spec the validator calls invalid (by default it is imported, each problem printed as a warning)')
     .option('--json', 'print the result as JSON')
     .action((source: string, flags: ImportFlags, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
@@ -44,6 +46,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
           seed: flags.seed,
           protoPaths: flags.protoPath,
           allowRefsOutside: flags.allowRefsOutside,
+          strict: flags.strict,
         })
         const elapsedMs = Math.round(performance.now() - started)
         const { project, spec } = result
@@ -58,6 +61,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
               removed: result.removed.map(endpointView),
               kept: result.kept.map(endpointView),
               resources: result.resources.map((r) => r.path),
+              warnings: result.warnings,
             })
           }
           const counts = [`${result.created.length} created`, `${result.updated.length} updated`]
@@ -74,6 +78,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
             created: result.created.map(endpointView),
             kept: result.kept.map(endpointView),
             removed: result.removed.map(endpointView),
+            warnings: result.warnings,
           })
         }
         const counts = [`${result.created.length} created`, `${result.kept.length} kept`]

@@ -27,7 +27,7 @@ export const openapiKind: SpecKind<'openapi'> = {
   async load(input) {
     const { loadSpec, loadSpecText } = await import('./load.ts')
     // A local tool: specs served by a back end on localhost are the common case.
-    const options = { allowInternalUrls: true, allowRefsOutside: input.allowRefsOutside }
+    const options = { allowInternalUrls: true, allowRefsOutside: input.allowRefsOutside, strict: input.strict }
     // The text read once (a URL within the import's time and size bounds); `$ref`s resolve from the file or URL.
     const location = input.file ?? input.url
     const text = await input.read()
@@ -39,7 +39,7 @@ export const openapiKind: SpecKind<'openapi'> = {
       document: JSON.stringify(spec.document),
       operations,
       describe: (title) => `"${title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`})`,
-      warnings: [...securityWarnings(spec.document), ...informationalWarnings(operations)],
+      warnings: [...spec.warnings, ...securityWarnings(spec.document), ...informationalWarnings(operations)],
     }
   },
   nothingToServe: 'the spec describes no paths (only webhooks or components): nothing to serve',

@@ -7,6 +7,7 @@ import { AppError } from '../../errors.ts'
 import { normalizeSpec } from './normalize.ts'
 import { escapePointer, isObj, resolvePointer, type Obj } from './pointer.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
+import { isSpecRuleFailure, ruleWarning, schemaIssues, validationWarnings } from './validation.ts'
 
 const MAX_ISSUES = 5
 
@@ -20,6 +21,13 @@ export interface LoadOptions {
   allowInternalUrls?: boolean
   /** A local spec may `$ref` files outside its own folder (by default only files under it). */
   allowRefsOutside?: boolean
+  /** Refuse a spec swagger-parser calls invalid, rather than import it with warnings. */
+  strict?: boolean
+}
+
+/** A spec read, with what is wrong in it that the import works around. */
+export interface LoadedSpecDocument extends SpecDocument {
+  warnings: string[]
 }
 
 const isHttp = (location: string) => /^https?:\/\//i.test(location)
@@ -205,22 +213,28 @@ function parserOptions(readLocal: (file: { url: string }) => Promise<Buffer>, op
 }
 
 /**
- * Reads a Swagger 2.0 / OpenAPI 3.0 / 3.1 document (file path or http(s) URL, YAML or JSON),
- * refuses invalid ones with INVALID_SPEC and returns it bundled (internal `$ref`s kept, so
- * recursive schemas stay serializable) and normalized for ajv and openapi-sampler.
+ * Reads a Swagger 2.0 / OpenAPI 3.0 / 3.1 document (file path or http(s) URL, YAML or JSON) and
+ * returns it bundled (internal `$ref`s kept, so recursive schemas stay serializable) and normalized
+ * for ajv and openapi-sampler. Refuses with INVALID_SPEC only what cannot be served (a document
+ * that does not parse, an unknown version, no paths, a `$ref` that does not resolve); what
+ * validation finds wrong besides becomes a warning, or a refusal with `strict`.
  */
-export async function loadSpec(source: string, options: LoadOptions = {}, text?: string): Promise<SpecDocument> {
+export async function loadSpec(source: string, options: LoadOptions = {}, text?: string): Promise<LoadedSpecDocument> {
   const policy = refPolicy(source, options)
-  // Its text already read (to tell its format): parsed here, its $refs still resolved from `source`.
-  return text === undefined ? load(source, source, policy) : load(parsedDocument(text, source), source, policy, source)
+  if (text === undefined && isHttp(source)) return load(source, source, policy, options)
+  const read = text ?? await readFile(source, 'utf8').catch((error: Error) => {
+    throw _invalid(source, new Error(`Error opening file ${resolve(source)}: ${error.message}`), null)
+  })
+  // Parsed here, its $refs still resolved from `source`.
+  return load(parsedDocument(read, source), source, policy, options, source)
 }
 
 /**
  * `loadSpec` for a document given as text (YAML or JSON), named `name` in messages. With no folder
  * of its own, it may `$ref` only http(s) URLs.
  */
-export async function loadSpecText(text: string, name: string, options: LoadOptions = {}): Promise<SpecDocument> {
-  return load(parsedDocument(text, name), name, textPolicy(name, options))
+export async function loadSpecText(text: string, name: string, options: LoadOptions = {}): Promise<LoadedSpecDocument> {
+  return load(parsedDocument(text, name), name, textPolicy(name, options), options)
 }
 
 function parsedDocument(text: string, name: string): Obj {
@@ -235,7 +249,10 @@ function parsedDocument(text: string, name: string): Obj {
 }
 
 /** `base`: where a parsed `input` came from, so its relative `$ref`s resolve from there. */
-async function load(input: string | Obj, source: string, policy: RefPolicy, base?: string): Promise<SpecDocument> {
+async function load(input: string | Obj, source: string, policy: RefPolicy, options: LoadOptions, base?: string): Promise<LoadedSpecDocument> {
+  const strict = options.strict === true
+  // swagger-parser's own first look refuses what the lenient import repairs: it sees the repaired document.
+  const warnings = typeof input === 'string' ? [] : _checkRoot(input, source, strict)
   let document: Obj
   // bundle() reads the source once and inlines external refs; the copy validated below then needs no base path.
   try {
@@ -246,7 +263,8 @@ async function load(input: string | Obj, source: string, policy: RefPolicy, base
     if (refExpansion(document, MAX_REF_EXPANSION) > MAX_REF_EXPANSION) {
       throw new Error(`its $refs expand too far (over ${MAX_REF_EXPANSION.toLocaleString('en')} values once every $ref is followed): schemas that each $ref the next several times?`)
     }
-    await SwaggerParser.validate(_forValidation(document) as never)
+    if (strict) await SwaggerParser.validate(_forValidation(document) as never)
+    else warnings.push(...await _validationWarnings(document))
   } catch (error) {
     throw _invalid(source, policy.failure() ?? error, await _refLocation(input, error, policy))
   }
@@ -254,7 +272,65 @@ async function load(input: string | Obj, source: string, policy: RefPolicy, base
   if (!version) throw new AppError('INVALID_SPEC', `${_name(source)}: unsupported version (expected swagger "2.0" or openapi 3.0.x / 3.1.x)`)
   normalizeSpec(document, version)
   const info = isObj(document.info) ? document.info : {}
-  return { version, title: typeof info.title === 'string' ? info.title : '', document }
+  return { version, title: typeof info.title === 'string' ? info.title : '', document, warnings }
+}
+
+/**
+ * Validation's findings as warnings. A spec that cannot be dereferenced (a `$ref` to nothing) still
+ * throws: it cannot be served. Swagger 2.0's own rules (path parameters declared, operation ids
+ * unique…) are checked only once the schema passes, so a spec that fails it is checked again for them.
+ */
+async function _validationWarnings(document: Obj): Promise<string[]> {
+  const version = _versionOf(document)
+  const rule = (error: unknown) => [ruleWarning(error as Error)]
+  try {
+    await SwaggerParser.validate(_forValidation(document) as never)
+    return []
+  } catch (error) {
+    if (isSpecRuleFailure(error)) return rule(error)
+    const issues = schemaIssues(error)
+    if (issues === null || version === null) throw error
+    const warnings = validationWarnings(document, version, issues)
+    if (version !== '2.0') return warnings
+    return SwaggerParser.validate(_forValidation(document) as never, { validate: { schema: false } }).then(() => warnings, (failure: unknown) => {
+      if (!isSpecRuleFailure(failure)) throw failure
+      return [...warnings, ...rule(failure)]
+    })
+  }
+}
+
+/**
+ * Refuses a document whose version is unknown or that has no paths (nothing to serve); unless
+ * `strict`, repairs in place what swagger-parser would refuse before looking further (a version
+ * written as a number), with a warning.
+ */
+function _checkRoot(document: Obj, source: string, strict: boolean): string[] {
+  const warnings: string[] = []
+  const refuse = (why: string): never => {
+    throw new AppError('INVALID_SPEC', `${_name(source)}: ${why}`, { details: { source, issues: [] } })
+  }
+  // YAML reads `swagger: 2.0` and `openapi: 3.1` as numbers.
+  const asString: Record<string, string> = { 'swagger 2': '2.0', 'openapi 3': '3.0.0', 'openapi 3.1': '3.1.0' }
+  for (const key of ['swagger', 'openapi'] as const) {
+    const repaired = typeof document[key] === 'number' && !strict ? asString[`${key} ${document[key]}`] : undefined
+    if (repaired === undefined) continue
+    warnings.push(`#/${key}: the number ${String(document[key])}, not a string: read as "${repaired}"`)
+    document[key] = repaired
+  }
+  const version = _versionOf(document)
+  if (!version) {
+    const written = document.openapi ?? document.swagger
+    refuse(written === undefined ? 'no "openapi" or "swagger" version: not an OpenAPI or Swagger document' : `unsupported version ${JSON.stringify(written)} (expected swagger "2.0" or openapi 3.0.x / 3.1.x)`)
+  }
+  if (document.paths === undefined) {
+    if (!(version === '3.1' && document.webhooks !== undefined)) refuse('#/paths: missing: the document describes no operation to serve')
+  } else if (!isObj(document.paths)) refuse('#/paths: must be a mapping of paths to operations')
+  const info = document.info
+  if (!strict && isObj(info) && typeof info.version === 'number') {
+    warnings.push(`#/info/version: the number ${info.version}, not a string: read as "${info.version}"`)
+    info.version = String(info.version)
+  }
+  return warnings
 }
 
 /** A document given as text has no folder: its `$ref`s may point only at http(s) URLs. */
