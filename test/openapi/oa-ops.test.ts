@@ -1,4 +1,5 @@
 import { copyFileSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../src/server/start.ts'
@@ -20,6 +21,17 @@ async function served(specs: Record<string, string>): Promise<{ ws: CliWorkspace
     imported[slug] = result.stdout + result.stderr
   }
   return { ws, server: await serve(ws.db), imported }
+}
+
+/** fetch refuses to send TRACE; node:http does not. */
+function statusOverHttp(method: string, url: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, { method }, (response) => {
+      response.resume()
+      resolve(response.statusCode)
+    })
+    sent.on('error', reject).end()
+  })
 }
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
@@ -197,6 +209,41 @@ describe('parameters inside a path segment', () => {
     }
     // The literal text around the parameter must be there.
     for (const path of ['/test5', '/files/report.xml', '/reports/other.csv']) expect([path, (await at(path)).status]).toEqual([path, 404])
+    await expectAliveAndIntact(server.url, ws.db)
+  })
+})
+
+describe('what the features table in docs/imports.md says of the rest', () => {
+  let server: RunningServer
+  let ws: CliWorkspace
+  let imported: Record<string, string>
+  beforeAll(async () => {
+    ;({ ws, server, imported } = await served({ f: 'features.yaml', w: 'webhooks-3.1.yaml' }))
+  })
+  const post = (path: string, body: unknown) => send(`${server.url}/api/f${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
+
+  it('servers are not read (paths are served as written); TRACE is not imported; webhooks are not served', async () => {
+    expect(imported.f).toMatch(/3 created/)
+    expect((await send(`${server.url}/api/f/accounts/1`)).status).toBe(200)
+    expect((await send(`${server.url}/api/f/v2/accounts/1`)).status).toBe(404)
+    expect(await statusOverHttp('TRACE', `${server.url}/api/f/accounts/1`)).toBe(405)
+    expect(imported.w).toMatch(/1 created/)
+    expect((await ws.ok('endpoints', '--project', 'w')).trim().split('\n')).toHaveLength(2)
+    expect((await send(`${server.url}/api/w/orders`)).json).toEqual([1])
+  })
+
+  it('oneOf validates requests (the discriminator is a hint ajv does not need) and samples its first branch', async () => {
+    expect((await post('/pets', { kind: 'dog', bark: true })).status).toBe(201)
+    const neither = await post('/pets', { kind: 'cow' })
+    expect([neither.status, neither.json.error.details.at(-1).message]).toEqual([422, 'must match exactly one schema in oneOf'])
+    expect((await post('/pets', { kind: 'cat', lives: 9 })).json).toEqual({ kind: 'cat', lives: 0 })
+  })
+
+  it('readOnly is not asked of requests, writeOnly is left out of answers, nullable takes null; links and externalValue are not followed', async () => {
+    expect((await post('/accounts', { name: 'ada', password: 'p', nickname: null })).json).toEqual({ id: 7, name: 'ada', nickname: null })
+    expect((await post('/accounts', { password: 'p' })).json.error.details.map((d: { path: string }) => d.path)).toEqual(['body/name'])
+    // The only example is external: the answer is generated from the schema instead.
+    expect((await send(`${server.url}/api/f/accounts/1`)).json).toEqual({ id: 7, name: 'ada', nickname: null })
     await expectAliveAndIntact(server.url, ws.db)
   })
 })
