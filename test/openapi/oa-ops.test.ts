@@ -118,6 +118,27 @@ describe('HEAD and OPTIONS operations', () => {
   })
 })
 
+describe('HEAD and OPTIONS endpoints added by hand', () => {
+  it('answer as the imported ones do: a HEAD before its path\'s GET, an OPTIONS to a plain OPTIONS only', async () => {
+    const ws = cliWorkspace()
+    await ws.ok('project', 'create', 'Hand', '--slug', 'hand')
+    await ws.ok('add-endpoint', 'GET', '/api/things', '--body', '[1]', '--project', 'hand')
+    await ws.ok('add-endpoint', 'head', '/api/things', '--status', '204', '--header', 'X-Count: 1', '--project', 'hand')
+    await ws.ok('add-endpoint', 'OPTIONS', '/api/things', '--header', 'Allow: GET, HEAD, OPTIONS', '--body', '{"methods":3}', '--project', 'hand')
+    const refused = await ws.run('add-endpoint', 'TRACE', '/api/things', '--project', 'hand')
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('must be one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS')])
+    const { url } = await serve(ws.db)
+    const head = await send(`${url}/api/hand/things`, { method: 'HEAD', overSocket: true })
+    expect([head.status, head.headers.get('x-count'), head.text]).toEqual([204, '1', ''])
+    expect((await send(`${url}/api/hand/things`)).json).toEqual([1])
+    const options = await send(`${url}/api/hand/things`, { method: 'OPTIONS', overSocket: true })
+    expect([options.status, options.headers.get('allow'), options.json]).toEqual([200, 'GET, HEAD, OPTIONS', { methods: 3 }])
+    const preflight = await send(`${url}/api/hand/things`, { method: 'OPTIONS', headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'GET' }, overSocket: true })
+    expect([preflight.status, preflight.text]).toEqual([204, ''])
+    await expectAliveAndIntact(url, ws.db)
+  })
+})
+
 describe('security schemes, end to end', () => {
   let server: RunningServer
   let ws: CliWorkspace
