@@ -118,11 +118,30 @@ describe('HEAD and OPTIONS operations', () => {
   })
 })
 
+describe('HEAD on a stateful import', () => {
+  it('a documented HEAD on an item reads the records as its GET does: 404 once the record is gone', async () => {
+    const ws = cliWorkspace()
+    copyFileSync(join(FIXTURES, 'stateful-head.yaml'), join(ws.cwd, 'pets.yaml'))
+    await ws.ok('project', 'create', 'Pets', '--slug', 'pets')
+    expect(await ws.ok('import', 'pets.yaml', '--project', 'pets', '--stateful', '--seed', '2')).toMatch(/^HEAD +\/pets\/:id +200 +read$/m)
+    const { url } = await serve(ws.db)
+    const head = (path: string) => send(`${url}/api/pets${path}`, { method: 'HEAD', overSocket: true })
+    const one = await head('/pets/1')
+    expect([one.status, one.text, one.headers.get('content-length')]).toEqual([200, '', String((await send(`${url}/api/pets/pets/1`)).text.length)])
+    expect((await head('/pets/99')).status).toBe(404)
+    expect((await send(`${url}/api/pets/pets/1`, { method: 'DELETE' })).status).toBe(204)
+    expect((await head('/pets/1')).status).toBe(404)
+    await expectAliveAndIntact(url, ws.db)
+  })
+})
+
 describe('HEAD and OPTIONS endpoints added by hand', () => {
   it('answer as the imported ones do: a HEAD before its path\'s GET, an OPTIONS to a plain OPTIONS only', async () => {
     const ws = cliWorkspace()
     await ws.ok('project', 'create', 'Hand', '--slug', 'hand')
     await ws.ok('add-endpoint', 'GET', '/api/things', '--body', '[1]', '--project', 'hand')
+    await ws.ok('add-resource', '/api/posts', '--project', 'hand')
+    await ws.ok('add-endpoint', 'HEAD', '/api/posts/:id', '--project', 'hand')
     await ws.ok('add-endpoint', 'head', '/api/things', '--status', '204', '--header', 'X-Count: 1', '--project', 'hand')
     await ws.ok('add-endpoint', 'OPTIONS', '/api/things', '--header', 'Allow: GET, HEAD, OPTIONS', '--body', '{"methods":3}', '--project', 'hand')
     const refused = await ws.run('add-endpoint', 'TRACE', '/api/things', '--project', 'hand')
@@ -131,6 +150,8 @@ describe('HEAD and OPTIONS endpoints added by hand', () => {
     const head = await send(`${url}/api/hand/things`, { method: 'HEAD', overSocket: true })
     expect([head.status, head.headers.get('x-count'), head.text]).toEqual([204, '1', ''])
     expect((await send(`${url}/api/hand/things`)).json).toEqual([1])
+    // On a resource's item path it works on the records, as GET does.
+    expect((await send(`${url}/api/hand/posts/99`, { method: 'HEAD', overSocket: true })).status).toBe(404)
     const options = await send(`${url}/api/hand/things`, { method: 'OPTIONS', overSocket: true })
     expect([options.status, options.headers.get('allow'), options.json]).toEqual([200, 'GET, HEAD, OPTIONS', { methods: 3 }])
     const preflight = await send(`${url}/api/hand/things`, { method: 'OPTIONS', headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'GET' }, overSocket: true })
