@@ -1,6 +1,6 @@
 /** Shapes shared by every layer; plain data, no behaviour. */
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
 export type HttpMethod = (typeof HTTP_METHODS)[number]
 
 /**

@@ -94,10 +94,10 @@ export function resourceBinding(resources: readonly Resource[], method: HttpMeth
 /** Actions on one record (the item path); the others act on the collection. */
 export const ON_ITEM = new Set<ResourceAction>(['read', 'replace', 'patch', 'delete'])
 
-/** A resource action a method can take on a resource's collection or item path. */
+/** A resource action a method can take on a resource's collection or item path; HEAD reads as GET does (no body goes out). */
 export function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
-  if (onItem) return ({ GET: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[method as 'GET'] ?? null
-  return ({ GET: 'list', POST: 'create' } as const)[method as 'GET'] ?? null
+  if (onItem) return ({ GET: 'read', HEAD: 'read', PUT: 'replace', PATCH: 'patch', DELETE: 'delete' } as const)[method as 'GET'] ?? null
+  return ({ GET: 'list', HEAD: 'list', POST: 'create' } as const)[method as 'GET'] ?? null
 }
 
 export interface AddEndpointInput {

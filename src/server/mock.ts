@@ -153,7 +153,7 @@ interface Answered {
   note?: string | null
   /** When no rule of the endpoint held: each rule's failed conditions, for the journal. */
   ruleMisses?: RuleMiss[] | null
-  /** A CORS preflight (any OPTIONS): the server answered it itself, whatever endpoints the path has. */
+  /** A CORS preflight (an OPTIONS no endpoint answers): the server answered it itself. */
   preflight?: boolean
   /** The client left before its answer (during a delay, or sending its body): nothing was answered. */
   left?: boolean
@@ -167,9 +167,14 @@ function toResponse(answer: MockAnswer): { response: Response; sent: Sent } {
 }
 
 /**
- * Every OPTIONS to the mocks (a browser's preflight or a plain one) is answered as a preflight, with
- * no delay or policy: no endpoint answers OPTIONS, and CORS must pass before the real request can fail.
+ * An OPTIONS to the mocks is answered as a preflight, with no delay or policy, unless it is a plain
+ * one to a path with an OPTIONS endpoint (an imported `options` operation, or one added by hand): CORS must pass before
+ * the real request can fail, so a browser's preflight never reaches an endpoint.
  */
+function answersAsPreflight(request: MockRequest, match: Match): boolean {
+  return request.method === 'OPTIONS' && (match.kind !== 'endpoint' || request.headers.has('access-control-request-method'))
+}
+
 function answerPreflight(event: H3Event): Answered {
   const response = preflightResponse(event.req)
   return { response, sent: { headers: Object.fromEntries(response.headers), body: null }, endpointId: null, failed: false, fault: null, note: 'CORS preflight', preflight: true }
@@ -264,7 +269,7 @@ export function createMockHandler(deps: MockDeps) {
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      if (request.method === 'OPTIONS') {
+      if (answersAsPreflight(request, match)) {
         answered = answerPreflight(event)
       } else if (match.kind === 'unmatched') {
         // The floor holds every mock answer, a 404 or 405 too: that is how a slow network looks.

@@ -115,7 +115,7 @@ describe('the project file schema', () => {
       expect(method.test(name)).toBe(true)
       expect(method.test(name.toLowerCase())).toBe(true)
     }
-    for (const other of ['HEAD', 'OPTIONS', 'FETCH', 'GETS', '']) expect(method.test(other)).toBe(false)
+    for (const other of ['TRACE', 'CONNECT', 'FETCH', 'GETS', 'HEADS', '']) expect(method.test(other)).toBe(false)
     expect(webhook.properties.events.items.enum).toEqual([...EVENT_TYPES])
     expect(entry.properties.format.enum).toEqual([...SPEC_FORMATS, null])
   })

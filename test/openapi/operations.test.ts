@@ -32,9 +32,9 @@ describe('listOperations', () => {
     })
   })
 
-  test('OpenAPI 3.0: merged parameters, $refs resolved to their targets, examples, HEAD skipped', async () => {
+  test('OpenAPI 3.0: merged parameters, $refs resolved to their targets, examples, HEAD imported', async () => {
     const operations = listOperations(await loadSpec(fixture('synthetic/things-3.0.yaml')))
-    expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(['GET /things/:thingId', 'DELETE /things/:thingId', 'POST /things', 'POST /forms', 'GET /tricky'])
+    expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(['GET /things/:thingId', 'DELETE /things/:thingId', 'HEAD /things/:thingId', 'POST /things', 'POST /forms', 'GET /tricky'])
     const get = operations[0]!.operation
     expect(get.pointer).toBe('/paths/~1things~1{thingId}/get')
     expect(get.parameters.map((p) => `${p.in}.${p.name}`)).toEqual(['path.thingId', 'query.verbose', 'query.limit', 'query.sort', 'query.tags', 'query.ids', 'header.X-Api-Key', 'cookie.session'])
@@ -51,7 +51,7 @@ describe('listOperations', () => {
     }) // externalValue examples are not fetched
     expect(notFound).toMatchObject({ code: '404', description: 'Not found', media: [{ example: '/components/responses/NotFound/content/application~1json/example' }] })
     expect(get.responses.map((r) => r.code)).toEqual(['200', '404', '4XX', 'default'])
-    expect(operations[2]!.operation.requestBody).toEqual({
+    expect(operations[3]!.operation.requestBody).toEqual({
       required: true,
       media: [{ type: 'application/json', schema: '/components/requestBodies/NewThing/content/application~1json/schema', example: null, examples: {} }],
     })

@@ -8,7 +8,7 @@ type Doc = Record<string, unknown>
 
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 
-/** Every GET/POST/PUT/PATCH/DELETE of the spec, in document order; other methods are not served. */
+/** Every GET/POST/PUT/PATCH/DELETE/HEAD/OPTIONS of the spec, in document order; TRACE is not served. */
 export function listOperations(spec: SpecDocument): ImportedOperation[] {
   const { document } = spec
   const result: ImportedOperation[] = []

@@ -61,7 +61,7 @@ export function derefPointer(document: unknown, pointer: string): string | null 
   }
 }
 
-export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
+export const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const
 
 /**
  * Pointers of the parameters that apply to an operation: path-item ones, overridden by the
