@@ -1,14 +1,16 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
 import type { Context } from '../domain/context.ts'
 import { whenStoreFree, writeTransaction } from '../domain/transaction.ts'
 import { createVersionedCache } from '../domain/versioned-cache.ts'
 import { queryObject } from '../domain/journal-view.ts'
 import type { MockEvents, RequestServed } from '../events.ts'
-import type { EventType, Subscription } from '../model.ts'
+import { CALLBACK_EVENT, type CallbackRequest, type EventType, type Subscription } from '../model.ts'
 import { storeFault } from '../store/db.ts'
 
 const TASK = 'webhook events'
+/** What the callbacks subscription lists as its target: each callback goes where its request said. */
+export const CALLBACKS_TARGET = "each callback's own URL (OpenAPI callbacks)"
 /**
  * Served requests kept while the database cannot take them (busy, disk full). Past this many the
  * oldest go, so a database that never recovers cannot take all memory.
@@ -54,12 +56,43 @@ export function createEventRecorder(context: Context, events: MockEvents, option
    * project): each row is written only if what it points at still exists, so one deleted
    * subscription cannot roll back the events of every other project in the batch.
    */
+  /** The project's callbacks subscription, made with its first callback; null while it is turned off. */
+  const callbacksSubscription = (projectId: number, createdAt: string): Subscription | null => {
+    const existing = context.repos.subscriptions.callbacksOf(projectId)
+    if (existing) return existing.enabled ? existing : null
+    if (!context.repos.projects.byId(projectId)) return null
+    return context.repos.subscriptions.insert({
+      projectId,
+      kind: 'callbacks',
+      name: 'openapi-callbacks',
+      targetUrl: CALLBACKS_TARGET,
+      events: [],
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      createdAt,
+    })
+  }
+
+  const queueCallbacks = (projectId: number, callbacks: CallbackRequest[], now: Date): number => {
+    const createdAt = now.toISOString()
+    const subscription = callbacksSubscription(projectId, createdAt)
+    if (!subscription) return 0
+    let queued = 0
+    for (const callback of callbacks) {
+      const id = `msg_${randomUUID().replaceAll('-', '')}`
+      if (!context.repos.deliveries.insertEvent({ id, projectId, type: CALLBACK_EVENT, payload: JSON.stringify(callback), createdAt })) return queued
+      if (context.repos.deliveries.insertDelivery(id, subscription.id, now.getTime(), createdAt) !== null) queued += 1
+      else context.repos.deliveries.removeEvent(id)
+    }
+    return queued
+  }
+
   const write = (batch: RequestServed[]): number => {
     const now = context.clock.now()
     const createdAt = now.toISOString()
     let queued = 0
     writeTransaction(context.db, () => {
       for (const served of batch) {
+        if (served.callbacks?.length) queued += queueCallbacks(served.projectId!, served.callbacks, now)
         const candidates = subscriptions.get().get(served.projectId!) ?? []
         for (const type of eventTypes(served)) {
           const targets = candidates.filter((s) => s.events.includes(type))
@@ -131,7 +164,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   const onServed = (served: RequestServed) => {
     if (served.fromDelivery || served.projectId === null) return
     try {
-      if (!subscriptions.get().has(served.projectId)) return
+      if (!served.callbacks?.length && !subscriptions.get().has(served.projectId)) return
     } catch {
       // The subscriptions cannot be read now: the flush decides, once the database answers.
     }

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts'
 import { createSpecValidators } from './ajv.ts'
+import { createCallbackBuilder, type CallbackRequests, type CallbackRuntime } from './callbacks.ts'
 import { isJsonish, isXml, mediaForAccept } from './media.ts'
 import { resolvePointer } from './pointer.ts'
 import { createRequestValidator, type MockRequestParts, type RequestProblem } from './request.ts'
@@ -26,6 +27,8 @@ export interface Responder {
   validateRequest(operation: OpenApiOperation, request: MockRequestParts): RequestProblem[]
   /** null when `preferCode` names a response the operation does not document (the caller falls back). */
   buildResponse(operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null
+  /** The operation's OpenAPI callbacks for one answered request: what to send, and what cannot be. */
+  callbacks(operation: OpenApiOperation, runtime: CallbackRuntime): CallbackRequests
 }
 
 /** Validators and generated bodies for one spec; both are built lazily and cached. */
@@ -87,7 +90,8 @@ export function createResponder(spec: SpecDocument): Responder {
     return { status, headers, body }
   }
 
-  return { validateRequest: createRequestValidator(spec, validators), buildResponse }
+  const callbacks = createCallbackBuilder(spec, sampler)
+  return { validateRequest: createRequestValidator(spec, validators), buildResponse, callbacks: (operation, runtime) => callbacks(operation.pointer, runtime) }
 }
 
 function _pickResponse(responses: ResponseSpec[], choice: ResponseChoice): { response: ResponseSpec; status: number } | null {

@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mintToken } from '../../src/domain/auth.ts'
+import { createProject } from '../../src/domain/projects.ts'
+import type { RequestServed } from '../../src/events.ts'
+import type { RunningServer } from '../../src/server/start.ts'
+import { cleanup, expectAliveAndIntact, openStore, send, serve, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+
+const RETRY = [60, 60]
+
+/** A subscribe operation whose answer calls back the URL the request names, in four ways. */
+const SPEC = {
+  openapi: '3.0.3',
+  info: { title: 'Callbacks', version: '1' },
+  paths: {
+    '/subscribe': {
+      post: {
+        operationId: 'subscribe',
+        parameters: [{ name: 'cb', in: 'query', schema: { type: 'string' } }],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', required: ['callbackUrl'], properties: { callbackUrl: { type: 'string' }, id: { type: 'string' } } } } },
+        },
+        responses: {
+          '201': { description: 'subscribed', content: { 'application/json': { example: { id: 'sub-7' } } } },
+          '400': { description: 'refused' },
+        },
+        callbacks: {
+          onEvent: {
+            '{$request.body#/callbackUrl}': {
+              post: {
+                parameters: [{ name: 'X-Event-Kind', in: 'header', schema: { type: 'string' }, example: 'created' }],
+                requestBody: {
+                  content: {
+                    'application/json': {
+                      schema: {
+                        type: 'object',
+                        required: ['event', 'count'],
+                        properties: { event: { type: 'string', enum: ['created'] }, count: { type: 'integer', minimum: 3, maximum: 3 } },
+                      },
+                    },
+                  },
+                },
+                responses: { '200': { description: 'ok' } },
+              },
+            },
+          },
+          onDone: {
+            '{$request.query.cb}/done/{$response.body#/id}': {
+              put: {
+                requestBody: { content: { 'application/json': { example: { done: true } } } },
+                responses: { '204': { description: 'ok' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+}
+
+let server: RunningServer
+let url: string
+let headers: Record<string, string>
+let dbPath: string
+let seq = 0
+
+beforeAll(async () => {
+  dbPath = tempDb()
+  const { context } = openStore(dbPath)
+  headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 600_000 })}` }
+  server = await serve(dbPath, { retryDelaysMs: RETRY, deliveryTimeoutMs: 2000 })
+  url = server.url
+})
+afterAll(cleanup)
+
+/** A fresh project with the spec imported, so each test reads only its own deliveries. */
+async function importedProject(): Promise<{ id: number; slug: string }> {
+  const { context } = openStore(dbPath)
+  seq += 1
+  const project = createProject(context, { name: `C${seq}`, slug: `c${seq}` })
+  const imported = await send(`${url}/api/projects/${project.id}/imports`, { method: 'POST', body: { text: JSON.stringify(SPEC), filename: 'callbacks.json' }, headers })
+  expect(imported.status, JSON.stringify(imported.json)).toBe(201)
+  return project
+}
+
+/** Resolves once the server answered a request to `path` and the event recorder has had its turn. */
+function answered(path: string): Promise<RequestServed> {
+  return new Promise((resolve) => {
+    const listener = (served: RequestServed) => {
+      if (served.path !== path) return
+      server.events.off('request.served', listener)
+      setImmediate(() => resolve(served))
+    }
+    server.events.on('request.served', listener)
+  })
+}
+
+async function subscribe(slug: string, body: unknown, query = ''): Promise<{ status: number; served: RequestServed }> {
+  const path = `/api/${slug}/subscribe`
+  const served = answered(path)
+  const response = await send(`${url}${path}${query}`, { method: 'POST', body })
+  return { status: response.status, served: await served }
+}
+
+async function callbackDeliveries(projectId: number) {
+  const list = await send(`${url}/api/projects/${projectId}/webhooks?deliveries=true`, { headers })
+  expect(list.status).toBe(200)
+  return list.json as { id: number; kind: string; name: string; targetUrl: string; events: string[]; deliveries: { eventType: string; attempt: number; statusCode: number | null; succeeded: boolean; error: string | null }[] }[]
+}
+
+async function journalNote(projectId: number): Promise<string | null> {
+  const list = await send(`${url}/api/projects/${projectId}/requests?limit=1`, { headers })
+  return (list.json as { note: string | null }[])[0]!.note
+}
+
+describe('OpenAPI callbacks through the delivery queue', () => {
+  it('sends each callback to the URL its expression names, with a body generated from its schema and its documented headers', async () => {
+    const project = await importedProject()
+    const receiver = await startReceiver()
+    const base = receiver.url.replace(/\/hook$/, '')
+    const { status } = await subscribe(project.slug, { callbackUrl: `${base}/events`, id: 'x' }, `?cb=${encodeURIComponent(base)}`)
+    expect(status).toBe(201)
+    await waitFor(() => receiver.requests.length >= 2, 5000, 'two callbacks')
+    const events = receiver.requests.find((request) => request.body.includes('event'))!
+    const done = receiver.requests.find((request) => request.body.includes('done'))!
+    expect(JSON.parse(events.body)).toEqual({ event: 'created', count: 3 })
+    expect(events.headers['content-type']).toBe('application/json')
+    expect(events.headers['x-event-kind']).toBe('created')
+    expect(events.headers['user-agent']).toBe('mockapi-callbacks')
+    expect(events.headers['x-mockapi-delivery']).toMatch(/^\d+$/)
+    expect(JSON.parse(done.body)).toEqual({ done: true })
+    const subscriptions = await waitFor(async () => {
+      const list = await callbackDeliveries(project.id)
+      return list[0]?.deliveries.length === 2 ? list : null
+    }, 5000, 'two logged attempts')
+    expect(subscriptions).toHaveLength(1)
+    expect(subscriptions[0]).toMatchObject({ kind: 'callbacks', name: 'openapi-callbacks', events: [] })
+    expect(subscriptions[0]!.deliveries.every((d) => d.eventType === 'openapi.callback' && d.succeeded)).toBe(true)
+    console.log('callback attempts:', JSON.stringify(subscriptions[0]!.deliveries.map((d) => [d.attempt, d.statusCode, d.succeeded])))
+  })
+
+  it('sends the PUT callback to a URL built from the query and the answer body', async () => {
+    const project = await importedProject()
+    const receiver = await startReceiver()
+    const base = receiver.url.replace(/\/hook$/, '')
+    const { createServer } = await import('node:http')
+    const paths: string[] = []
+    const target = createServer((req, res) => {
+      paths.push(`${req.method} ${req.url}`)
+      req.resume()
+      req.on('end', () => res.writeHead(204).end())
+    })
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+    try {
+      const cb = `http://127.0.0.1:${(target.address() as { port: number }).port}/hooks`
+      await subscribe(project.slug, { callbackUrl: `${base}/events` }, `?cb=${encodeURIComponent(cb)}`)
+      await waitFor(() => paths.length >= 1, 5000, 'the PUT callback')
+      expect(paths).toEqual(['PUT /hooks/done/sub-7'])
+    } finally {
+      await new Promise<void>((resolve) => target.close(() => resolve()))
+    }
+  })
+
+  it('retries a callback answered 500, through the same queue and log as webhooks', async () => {
+    const project = await importedProject()
+    const receiver = await startReceiver((n) => (n === 1 ? 500 : 200))
+    await subscribe(project.slug, { callbackUrl: receiver.url })
+    await waitFor(() => receiver.requests.length >= 2, 5000, 'a retry')
+    expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body)
+    const [subscription] = await waitFor(async () => {
+      const list = await callbackDeliveries(project.id)
+      return list[0]?.deliveries.length === 2 ? list : null
+    }, 5000, 'two logged attempts')
+    const log = subscription!.deliveries.map((d) => [d.attempt, d.statusCode, d.succeeded, d.error])
+    console.log('retried callback log (newest first):', JSON.stringify(log))
+    expect(log).toEqual([[2, 200, true, null], [1, 500, false, 'HTTP 500']])
+  })
+
+  it('logs a callback whose URL expression resolves to nothing in the journal note, and sends nothing for it', async () => {
+    const project = await importedProject()
+    const receiver = await startReceiver()
+    // No `cb` in the query: onDone cannot be sent; onEvent still is.
+    const { served } = await subscribe(project.slug, { callbackUrl: receiver.url })
+    expect(served.callbacks?.map((c) => c.name)).toEqual(['onEvent {$request.body#/callbackUrl}'])
+    const note = await journalNote(project.id)
+    console.log('journal note:', note)
+    expect(note).toBe('callback onDone {$request.query.cb}/done/{$response.body#/id} not sent: $request.query.cb resolves to nothing')
+    await waitFor(() => receiver.requests.length >= 1, 5000, 'the onEvent callback')
+  })
+
+  it('refuses a hostile callback URL (another scheme, credentials, unparsable) and queues nothing for it', async () => {
+    const project = await importedProject()
+    for (const [hostile, reason] of [
+      ['file:///etc/passwd', 'must use http or https, not file'],
+      ['http://user:secret@127.0.0.1:9/x', 'must not carry credentials'],
+      ['not a url', 'must be an absolute http(s) URL, got "not a url"'],
+    ] as const) {
+      const { status, served } = await subscribe(project.slug, { callbackUrl: hostile })
+      expect(status).toBe(201)
+      expect(served.callbacks).toBeUndefined()
+      const note = await journalNote(project.id)
+      expect(note).toContain(`callback onEvent {$request.body#/callbackUrl} not sent: URL ${reason}`)
+    }
+    expect(await callbackDeliveries(project.id)).toEqual([])
+  })
+
+  it('sends no callback after an error answer', async () => {
+    const project = await importedProject()
+    const receiver = await startReceiver()
+    const path = `/api/${project.slug}/subscribe`
+    const served = answered(path)
+    const response = await send(`${url}${path}`, { method: 'POST', body: { callbackUrl: receiver.url }, headers: { Prefer: 'code=400' } })
+    expect(response.status).toBe(400)
+    expect((await served).callbacks).toBeUndefined()
+    expect(await callbackDeliveries(project.id)).toEqual([])
+  })
+
+  it('keeps serving when the import is deleted while its callback is queued, and still delivers it', async () => {
+    const project = await importedProject()
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    let attempts = 0
+    const { createServer } = await import('node:http')
+    const receiver = createServer((req, res) => {
+      attempts += 1
+      req.resume()
+      // The first attempt fails once the import is gone: the retry is queued with nothing of the import left.
+      if (attempts === 1) void held.then(() => res.writeHead(503).end())
+      else res.writeHead(200).end()
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    try {
+      const target = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/cb`
+      await subscribe(project.slug, { callbackUrl: target })
+      await waitFor(() => attempts >= 1, 5000, 'the first attempt')
+      const list = await send(`${url}/api/projects/${project.id}/endpoints`, { headers })
+      for (const endpoint of list.json as { id: number }[]) {
+        expect((await send(`${url}/api/projects/${project.id}/endpoints/${endpoint.id}`, { method: 'DELETE', headers })).status).toBe(204)
+      }
+      const { context } = openStore(dbPath)
+      expect(context.repos.specs.listByProject(project.id)).toEqual([])
+      release()
+      await waitFor(() => attempts >= 2, 5000, 'the retry after the import was deleted')
+      const [subscription] = await waitFor(async () => {
+        const logged = await callbackDeliveries(project.id)
+        return logged[0]?.deliveries.length === 2 ? logged : null
+      }, 5000, 'two logged attempts')
+      expect(subscription!.deliveries.map((d) => [d.attempt, d.statusCode])).toEqual([[2, 200], [1, 503]])
+      expect((await send(`${url}/api/${project.slug}/subscribe`, { method: 'POST', body: { callbackUrl: target } })).status).toBe(404)
+      await expectAliveAndIntact(url, dbPath)
+    } finally {
+      receiver.closeAllConnections()
+      await new Promise<void>((resolve) => receiver.close(() => resolve()))
+    }
+  })
+})
