@@ -60,7 +60,19 @@ function parseRetryAfter(value: string | null, now: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : null
 }
 
-/** What one attempt sends: a signed Standard-Webhooks event, or an OpenAPI callback's own request. */
+/** Standard Webhooks headers: the id, the time, and the signature of both with the body. */
+function signature(job: ClaimedDelivery, sentAt: Date, body: string): Record<string, string> {
+  return {
+    'webhook-id': job.eventId,
+    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+    'webhook-signature': new Webhook(job.secret).sign(job.eventId, sentAt, body),
+  }
+}
+
+/**
+ * What one attempt sends: a webhook event, or an OpenAPI callback's own request. Both are signed
+ * with their subscription's secret, so a receiver can tell mockapi sent them.
+ */
 function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: RequestInit } | { refused: string } {
   if (job.eventType === CALLBACK_EVENT) {
     const callback = JSON.parse(job.payload) as CallbackRequest
@@ -72,7 +84,7 @@ function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: Req
       init: {
         method: callback.method,
         ...(callback.body === null ? {} : { body: callback.body }),
-        headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, [DELIVERY_HEADER]: String(job.id) },
+        headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, ...signature(job, sentAt, callback.body ?? ''), [DELIVERY_HEADER]: String(job.id) },
       },
     }
   }
@@ -81,14 +93,7 @@ function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: Req
     init: {
       method: 'POST',
       body: job.payload,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'mockapi-webhooks',
-        'webhook-id': job.eventId,
-        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-        'webhook-signature': new Webhook(job.secret).sign(job.eventId, sentAt, job.payload),
-        [DELIVERY_HEADER]: String(job.id),
-      },
+      headers: { 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signature(job, sentAt, job.payload), [DELIVERY_HEADER]: String(job.id) },
     },
   }
 }

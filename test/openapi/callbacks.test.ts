@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Webhook } from 'standardwebhooks'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { RequestServed } from '../../src/events.ts'
@@ -105,7 +106,7 @@ async function subscribe(slug: string, body: unknown, query = ''): Promise<{ sta
 async function callbackDeliveries(projectId: number) {
   const list = await send(`${url}/api/projects/${projectId}/webhooks?deliveries=true`, { headers })
   expect(list.status).toBe(200)
-  return list.json as { id: number; kind: string; name: string; targetUrl: string; events: string[]; deliveries: { eventType: string; attempt: number; statusCode: number | null; succeeded: boolean; error: string | null }[] }[]
+  return list.json as { id: number; kind: string; name: string; targetUrl: string; events: string[]; secret: string; deliveries: { eventType: string; attempt: number; statusCode: number | null; succeeded: boolean; error: string | null }[] }[]
 }
 
 async function journalNote(projectId: number): Promise<string | null> {
@@ -136,6 +137,8 @@ describe('OpenAPI callbacks through the delivery queue', () => {
     expect(subscriptions).toHaveLength(1)
     expect(subscriptions[0]).toMatchObject({ kind: 'callbacks', name: 'openapi-callbacks', events: [] })
     expect(subscriptions[0]!.deliveries.every((d) => d.eventType === 'openapi.callback' && d.succeeded)).toBe(true)
+    // Signed with the callbacks subscription's secret, as webhook deliveries are.
+    expect(new Webhook(subscriptions[0]!.secret).verify(events.body, events.headers as Record<string, string>)).toEqual({ event: 'created', count: 3 })
     console.log('callback attempts:', JSON.stringify(subscriptions[0]!.deliveries.map((d) => [d.attempt, d.statusCode, d.succeeded])))
   })
 
@@ -213,6 +216,27 @@ describe('OpenAPI callbacks through the delivery queue', () => {
     expect(response.status).toBe(400)
     expect((await served).callbacks).toBeUndefined()
     expect(await callbackDeliveries(project.id)).toEqual([])
+  })
+
+  it('lists the callbacks subscription with the webhooks, lets it be turned off (and nothing else), and leaves it out of exports', async () => {
+    const project = await importedProject()
+    const receiver = await startReceiver()
+    await subscribe(project.slug, { callbackUrl: receiver.url })
+    await waitFor(() => receiver.requests.length >= 1, 5000, 'the first callback')
+    const [callbacks] = await callbackDeliveries(project.id)
+    const patch = (body: unknown) => send(`${url}/api/projects/${project.id}/webhooks/${callbacks!.id}`, { method: 'PATCH', body, headers })
+    const refused = await patch({ targetUrl: 'http://127.0.0.1:9/elsewhere' })
+    expect(refused.status).toBe(409)
+    expect(refused.json.error.message).toContain('only "enabled" can change, not targetUrl')
+    expect((await patch({ enabled: false })).status).toBe(200)
+    const { served } = await subscribe(project.slug, { callbackUrl: receiver.url })
+    expect(served.callbacks).toHaveLength(1)
+    const { context } = openStore(dbPath)
+    const queued = context.db.prepare('SELECT count(*) FROM deliveries WHERE subscription_id = ?').pluck().get(callbacks!.id)
+    expect(queued).toBe(1)
+    const { exportProject } = await import('../../src/domain/export.ts')
+    const exported = exportProject(context, context.repos.projects.byId(project.id)!)
+    expect(exported.webhooks).toEqual([])
   })
 
   it('keeps serving when the import is deleted while its callback is queued, and still delivers it', async () => {
