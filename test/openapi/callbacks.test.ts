@@ -4,6 +4,7 @@ import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { RequestServed } from '../../src/events.ts'
 import type { RunningServer } from '../../src/server/start.ts'
+import { resolveCallbackUrl, type CallbackRuntime } from '../../src/kinds/openapi/callbacks.ts'
 import { SPEC } from './_callbacks-spec.ts'
 import { cleanup, expectAliveAndIntact, openStore, send, serve, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
@@ -226,5 +227,47 @@ describe('OpenAPI callbacks through the delivery queue', () => {
       receiver.closeAllConnections()
       await new Promise<void>((resolve) => receiver.close(() => resolve()))
     }
+  })
+})
+
+describe('callback URL expressions', () => {
+  const runtime: CallbackRuntime = {
+    url: new URL('http://127.0.0.1:3000/api/shop/orders/42?cb=http%3A%2F%2Fq.test%2Fhook'),
+    method: 'POST',
+    params: { orderId: '42' },
+    query: new URLSearchParams('cb=http%3A%2F%2Fq.test%2Fhook'),
+    headers: new Headers({ 'X-Cb': 'http://h.test/cb' }),
+    body: { callbackUrl: 'http://b.test/in', id: 'ord-1', nested: { 'a/b': 'x' }, count: 7, list: [1] },
+    status: 201,
+    responseHeaders: { Location: 'http://r.test/loc' },
+    responseBody: '{"id":"sub-9"}',
+  }
+  const url = (key: string) => resolveCallbackUrl(key, runtime)
+
+  it.each([
+    ['{$request.body#/callbackUrl}', 'http://b.test/in'],
+    ['$request.body#/callbackUrl', 'http://b.test/in'],
+    ['{$request.query.cb}', 'http://q.test/hook'],
+    ['{$request.header.X-Cb}', 'http://h.test/cb'],
+    ['{$request.header.x-cb}/again', 'http://h.test/cb/again'],
+    ['{$response.body#/id}', 'sub-9'],
+    ['{$response.header.location}', 'http://r.test/loc'],
+    ['{$url}', 'http://127.0.0.1:3000/api/shop/orders/42?cb=http%3A%2F%2Fq.test%2Fhook'],
+    ['http://x.test/{$method}/{$statusCode}', 'http://x.test/POST/201'],
+    ['http://x/{$request.body#/id}/done', 'http://x/ord-1/done'],
+    ['http://x/{$request.path.orderId}/{$request.body#/count}', 'http://x/42/7'],
+    ['http://x/{$request.body#/nested/a~1b}', 'http://x/x'],
+  ])('%s → %s', (key, expected) => {
+    expect(url(key)).toEqual({ url: expected })
+  })
+
+  it.each([
+    ['{$request.body#/missing}', '$request.body#/missing resolves to nothing'],
+    ['{$request.body#/nested}', '$request.body#/nested resolves to nothing'],
+    ['{$request.query.none}', '$request.query.none resolves to nothing'],
+    ['{$request.header.X-None}', '$request.header.X-None resolves to nothing'],
+    ['{$request.cookie.a}', '$request.cookie.a resolves to nothing'],
+  ])('%s resolves to nothing', (key, problem) => {
+    expect(url(key)).toEqual({ problem })
   })
 })
