@@ -31,8 +31,9 @@ function eventTypes(served: RequestServed): EventType[] {
 }
 
 /**
- * Records events for subscribers. The request path only buffers the served request; the events
- * and one delivery row per matching enabled subscription are written in one transaction on the
+ * Records events for subscribers, and the OpenAPI callbacks an answer sets off (each one event and
+ * one delivery of the project's callbacks subscription). The request path only buffers the served
+ * request; the events and one delivery row per matching enabled subscription are written in one transaction on the
  * next turn of the event loop, so many requests share one commit. A batch the database cannot
  * take (another process holds the lock, the disk is full) stays buffered and is written later.
  */
@@ -40,7 +41,9 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const subscriptions = createVersionedCache(context.db, () => {
     const byProject = new Map<number, Subscription[]>()
+    // The callbacks subscription wants no events: a project with only that one records none.
     for (const subscription of context.repos.subscriptions.listEnabled()) {
+      if (subscription.kind === 'callbacks') continue
       byProject.set(subscription.projectId, [...(byProject.get(subscription.projectId) ?? []), subscription])
     }
     return byProject
@@ -51,11 +54,6 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   let failures = 0
   let dropped = 0
 
-  /**
-   * The cached subscriptions may be up to 50 ms stale (another process deleted one, or its
-   * project): each row is written only if what it points at still exists, so one deleted
-   * subscription cannot roll back the events of every other project in the batch.
-   */
   /** The project's callbacks subscription, made with its first callback; null while it is turned off. */
   const callbacksSubscription = (projectId: number, createdAt: string): Subscription | null => {
     const existing = context.repos.subscriptions.callbacksOf(projectId)
@@ -86,6 +84,11 @@ export function createEventRecorder(context: Context, events: MockEvents, option
     return queued
   }
 
+  /**
+   * The cached subscriptions may be up to 50 ms stale (another process deleted one, or its
+   * project): each row is written only if what it points at still exists, so one deleted
+   * subscription cannot roll back the events of every other project in the batch.
+   */
   const write = (batch: RequestServed[]): number => {
     const now = context.clock.now()
     const createdAt = now.toISOString()
