@@ -57,7 +57,7 @@ async function subscribe(slug: string, body: unknown, query = ''): Promise<{ sta
 async function callbackDeliveries(projectId: number) {
   const list = await send(`${url}/api/projects/${projectId}/webhooks?deliveries=true`, { headers })
   expect(list.status).toBe(200)
-  return list.json as { id: number; kind: string; name: string; targetUrl: string; events: string[]; secret: string; deliveries: { eventType: string; attempt: number; statusCode: number | null; succeeded: boolean; error: string | null }[] }[]
+  return list.json as { id: number; enabled: boolean; kind: string; name: string; targetUrl: string; events: string[]; secret: string; deliveries: { eventType: string; attempt: number; statusCode: number | null; succeeded: boolean; error: string | null }[] }[]
 }
 
 async function journalNote(projectId: number): Promise<string | null> {
@@ -128,6 +128,23 @@ describe('OpenAPI callbacks through the delivery queue', () => {
     const log = subscription!.deliveries.map((d) => [d.attempt, d.statusCode, d.succeeded, d.error])
     console.log('retried callback log (newest first):', JSON.stringify(log))
     expect(log).toEqual([[2, 200, true, null], [1, 500, false, 'HTTP 500']])
+  })
+
+  it('stops a callback answered 410 without turning the callbacks subscription off', async () => {
+    const project = await importedProject()
+    const gone = await startReceiver(() => 410)
+    await subscribe(project.slug, { callbackUrl: gone.url })
+    const [subscription] = await waitFor(async () => {
+      const list = await callbackDeliveries(project.id)
+      return list[0]?.deliveries.length === 1 ? list : null
+    }, 5000, 'the 410 logged')
+    expect(subscription!.deliveries[0]).toMatchObject({ attempt: 1, statusCode: 410, succeeded: false, error: 'HTTP 410 Gone: this callback is not sent again' })
+    const receiver = await startReceiver()
+    await subscribe(project.slug, { callbackUrl: receiver.url })
+    await waitFor(() => receiver.requests.length >= 1, 5000, 'the next callback')
+    const [after] = await callbackDeliveries(project.id)
+    expect(after).toMatchObject({ id: subscription!.id, enabled: true })
+    expect(gone.requests).toHaveLength(1)
   })
 
   it('logs a callback whose URL expression resolves to nothing in the journal note, and sends nothing for it', async () => {
