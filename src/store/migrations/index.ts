@@ -15,7 +15,7 @@ import { up as delayRangesFaults } from './0120-delay-ranges-faults.ts'
 import { up as bodies } from './0130-bodies.ts'
 import { up as auth } from './0140-auth.ts'
 import { up as responses } from './0150-responses.ts'
-import { up as callbacks } from './0160-callbacks.ts'
+import { up as callbacks } from './0170-callbacks.ts'
 
 export interface Migration {
   version: number
@@ -39,7 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 130, up: bodies },
   { version: 140, up: auth },
   { version: 150, up: responses },
-  { version: 160, up: callbacks },
+  { version: 170, up: callbacks },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
