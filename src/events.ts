@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { Attempt, Fault } from './model.ts'
+import type { Attempt, CallbackRequest, Fault } from './model.ts'
 
 /** One answered mock request; the event recorder turns it into `mock.request` / `mock.error` events. */
 /** Which of an endpoint's responses answered: its 1-based position and its name. */
@@ -25,6 +25,8 @@ export interface RequestServed {
   /** What the journal should say about how it was answered (`pattern skipped: value too long`). */
   note?: string | null
   durationMs: number
+  /** OpenAPI callbacks the answer sets off (only a 2xx answer does), queued by the event recorder. */
+  callbacks?: CallbackRequest[]
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean
 }

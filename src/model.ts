@@ -242,9 +242,26 @@ export interface Clock {
 export const EVENT_TYPES = ['mock.request', 'mock.error'] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
+/** `callbacks`: the project's one subscription for its OpenAPI callbacks, each event naming its own request. */
+export type SubscriptionKind = 'webhook' | 'callbacks'
+
+/** The event type of an OpenAPI callback: its payload is a CallbackRequest as JSON. */
+export const CALLBACK_EVENT = 'openapi.callback'
+
+/** One OpenAPI callback request, as queued: where to, and what to send. */
+export interface CallbackRequest {
+  /** The callback's name and expression in the spec (`onEvent {$request.body#/callbackUrl}`), for the log. */
+  name: string
+  url: string
+  method: string
+  headers: Record<string, string>
+  body: string | null
+}
+
 export interface Subscription {
   id: number
   projectId: number
+  kind: SubscriptionKind
   name: string
   targetUrl: string
   events: EventType[]

@@ -113,6 +113,7 @@ export function subscriptionView(subscription: Subscription) {
   return {
     id: subscription.id,
     projectId: subscription.projectId,
+    kind: subscription.kind,
     name: subscription.name,
     targetUrl: subscription.targetUrl,
     events: subscription.events,

@@ -36,7 +36,7 @@ function subscriptionCard(sub) {
       dangerButton('Delete', 'Delete?', () => deleteSubscription(sub), { 'data-testid': 'sub-delete', 'aria-label': `Delete subscription ${sub.name}` })),
     h('dl', { class: 'facts' },
       h('dt', {}, 'Target'), h('dd', {}, h('code', { 'data-testid': 'sub-target' }, sub.targetUrl)),
-      h('dt', {}, 'Events'), h('dd', {}, sub.events.join(', ')),
+      h('dt', {}, 'Events'), h('dd', {}, sub.kind === 'callbacks' ? 'the OpenAPI callbacks of imported operations' : sub.events.join(', ')),
       h('dt', {}, 'Secret'), h('dd', {}, secretField(sub))),
     h('h4', {}, 'Deliveries'),
     box)

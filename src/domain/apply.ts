@@ -251,8 +251,9 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
 
     context.repos.files.removeUnused(project.id)
 
-    // Subscriptions, matched by name; secrets are never in the file and are kept.
-    const subscriptions = new Map(context.repos.subscriptions.listByProject(project.id).map((s) => [s.name, s]))
+    // Subscriptions, matched by name; secrets are never in the file and are kept. The one carrying
+    // OpenAPI callbacks is made by the server, not by files.
+    const subscriptions = new Map(context.repos.subscriptions.listByProject(project.id).filter((s) => s.kind === 'webhook').map((s) => [s.name, s]))
     const names = new Set<string>()
     for (const spec of file.webhooks) {
       if (names.has(spec.name)) throw new AppError('INVALID_INPUT', `webhook name "${spec.name}" appears twice in the file`)

@@ -104,7 +104,7 @@ export function exportProject(context: Context, project: Project): ProjectFile {
     ...(project.negotiation !== 'strict' ? { negotiation: project.negotiation } : {}),
     resources,
     endpoints: endpointSpecs,
-    webhooks: context.repos.subscriptions.listByProject(project.id).sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
+    webhooks: context.repos.subscriptions.listByProject(project.id).filter((s) => s.kind === 'webhook').sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
     imports: [...specs].sort(byKeys((s) => s.title, (s) => s.format)).map((s) => ({
       format: s.format,
       title: s.title,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { targetUrlProblem } from '../engine/target-url.ts'
 import { AppError } from '../errors.ts'
 import { EVENT_TYPES, type Attempt, type EventType, type Project, type Subscription } from '../model.ts'
 import type { Context } from './context.ts'
@@ -18,15 +19,9 @@ function checkName(value: unknown): string {
 
 export function checkTargetUrl(value: unknown): string {
   if (typeof value !== 'string') invalidField('targetUrl', 'must be an absolute http(s) URL')
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    invalidField('targetUrl', `must be an absolute http(s) URL, got "${value}"`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') invalidField('targetUrl', `must use http or https, not ${url.protocol.slice(0, -1)}`)
-  if (url.username || url.password) invalidField('targetUrl', 'must not carry credentials; use the signature to authenticate deliveries')
-  return url.href
+  const problem = targetUrlProblem(value)
+  if (problem !== null) invalidField('targetUrl', problem)
+  return new URL(value).href
 }
 
 function checkEvents(value: unknown): EventType[] {
@@ -75,6 +70,9 @@ export function updateSubscription(context: Context, subscription: Subscription,
   const known = ['enabled', 'name', 'targetUrl', 'events'].filter((key) => key in input)
   if (known.length === 0) throw new AppError('INVALID_INPUT', 'nothing to change: send enabled, name, targetUrl or events')
   if ('enabled' in input && typeof input.enabled !== 'boolean') invalidField('enabled', 'must be true or false')
+  // Each callback names its own URL, and it carries no events: it can only be turned off or on.
+  const fixed = subscription.kind === 'callbacks' ? known.filter((key) => key !== 'enabled') : []
+  if (fixed.length > 0) throw new AppError('CONFLICT', `subscription ${subscription.id} sends the project's OpenAPI callbacks: only "enabled" can change, not ${fixed.join(', ')}`)
   const next: Subscription = {
     ...subscription,
     ...('enabled' in input ? { enabled: input.enabled as boolean } : {}),

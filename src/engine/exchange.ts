@@ -1,4 +1,4 @@
-import type { Endpoint, Fault, Negotiation, SpecDocument } from '../model.ts'
+import type { CallbackRequest, Endpoint, Fault, Negotiation, SpecDocument } from '../model.ts'
 import { errorBody } from '../errors.ts'
 import type { AnswerDecision, Random } from './policy.ts'
 import type { Preferences } from './prefer.ts'
@@ -27,6 +27,8 @@ export interface MockAnswer {
   headers: Record<string, string>
   /** Text as sent, or bytes (a file answered as it is); null for none. */
   body: string | Uint8Array | null
+  /** OpenAPI callbacks this answer sets off, and those it cannot (said in the journal's note). */
+  callbacks?: { requests: CallbackRequest[]; skipped: string[] }
 }
 
 /** An endpoint answers a body configured on it (JSON, text or a file) rather than its kind's default. */

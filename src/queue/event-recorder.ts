@@ -1,14 +1,16 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
 import type { Context } from '../domain/context.ts'
 import { whenStoreFree, writeTransaction } from '../domain/transaction.ts'
 import { createVersionedCache } from '../domain/versioned-cache.ts'
 import { queryObject } from '../domain/journal-view.ts'
 import type { MockEvents, RequestServed } from '../events.ts'
-import type { EventType, Subscription } from '../model.ts'
+import { CALLBACK_EVENT, type CallbackRequest, type EventType, type Subscription } from '../model.ts'
 import { storeFault } from '../store/db.ts'
 
 const TASK = 'webhook events'
+/** What the callbacks subscription lists as its target: each callback goes where its request said. */
+export const CALLBACKS_TARGET = "each callback's own URL (OpenAPI callbacks)"
 /**
  * Served requests kept while the database cannot take them (busy, disk full). Past this many the
  * oldest go, so a database that never recovers cannot take all memory.
@@ -29,8 +31,9 @@ function eventTypes(served: RequestServed): EventType[] {
 }
 
 /**
- * Records events for subscribers. The request path only buffers the served request; the events
- * and one delivery row per matching enabled subscription are written in one transaction on the
+ * Records events for subscribers, and the OpenAPI callbacks an answer sets off (each one event and
+ * one delivery of the project's callbacks subscription). The request path only buffers the served
+ * request; the events and one delivery row per matching enabled subscription are written in one transaction on the
  * next turn of the event loop, so many requests share one commit. A batch the database cannot
  * take (another process holds the lock, the disk is full) stays buffered and is written later.
  */
@@ -38,7 +41,9 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const subscriptions = createVersionedCache(context.db, () => {
     const byProject = new Map<number, Subscription[]>()
+    // The callbacks subscription wants no events: a project with only that one records none.
     for (const subscription of context.repos.subscriptions.listEnabled()) {
+      if (subscription.kind === 'callbacks') continue
       byProject.set(subscription.projectId, [...(byProject.get(subscription.projectId) ?? []), subscription])
     }
     return byProject
@@ -48,6 +53,36 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   let retry: NodeJS.Timeout | null = null
   let failures = 0
   let dropped = 0
+
+  /** The project's callbacks subscription, made with its first callback; null while it is turned off. */
+  const callbacksSubscription = (projectId: number, createdAt: string): Subscription | null => {
+    const existing = context.repos.subscriptions.callbacksOf(projectId)
+    if (existing) return existing.enabled ? existing : null
+    if (!context.repos.projects.byId(projectId)) return null
+    return context.repos.subscriptions.insert({
+      projectId,
+      kind: 'callbacks',
+      name: 'openapi-callbacks',
+      targetUrl: CALLBACKS_TARGET,
+      events: [],
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      createdAt,
+    })
+  }
+
+  const queueCallbacks = (projectId: number, callbacks: CallbackRequest[], now: Date): number => {
+    const createdAt = now.toISOString()
+    const subscription = callbacksSubscription(projectId, createdAt)
+    if (!subscription) return 0
+    let queued = 0
+    for (const callback of callbacks) {
+      const id = `msg_${randomUUID().replaceAll('-', '')}`
+      if (!context.repos.deliveries.insertEvent({ id, projectId, type: CALLBACK_EVENT, payload: JSON.stringify(callback), createdAt })) return queued
+      if (context.repos.deliveries.insertDelivery(id, subscription.id, now.getTime(), createdAt) !== null) queued += 1
+      else context.repos.deliveries.removeEvent(id)
+    }
+    return queued
+  }
 
   /**
    * The cached subscriptions may be up to 50 ms stale (another process deleted one, or its
@@ -60,6 +95,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
     let queued = 0
     writeTransaction(context.db, () => {
       for (const served of batch) {
+        if (served.callbacks?.length) queued += queueCallbacks(served.projectId!, served.callbacks, now)
         const candidates = subscriptions.get().get(served.projectId!) ?? []
         for (const type of eventTypes(served)) {
           const targets = candidates.filter((s) => s.events.includes(type))
@@ -131,7 +167,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   const onServed = (served: RequestServed) => {
     if (served.fromDelivery || served.projectId === null) return
     try {
-      if (!subscriptions.get().has(served.projectId)) return
+      if (!served.callbacks?.length && !subscriptions.get().has(served.projectId)) return
     } catch {
       // The subscriptions cannot be read now: the flush decides, once the database answers.
     }

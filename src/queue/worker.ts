@@ -3,7 +3,9 @@ import { Webhook } from 'standardwebhooks'
 import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
 import type { Context } from '../domain/context.ts'
 import { writeTransaction } from '../domain/transaction.ts'
+import { targetUrlProblem } from '../engine/target-url.ts'
 import type { DeliveryAttempted, MockEvents } from '../events.ts'
+import { CALLBACK_EVENT, type CallbackRequest } from '../model.ts'
 import type { ClaimedDelivery } from '../store/deliveries.ts'
 import { storeFault } from '../store/db.ts'
 
@@ -40,6 +42,8 @@ interface Outcome {
   statusCode: number | null
   error: string | null
   retryAfterMs: number | null
+  /** Not worth another attempt: the request could not even be made. */
+  final?: boolean
 }
 
 interface InFlight {
@@ -54,6 +58,44 @@ function parseRetryAfter(value: string | null, now: number): number | null {
   const seconds = Number(value)
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : null
+}
+
+/** Standard Webhooks headers: the id, the time, and the signature of both with the body. */
+function signature(job: ClaimedDelivery, sentAt: Date, body: string): Record<string, string> {
+  return {
+    'webhook-id': job.eventId,
+    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+    'webhook-signature': new Webhook(job.secret).sign(job.eventId, sentAt, body),
+  }
+}
+
+/**
+ * What one attempt sends: a webhook event, or an OpenAPI callback's own request. Both are signed
+ * with their subscription's secret, so a receiver can tell mockapi sent them.
+ */
+function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: RequestInit } | { refused: string } {
+  if (job.eventType === CALLBACK_EVENT) {
+    const callback = JSON.parse(job.payload) as CallbackRequest
+    // Checked when queued; checked again here, as a row written by another process is not ours.
+    const problem = targetUrlProblem(callback.url)
+    if (problem !== null) return { refused: `callback URL ${problem}` }
+    return {
+      url: callback.url,
+      init: {
+        method: callback.method,
+        ...(callback.body === null ? {} : { body: callback.body }),
+        headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, ...signature(job, sentAt, callback.body ?? ''), [DELIVERY_HEADER]: String(job.id) },
+      },
+    }
+  }
+  return {
+    url: job.targetUrl,
+    init: {
+      method: 'POST',
+      body: job.payload,
+      headers: { 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signature(job, sentAt, job.payload), [DELIVERY_HEADER]: String(job.id) },
+    },
+  }
 }
 
 function describeFailure(error: unknown): string {
@@ -145,7 +187,8 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   async function attempt(job: ClaimedDelivery, stop: AbortSignal): Promise<Outcome | null> {
-    const sentAt = context.clock.now()
+    const request = requestOf(job, context.clock.now())
+    if ('refused' in request) return { statusCode: null, error: request.refused, retryAfterMs: null, final: true }
     // Our own timer, not AbortSignal.timeout inside AbortSignal.any: that one can be collected
     // before it fires, and a receiver answering after 40 s was logged as a success.
     const cut = new AbortController()
@@ -153,26 +196,14 @@ export function createWorker(options: WorkerOptions): Worker {
     stop.addEventListener('abort', onStop)
     const timeout = setTimeout(() => cut.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
     try {
-      const response = await fetch(job.targetUrl, {
-        method: 'POST',
-        body: job.payload,
-        redirect: 'manual',
-        signal: cut.signal,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'mockapi-webhooks',
-          'webhook-id': job.eventId,
-          'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-          'webhook-signature': new Webhook(job.secret).sign(job.eventId, sentAt, job.payload),
-          [DELIVERY_HEADER]: String(job.id),
-        },
-      })
+      const response = await fetch(request.url, { ...request.init, redirect: 'manual', signal: cut.signal })
       await response.body?.cancel().catch(() => {})
       const status = response.status
       if (status >= 200 && status < 300) return { statusCode: status, error: null, retryAfterMs: null }
+      const callback = job.eventType === CALLBACK_EVENT
       const error = status >= 300 && status < 400
         ? `HTTP ${status}: redirects are not followed`
-        : status === 410 ? 'HTTP 410 Gone: the subscription was turned off' : `HTTP ${status}`
+        : status === 410 ? `HTTP 410 Gone: ${callback ? 'this callback is not sent again' : 'the subscription was turned off'}` : `HTTP ${status}`
       return { statusCode: status, error, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now()) }
     } catch (error) {
       if (stop.aborted) return null // stopped: not attempted
@@ -204,6 +235,11 @@ export function createWorker(options: WorkerOptions): Worker {
       if (succeeded) {
         deliveries.markSucceeded(job.id, now())
         return 'succeeded'
+      }
+      // A callback's 410 refuses that URL only: the project's other callbacks still go.
+      if (outcome.final || (outcome.statusCode === 410 && job.eventType === CALLBACK_EVENT)) {
+        deliveries.markFailed(job.id, now())
+        return 'failed'
       }
       if (outcome.statusCode === 410) {
         const subscription = context.repos.subscriptions.byId(job.subscriptionId)

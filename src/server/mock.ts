@@ -157,6 +157,8 @@ interface Answered {
   preflight?: boolean
   /** The client left before its answer (during a delay, or sending its body): nothing was answered. */
   left?: boolean
+  /** OpenAPI callbacks the answer sets off (queued by the event recorder), and those it cannot. */
+  callbacks?: MockAnswer['callbacks']
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -212,7 +214,11 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
-  return { ...toResponse('answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note, ruleMisses }
+  const answer = 'answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })
+  const { callbacks } = answer
+  // What callbacks could not be sent is said where the request is looked at: its journal note.
+  const said = [note, ...(callbacks?.skipped ?? [])].filter((line) => line).join('; ') || null
+  return { ...toResponse(answer), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note: said, ruleMisses, ...(callbacks ? { callbacks } : {}) }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
@@ -304,6 +310,8 @@ export function createMockHandler(deps: MockDeps) {
       query: request.url.searchParams,
       status,
       durationMs,
+      // A client that left never saw the success: the operation is not taken as done.
+      ...(answered.callbacks?.requests.length && !answered.left ? { callbacks: answered.callbacks.requests } : {}),
       fromDelivery: request.headers.has(DELIVERY_HEADER),
     }
     if (!arrival) {

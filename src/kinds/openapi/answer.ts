@@ -147,13 +147,14 @@ export const openapiStages: RouteStages = {
     return { body }
   },
   async answer(input) {
-    const { request, endpoint, spec, prefer, decision, body, stateful, negotiation, configured } = input
+    const { request, endpoint, spec, prefer, decision, body, stateful, negotiation, configured, params } = input
     if (!endpoint.operation || !spec) return configured.answer(decision.outcome.status, body)
-    return answerOperation({
+    const responder = await responderFor(spec)
+    const answer = await answerOperation({
       request,
       endpoint,
       operation: endpoint.operation,
-      responder: await responderFor(spec),
+      responder,
       prefer,
       decision,
       body,
@@ -162,5 +163,19 @@ export const openapiStages: RouteStages = {
       answerConfigured: (status) => configured.answer(status, body),
       configuredHeaders: () => configured.headers(body),
     })
+    // Only a success sets callbacks off: an error answer means the operation did not happen.
+    if (answer.status < 200 || answer.status >= 300) return answer
+    const callbacks = responder.callbacks(endpoint.operation, {
+      url: request.url,
+      method: request.method,
+      params,
+      query: request.url.searchParams,
+      headers: request.headers,
+      body,
+      status: answer.status,
+      responseHeaders: answer.headers,
+      responseBody: answer.body,
+    })
+    return callbacks.requests.length + callbacks.skipped.length > 0 ? { ...answer, callbacks } : answer
   },
 }

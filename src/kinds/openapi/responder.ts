@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts'
 import { createSpecValidators } from './ajv.ts'
+import { createCallbackBuilder, type CallbackRequests, type CallbackRuntime } from './callbacks.ts'
 import { isJsonish, isText, isXml, negotiate, type Negotiated } from './media.ts'
 import { resolvePointer } from './pointer.ts'
 import { createRequestValidator, type MockRequestParts, type RequestProblem } from './request.ts'
@@ -34,6 +35,8 @@ export interface Responder {
   buildResponse(operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null
   /** For an invalid request: the operation's documented 422, else 400, when it has an example to answer with; else null. */
   buildRejection(operation: OpenApiOperation, accept: string | null): BuiltResponse | null
+  /** The operation's OpenAPI callbacks for one answered request: what to send, and what cannot be. */
+  callbacks(operation: OpenApiOperation, runtime: CallbackRuntime): CallbackRequests
 }
 
 // As Prism answers an invalid request: the documented 422 first, then 400.
@@ -141,7 +144,13 @@ export function createResponder(spec: SpecDocument): Responder {
     return null
   }
 
-  return { validateRequest: createRequestValidator(spec, requests), buildResponse, buildRejection }
+  const callbacks = createCallbackBuilder(spec, sampler)
+  return {
+    validateRequest: createRequestValidator(spec, requests),
+    buildResponse,
+    buildRejection,
+    callbacks: (operation, runtime) => callbacks(operation.pointer, runtime),
+  }
 }
 
 function _pickResponse(responses: ResponseSpec[], choice: ResponseChoice): { response: ResponseSpec; status: number } | null {

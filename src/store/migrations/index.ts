@@ -16,6 +16,7 @@ import { up as bodies } from './0130-bodies.ts'
 import { up as auth } from './0140-auth.ts'
 import { up as responses } from './0150-responses.ts'
 import { up as negotiation } from './0160-negotiation.ts'
+import { up as callbacks } from './0170-callbacks.ts'
 
 export interface Migration {
   version: number
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 140, up: auth },
   { version: 150, up: responses },
   { version: 160, up: negotiation },
+  { version: 170, up: callbacks },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
