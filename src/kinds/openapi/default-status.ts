@@ -13,9 +13,9 @@ export function defaultStatus(operation: OpenApiOperation): number {
   return numeric[0] ?? 200
 }
 
-/** What an import says of operations documenting only 1xx answers: they answer 200 instead. */
+/** What an import says of operations documenting only 1xx answers: they answer that content as 200 instead. */
 export function informationalWarnings(operations: ImportedOperation[]): string[] {
   return operations
     .filter(({ operation }) => operation.responses.length > 0 && operation.responses.every((r) => r.code.startsWith('1')))
-    .map(({ method, path, operation }) => `${method} ${path} documents only ${operation.responses.map((r) => r.code).join(', ')}: no client can read a 1xx as the answer, so it answers 200`)
+    .map(({ method, path, operation }) => `${method} ${path} documents only ${operation.responses.map((r) => r.code).join(', ')}: no client can read a 1xx as the answer, so it answers what it documents there as 200`)
 }

@@ -167,9 +167,11 @@ function _pickResponse(responses: ResponseSpec[], choice: ResponseChoice): { res
   if (success) return { response: success, status: success.code === '2XX' ? 200 : Number(success.code) }
   const fallback = find('DEFAULT')
   if (fallback) return { response: fallback, status: 200 }
-  // The first documented response that is not a 1xx.
+  // The first documented response that is not a 1xx; an operation documenting only 1xx (a WebSocket
+  // upgrade's 101) answers what it documents there, as 200.
   const next = responses.find((r) => !r.code.startsWith('1'))
-  return next ? { response: next, status: Number(next.code.replace(/X/gi, '0')) } : null
+  if (next) return { response: next, status: Number(next.code.replace(/X/gi, '0')) }
+  return responses[0] ? { response: responses[0], status: 200 } : null
 }
 
 /** JSON media get JSON text; a string for other media is sent as it is. */
