@@ -197,3 +197,34 @@ describe('writeXml', () => {
     expect(writeXml(document, null, { a: [1, 2], b: { c: true } })).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<root><a>1</a><a>2</a><b><c>true</c></b></root>')
   })
 })
+
+describe('a stateful import negotiates Accept too (served over HTTP)', () => {
+  it('records answer JSON, XML written from the schema when XML is chosen, 406 when nothing fits (nothing stored), the default type when lenient', async () => {
+    const ws = cliWorkspace()
+    copyFileSync(join(FIXTURES, 'stateful-negotiation.yaml'), join(ws.cwd, 'pets.yaml'))
+    await ws.ok('project', 'create', 'Pets', '--slug', 'pets')
+    await ws.ok('import', 'pets.yaml', '--project', 'pets', '--stateful', '--seed', '0')
+    const { url } = await serve(ws.db)
+    const stored = await send(`${url}/api/pets/pets`, { method: 'POST', body: { name: 'Rex & Co' } })
+    expect(stored.status).toBe(201)
+    const id = String(stored.json.id)
+    const one = async (accept: string) => {
+      const answer = await get(`${url}/api/pets/pets/${id}`, { accept })
+      return [answer.status, answer.headers.get('content-type'), answer.text]
+    }
+    expect(await one('application/json')).toEqual([200, 'application/json; charset=utf-8', JSON.stringify({ id, name: 'Rex & Co' })])
+    expect(await one('application/xml')).toEqual([200, 'application/xml', `<?xml version="1.0" encoding="UTF-8"?>\n<pet id="${id}"><name>Rex &amp; Co</name></pet>`])
+    const list = await get(`${url}/api/pets/pets`, { accept: 'application/xml' })
+    expect([list.headers.get('content-type'), list.text]).toEqual(['application/xml', `<?xml version="1.0" encoding="UTF-8"?>\n<pets><pet id="${id}"><name>Rex &amp; Co</name></pet></pets>`])
+    const refused = await get(`${url}/api/pets/pets/${id}`, { accept: 'text/html' })
+    expect([refused.status, refused.json.error.code]).toEqual([406, 'NOT_ACCEPTABLE'])
+    // The POST documents only JSON: an XML Accept is refused before anything is stored.
+    const notStored = await send(`${url}/api/pets/pets`, { method: 'POST', headers: { accept: 'application/xml' }, body: { name: 'Ghost' } })
+    expect(notStored.status).toBe(406)
+    expect((await get(`${url}/api/pets/pets`)).json).toEqual([{ id, name: 'Rex & Co' }])
+    // A record not found stays mockapi's JSON error, whatever was asked for.
+    expect((await get(`${url}/api/pets/pets/nope`, { accept: 'application/xml' })).status).toBe(404)
+    await ws.ok('project', 'set', 'pets', '--negotiation', 'lenient')
+    expect((await one('text/html')).slice(0, 2)).toEqual([200, 'application/json; charset=utf-8'])
+  })
+})

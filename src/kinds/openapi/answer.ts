@@ -6,6 +6,7 @@ import type { AnswerDecision } from '../../engine/policy.ts'
 import type { Preferences } from '../../engine/prefer.ts'
 import type { Endpoint, Negotiation } from '../../model.ts'
 import { defaultStatus } from './default-status.ts'
+import { isJsonish } from './media.ts'
 import type { BuiltResponse, Responder } from './responder.ts'
 import type { OpenApiOperation, SpecDocument } from './types.ts'
 
@@ -109,11 +110,10 @@ async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer>
   // A preferred error code picks its documented response below; only the error rate fails outright.
   const { outcome } = decision
   if (outcome.kind === 'simulated-error' && outcome.cause === 'error-rate') return simulatedErrorAnswer(outcome.status, outcome.reason)
-  if (prefer.code === undefined && (hasConfiguredBody(endpoint) || stateful)) {
-    if (stateful && body instanceof Uint8Array) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `a stateful endpoint stores JSON or form bodies, not ${request.headers.get('content-type')}`)
-    }
-    return input.answerConfigured(endpoint.status)
+  if (prefer.code === undefined && hasConfiguredBody(endpoint)) return input.answerConfigured(endpoint.status)
+  if (prefer.code === undefined && stateful) {
+    if (body instanceof Uint8Array) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `a stateful endpoint stores JSON or form bodies, not ${request.headers.get('content-type')}`)
+    return answerRecords(input)
   }
   // A status configured on the endpoint is chosen like a preferred one: its documented response if any.
   // A 1xx stored by an import made before 1xx stopped being a default is not one anybody chose.
@@ -126,6 +126,21 @@ async function answerOperation(input: OperationAnswerInput): Promise<MockAnswer>
   return input.answerConfigured(finalStatus(code ?? endpoint.status))
 }
 
+/**
+ * Records (JSON) as the `Accept` header asks among the types the operation documents: XML written
+ * from the response schema's hints, text, or JSON as stored. Negotiated before the records are
+ * touched, so a 406 leaves them as they were; an error answer (a record not found) stays JSON.
+ */
+async function answerRecords(input: OperationAnswerInput): Promise<MockAnswer> {
+  const { request, endpoint, operation, responder } = input
+  const chosen = responder.negotiateRecords(operation, endpoint.status, request.headers.get('accept'), input.negotiation)
+  const answer = await input.answerConfigured(endpoint.status)
+  const contentType = Object.entries(answer.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? null
+  if (!chosen || isJsonish(chosen.type) || answer.status >= 300 || typeof answer.body !== 'string' || !isJsonContentType(contentType)) return answer
+  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.toLowerCase() !== 'content-type'))
+  const written = responder.writeRecords(chosen, JSON.parse(answer.body))
+  return written === null ? { ...answer, headers, body: null } : { ...answer, headers: { ...headers, 'Content-Type': chosen.type }, body: written }
+}
 
 /**
  * An imported operation: the request is checked against the spec (then against a schema set on

@@ -9,6 +9,7 @@ import type { MediaSpec, OpenApiOperation, ResponseSpec, SpecDocument } from './
 import { writeXml } from './xml.ts'
 
 export type { MockRequestParts, RequestProblem } from './request.ts'
+export type { Negotiated } from './media.ts'
 
 /** What an `Accept` nothing documented fits gets: 406 (`strict`), or the default media as if none had been sent (`lenient`). */
 export type Negotiation = 'strict' | 'lenient'
@@ -35,6 +36,13 @@ export interface Responder {
   buildResponse(operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null
   /** For an invalid request: the operation's documented 422, else 400, when it has an example to answer with; else null. */
   buildRejection(operation: OpenApiOperation, accept: string | null): BuiltResponse | null
+  /**
+   * For records a stateful import answers: the documented media of the response for `status` that
+   * `Accept` selects (406 under `strict` when none fits); null when that response documents none.
+   */
+  negotiateRecords(operation: OpenApiOperation, status: number, accept: string | null, negotiation: Negotiation): Negotiated | null
+  /** A record (or a list of them) written as the negotiated media carries it: XML from the schema's hints, text, or JSON. */
+  writeRecords(chosen: Negotiated, records: unknown): string | null
   /** The operation's OpenAPI callbacks for one answered request: what to send, and what cannot be. */
   callbacks(operation: OpenApiOperation, runtime: CallbackRuntime): CallbackRequests
 }
@@ -144,11 +152,18 @@ export function createResponder(spec: SpecDocument): Responder {
     return null
   }
 
+  const negotiateRecords = (operation: OpenApiOperation, status: number, accept: string | null, negotiation: Negotiation): Negotiated | null => {
+    const picked = _pickResponse(operation.responses, { status })
+    return picked ? negotiated(operation, picked.response, { status, accept, negotiation }) : null
+  }
+
   const callbacks = createCallbackBuilder(spec, sampler)
   return {
     validateRequest: createRequestValidator(spec, requests),
     buildResponse,
     buildRejection,
+    negotiateRecords,
+    writeRecords: ({ media, type }, records) => format(media, type, records, true),
     callbacks: (operation, runtime) => callbacks(operation.pointer, runtime),
   }
 }
