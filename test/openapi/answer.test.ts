@@ -130,7 +130,7 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     expect(warnings).not.toMatch(/upgrade-or-fail/)
   })
 
-  it('an invalid request answers the documented 422, else 400, with its example and headers; without an example, mockapi\'s own 422', async () => {
+  it('an invalid request answers the documented 422, else 400, else 4XX or default (as 422), with its example and headers, else a body generated from its schema; with no body documented, mockapi\'s own 422', async () => {
     const pet = await get(`${url}/api/neg/pets/seven`)
     expect([pet.status, pet.headers.get('content-type'), pet.json]).toEqual([422, 'application/json', { problem: 'id must be an integer' }])
     const search = await get(`${url}/api/neg/search`)
@@ -139,6 +139,14 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     const plain = await get(`${url}/api/neg/plain-invalid`)
     expect(plain.status).toBe(422)
     expect(plain.json.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'query.limit', message: expect.any(String) }] })
+    const invalid = async (path: string) => {
+      const answer = await send(`${url}/api/neg/${path}`, { method: 'POST', body: {} })
+      return [answer.status, answer.json]
+    }
+    expect(await invalid('val422')).toEqual([422, { e: 'unproc' }])
+    expect(await invalid('val4xx')).toEqual([422, { range: 1 }])
+    expect(await invalid('valdef')).toEqual([422, { dflt: 1 }])
+    expect((await send(`${url}/api/neg/val422`, { method: 'POST', body: { a: 1 } })).json).toEqual({ ok: 1 })
   })
 
   it('negotiation is a project setting: PATCH /api/projects/{id}, project show, export and apply; a wrong value changes nothing', async () => {

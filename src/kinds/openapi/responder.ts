@@ -34,7 +34,7 @@ export interface Responder {
   validateRequest(operation: OpenApiOperation, request: MockRequestParts): RequestProblem[]
   /** null when `preferCode` names a response the operation does not document (the caller falls back). */
   buildResponse(operation: OpenApiOperation, choice: ResponseChoice): BuiltResponse | null
-  /** For an invalid request: the operation's documented 422, else 400, when it has an example to answer with; else null. */
+  /** For an invalid request: the operation's documented 422, 400, `4XX` or `default` with a body (its example, else generated); else null. */
   buildRejection(operation: OpenApiOperation, accept: string | null): BuiltResponse | null
   /**
    * For records a stateful import answers: the documented media of the response for `status` that
@@ -47,8 +47,9 @@ export interface Responder {
   callbacks(operation: OpenApiOperation, runtime: CallbackRuntime): CallbackRequests
 }
 
-// As Prism answers an invalid request: the documented 422 first, then 400.
-const REJECTION_CODES = ['422', '400']
+// As Prism picks the answer to an invalid request: the documented 422, then 400, then (mockapi
+// only) the 4XX range, then `default`; the last two are answered as 422.
+const REJECTION_CODES = ['422', '400', '4XX', 'DEFAULT']
 
 /** Validators and generated bodies for one spec; both are built lazily and cached. */
 export function createResponder(spec: SpecDocument): Responder {
@@ -142,12 +143,15 @@ export function createResponder(spec: SpecDocument): Responder {
 
   const buildRejection = (operation: OpenApiOperation, accept: string | null): BuiltResponse | null => {
     for (const code of REJECTION_CODES) {
-      const response = operation.responses.find((r) => r.code === code)
+      const response = operation.responses.find((r) => r.code.toUpperCase() === code)
+      // A response that documents no body says nothing mockapi's own 422 would not say better.
       const withExample = response?.media.filter((m) => examplesOf(m).length > 0) ?? []
-      if (!response || withExample.length === 0) continue
-      const { media, type } = negotiate(withExample, accept) ?? negotiate(withExample, null)!
-      const body = format(media, type, examplesOf(media)[0])
-      return { status: Number(code), headers: { ...headersOf(response), ...(body === null ? {} : { 'content-type': type }) }, body }
+      const candidates = withExample.length > 0 ? withExample : (response?.media.filter((m) => m.schema) ?? [])
+      if (!response || candidates.length === 0) continue
+      const chosen = negotiate(candidates, accept) ?? negotiate(candidates, null)!
+      const body = bodyOf(operation, response, chosen)
+      const status = /^\d{3}$/.test(code) ? Number(code) : 422
+      return { status, headers: { ...headersOf(response), ...(body === null ? {} : { 'content-type': chosen.type }) }, body }
     }
     return null
   }
