@@ -186,6 +186,38 @@ describe('OpenAPI callbacks through the delivery queue', () => {
     expect(await callbackDeliveries(project.id)).toEqual([])
   })
 
+  it('sends no callback for a HEAD answered by the GET that declares it; the GET itself sends it', async () => {
+    const { context } = openStore(dbPath)
+    seq += 1
+    const project = createProject(context, { name: `C${seq}`, slug: `c${seq}` })
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'Poll', version: '1' },
+      paths: {
+        '/poll': {
+          get: {
+            parameters: [{ name: 'cb', in: 'query', schema: { type: 'string' } }],
+            responses: { '200': { description: 'ok', content: { 'application/json': { example: { polled: true } } } } },
+            callbacks: { polled: { '{$request.query.cb}': { post: { requestBody: { content: { 'application/json': { example: { seen: 1 } } } }, responses: { '200': { description: 'ok' } } } } } },
+          },
+        },
+      },
+    }
+    expect((await send(`${url}/api/projects/${project.id}/imports`, { method: 'POST', body: { text: JSON.stringify(spec), filename: 'poll.json' }, headers })).status).toBe(201)
+    const receiver = await startReceiver()
+    const path = `/api/${project.slug}/poll`
+    const query = `?cb=${encodeURIComponent(receiver.url)}`
+    const viaHead = answered(path)
+    expect((await send(`${url}${path}${query}`, { method: 'HEAD', overSocket: true })).status).toBe(200)
+    expect((await viaHead).callbacks).toBeUndefined()
+    expect(await callbackDeliveries(project.id)).toEqual([])
+    const viaGet = answered(path)
+    expect((await send(`${url}${path}${query}`)).status).toBe(200)
+    expect((await viaGet).callbacks?.map((c) => c.name)).toEqual(['polled {$request.query.cb}'])
+    await waitFor(() => receiver.requests.length >= 1, 5000, 'the GET\'s callback')
+    expect(receiver.requests.map((r) => r.body)).toEqual(['{"seen":1}'])
+  })
+
   it('lists the callbacks subscription with the webhooks, lets it be turned off (and nothing else), and leaves it out of exports', async () => {
     const project = await importedProject()
     const receiver = await startReceiver()

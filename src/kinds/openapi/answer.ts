@@ -178,8 +178,9 @@ export const openapiStages: RouteStages = {
       answerConfigured: (status) => configured.answer(status, body),
       configuredHeaders: () => configured.headers(body),
     })
-    // Only a success sets callbacks off: an error answer means the operation did not happen.
-    if (answer.status < 200 || answer.status >= 300) return answer
+    // Only a success sets callbacks off: an error answer means the operation did not happen. A HEAD
+    // answered by its path's GET only asks for the GET's headers: the GET's callbacks are not its own.
+    if (answer.status < 200 || answer.status >= 300 || request.method !== endpoint.method) return answer
     const callbacks = responder.callbacks(endpoint.operation, {
       url: request.url,
       method: request.method,
