@@ -150,6 +150,20 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     expect((await send(`${url}/api/neg/val422`, { method: 'POST', body: { a: 1 } })).json).toEqual({ ok: 1 })
   })
 
+  it('Prefer: example= naming an externalValue example answers the body generated from its media\'s schema (never fetched); with no schema, a 404 saying so', async () => {
+    const prefer = (example: string) => get(`${url}/api/neg/external`, { prefer: `example=${example}` })
+    expect((await prefer('kept')).json).toEqual({ ext: 'kept' })
+    const far = await prefer('far')
+    expect([far.status, far.headers.get('content-type'), far.json]).toEqual([200, 'application/json', { ext: 'generated' }])
+    const farText = await prefer('farText')
+    expect([farText.status, farText.json.error.code, farText.json.error.message]).toEqual([
+      404,
+      'EXAMPLE_NOT_FOUND',
+      'example "farText" on /paths/~1external/get 200 text/plain is an externalValue, which mockapi does not fetch, and there is no schema to generate a body from',
+    ])
+    expect((await prefer('nope')).json.error.message).toBe('no example named "nope" on /paths/~1external/get 200 application/json; available: kept')
+  })
+
   it('negotiation is a project setting: PATCH /api/projects/{id}, project show, export and apply; a wrong value changes nothing', async () => {
     const authorization = `Bearer ${await mintToken(openStore(ws.db).context, { expiresInMs: 60_000 })}`
     const projects = (await send(`${url}/api/projects`, { headers: { authorization } })).json as { id: number; slug: string; negotiation: string }[]

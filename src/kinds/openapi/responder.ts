@@ -2,7 +2,7 @@ import { AppError } from '../../errors.ts'
 import { createSpecValidators } from './ajv.ts'
 import { createCallbackBuilder, type CallbackRequests, type CallbackRuntime } from './callbacks.ts'
 import { isJsonish, isText, isXml, negotiate, type Negotiated } from './media.ts'
-import { resolvePointer } from './pointer.ts'
+import { derefPointer, escapePointer, isObj, resolvePointer } from './pointer.ts'
 import { createRequestValidator, type MockRequestParts, type RequestProblem } from './request.ts'
 import { createSampler } from './sample.ts'
 import type { MediaSpec, OpenApiOperation, ResponseSpec, SpecDocument } from './types.ts'
@@ -95,14 +95,36 @@ export function createResponder(spec: SpecDocument): Responder {
     return generated.get(key) ?? null
   }
 
-  /** The media holding the named example: the negotiated one if it does, else any of the response's. */
-  const exampleOwner = (operation: OpenApiOperation, response: ResponseSpec, negotiated: Negotiated, name: string): Negotiated => {
-    if (Object.hasOwn(negotiated.media.examples, name)) return negotiated
-    const owner = response.media.find((m) => Object.hasOwn(m.examples, name))
-    if (owner) return { media: owner, type: negotiate([owner], null)!.type }
+  /** Whether the spec names that example on this media with an `externalValue` only (not fetched, so not kept). */
+  const externalOnly = (operation: OpenApiOperation, response: ResponseSpec, media: MediaSpec, name: string): boolean => {
+    const responsePointer = derefPointer(spec.document, `${operation.pointer}/responses/${escapePointer(response.code)}`)
+    const mediaPointer = responsePointer && `${responsePointer}/content/${escapePointer(media.type)}`
+    const examplePointer = mediaPointer && derefPointer(spec.document, `${mediaPointer}/examples/${escapePointer(name)}`)
+    const example = examplePointer === null ? undefined : resolvePointer(spec.document, examplePointer)
+    return isObj(example) && example.externalValue !== undefined && example.value === undefined
+  }
+
+  /**
+   * `Prefer: example=name`: that example, from the negotiated media if it has it, else from any of
+   * the response's. An `externalValue` example is not fetched: its media's body is generated from
+   * the schema instead, as when no example is named.
+   */
+  const preferredBody = (operation: OpenApiOperation, response: ResponseSpec, negotiated: Negotiated, name: string): { answered: Negotiated; body: string | null } => {
+    const where = `${operation.operationId ?? operation.pointer} ${response.code}`
+    const holds = (m: MediaSpec) => Object.hasOwn(m.examples, name)
+    const external = (m: MediaSpec) => externalOnly(operation, response, m, name)
+    for (const test of [holds, external]) {
+      const media = test(negotiated.media) ? negotiated.media : response.media.find(test)
+      if (!media) continue
+      const answered = media === negotiated.media ? negotiated : { media, type: negotiate([media], null)!.type }
+      if (test === holds) return { answered, body: format(media, answered.type, value(media.examples[name]!)) }
+      if (!media.schema) {
+        throw new AppError('EXAMPLE_NOT_FOUND', `example "${name}" on ${where} ${media.type} is an externalValue, which mockapi does not fetch, and there is no schema to generate a body from`)
+      }
+      return { answered, body: format(media, answered.type, sampler.json(media.schema), true) }
+    }
     const available = [...new Set(response.media.flatMap((m) => Object.keys(m.examples)))].join(', ') || 'none'
-    const where = `${operation.operationId ?? operation.pointer} ${response.code} ${negotiated.media.type}`
-    throw new AppError('EXAMPLE_NOT_FOUND', `no example named "${name}" on ${where}; available: ${available}`)
+    throw new AppError('EXAMPLE_NOT_FOUND', `no example named "${name}" on ${where} ${negotiated.media.type}; available: ${available}`)
   }
 
   const headersOf = (response: ResponseSpec): Record<string, string> => {
@@ -134,8 +156,7 @@ export function createResponder(spec: SpecDocument): Responder {
     const chosen = negotiated(operation, response, choice)
     if (!chosen) return { status, headers, body: null }
     const { preferExample } = choice
-    const answered = preferExample === undefined ? chosen : exampleOwner(operation, response, chosen, preferExample)
-    const body = preferExample === undefined ? bodyOf(operation, response, answered) : format(answered.media, answered.type, value(answered.media.examples[preferExample] as string))
+    const { answered, body } = preferExample === undefined ? { answered: chosen, body: bodyOf(operation, response, chosen) } : preferredBody(operation, response, chosen, preferExample)
     if (body === null) return { status, headers, body: null }
     headers['content-type'] = answered.type
     return { status, headers, body }
