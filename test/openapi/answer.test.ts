@@ -82,6 +82,13 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     expect([pet.headers.get('content-type'), pet.text]).toEqual(['text/plain', 'a pet called Rex'])
   })
 
+  it('text/csv answers objects as CSV rows; a format: binary blob answers no body, not the word "string"', async () => {
+    const report = await get(`${url}/api/neg/report`)
+    expect([report.headers.get('content-type'), report.text]).toEqual(['text/csv', 'name,age\r\n"Rex, ""the dog""",3'])
+    const photo = await get(`${url}/api/neg/photo`)
+    expect([photo.status, photo.text]).toEqual([200, ''])
+  })
+
   it('an Accept nothing documented fits: 406 NOT_ACCEPTABLE in the error shape naming what there is; lenient answers the default type', async () => {
     const refused = await get(`${url}/api/neg/pets/7`, { accept: 'image/png' })
     expect(refused.status).toBe(406)

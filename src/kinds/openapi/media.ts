@@ -22,6 +22,15 @@ export function isText(type: string): boolean {
   return _base(type).startsWith('text/') && !isXml(type)
 }
 
+export function isCsv(type: string): boolean {
+  return _base(type) === 'text/csv'
+}
+
+/** Bytes mockapi cannot make up (images, PDFs, octet streams): neither JSON, XML, text nor a form. */
+export function isBinary(type: string): boolean {
+  return !isJsonish(type) && !isXml(type) && !isText(type) && !isForm(type)
+}
+
 /** Whether a concrete type falls in a media range (`text/*`, `*\/*`, `application/json`). */
 function _matches(range: string, type: string): boolean {
   const [rangeMain, rangeSub] = _base(range).split('/')

@@ -1,7 +1,8 @@
 import { AppError } from '../../errors.ts'
 import { createSpecValidators } from './ajv.ts'
 import { createCallbackBuilder, type CallbackRequests, type CallbackRuntime } from './callbacks.ts'
-import { isJsonish, isText, isXml, negotiate, type Negotiated } from './media.ts'
+import { writeCsv } from './csv.ts'
+import { isBinary, isCsv, isJsonish, isText, isXml, negotiate, type Negotiated } from './media.ts'
 import { derefPointer, escapePointer, isObj, resolvePointer } from './pointer.ts'
 import { createRequestValidator, type MockRequestParts, type RequestProblem } from './request.ts'
 import { createSampler } from './sample.ts'
@@ -76,10 +77,17 @@ export function createResponder(spec: SpecDocument): Responder {
   const format = (media: MediaSpec, type: string, body: unknown, generated = false): string | null => {
     if (isXml(type) && body !== undefined && body !== null && (generated || typeof body !== 'string')) return writeXml(spec.document, media.schema, body)
     if (isText(type) && body !== undefined && body !== null && typeof body !== 'object') return String(body)
+    if (isCsv(type) && typeof body === 'object' && body !== null) return writeCsv(body)
     return _text(type, body)
   }
 
   const examplesOf = (media: MediaSpec): unknown[] => [media.example, ...Object.values(media.examples)].filter((pointer) => pointer !== null).map(value)
+
+  /** `type: string, format: binary`: how OpenAPI 3.x describes a file's bytes. */
+  const isBinarySchema = (pointer: string): boolean => {
+    const schema = resolvePointer(spec.document, derefPointer(spec.document, pointer) ?? pointer)
+    return isObj(schema) && schema.format === 'binary'
+  }
 
   const bodyOf = (operation: OpenApiOperation, response: ResponseSpec, { media, type }: Negotiated): string | null => {
     const key = `${operation.pointer}|${response.code}|${media.type}|${type}`
@@ -88,7 +96,8 @@ export function createResponder(spec: SpecDocument): Responder {
       const example = examples.find((candidate) => fitsSchema(media, type, candidate))
       let body: string | null = null
       if (example !== undefined) body = format(media, type, example)
-      else if (media.schema) body = format(media, type, sampler.json(media.schema), true)
+      // A generated blob would be the word "string": no body, as for a schema without type.
+      else if (media.schema && !(isBinary(type) && isBinarySchema(media.schema))) body = format(media, type, sampler.json(media.schema), true)
       else if (examples.length > 0) body = format(media, type, examples[0])
       generated.set(key, body)
     }
