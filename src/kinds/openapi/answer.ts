@@ -44,7 +44,8 @@ async function readOperationBody(request: MockRequest): Promise<unknown> {
 
 /**
  * A request that breaks the operation's parameters or body schema: the operation's documented 422
- * (else 400) with its example, as Prism answers; without one, 422 `VALIDATION_FAILED` with each problem.
+ * (else 400, `4XX`, `default`) with its body, as Prism picks it; without one, 422 `VALIDATION_FAILED`
+ * with each problem.
  */
 function checkOperationRequest(responder: Responder, operation: OpenApiOperation, request: MockRequest, params: Record<string, string>, body: unknown, form: string | null): MockAnswer | null {
   const problems = responder.validateRequest(operation, {
