@@ -119,6 +119,9 @@ describe('OpenAPI answers: content negotiation, XML, text, 406, 1xx, documented 
     expect(await greeting('application/json')).toEqual(['application/json', '{"text":"hello in json"}'])
     expect(await greeting('application/xml')).toEqual(['application/xml', '<Greeting><text>hello in xml</text></Greeting>'])
     expect(await greeting('text/plain')).toEqual(['text/plain', 'hello in text'])
+    // An empty produces clears the root's XML: the answer is JSON.
+    const cleared = await get(`${url}/api/old/cleared`)
+    expect([cleared.status, cleared.headers.get('content-type'), cleared.json]).toEqual([200, 'application/json', { cleared: true }])
     const failure = await get(`${url}/api/old/failure`)
     expect([failure.status, failure.headers.get('content-type'), failure.text]).toEqual([200, 'application/json', '{"message":"keyed by name"}'])
     const named = await get(`${url}/api/old/failure`, { prefer: 'example=error' })

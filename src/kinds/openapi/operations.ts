@@ -100,11 +100,11 @@ function _response3(document: Doc, code: string, pointer: string): ResponseSpec 
 }
 
 /** 2.0 `consumes`/`produces`: the operation's, else the document's, else JSON. */
+/** The operation's list wins even when empty (Swagger 2.0: an empty one clears the root's); none at all: JSON. */
 function _mimes(document: Doc, operationPointer: string, key: 'consumes' | 'produces'): string[] {
-  for (const list of [resolvePointer(document, `${operationPointer}/${key}`), document[key]]) {
-    if (Array.isArray(list) && list.length > 0) return list.map(String)
-  }
-  return ['application/json']
+  const own = resolvePointer(document, `${operationPointer}/${key}`)
+  const list = Array.isArray(own) ? own : document[key]
+  return Array.isArray(list) && list.length > 0 ? list.map(String) : ['application/json']
 }
 
 function _requestBody2(document: Doc, operationPointer: string, parameters: string[]): OpenApiOperation['requestBody'] {
