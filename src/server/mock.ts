@@ -17,7 +17,7 @@ import { preflightResponse } from './cors.ts'
 import { holdResponse } from './delay.ts'
 import { answerFault } from './faults.ts'
 import { answerResponse, AUTH_CHALLENGE, errorAnswer } from './http-response.ts'
-import { authStage, endpointAuth, mountAuth } from './pipeline/auth.ts'
+import { authStage, documentedRefusal, endpointAuth, mountAuth } from './pipeline/auth.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
@@ -198,7 +198,14 @@ type Select = (request: MockRequest, match: EndpointMatch) => Promise<Selected>
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
   // auth before selection: a refused request neither takes a turn of a sequence nor has its body read.
   const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
-  if (refusal) await refuseUnauthorized(event, deps, refusal)
+  if (refusal) {
+    const documented = await documentedRefusal(request, matched.route.endpoint, matched.route.spec, refusal)
+    if (!documented) await refuseUnauthorized(event, deps, refusal)
+    else {
+      if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
+      return { ...toResponse(documented), endpointId: matched.route.endpoint.id, failed: false, fault: null }
+    }
+  }
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
   const { match, answeredBy, note, preferred, ruleMisses } = await select(request, matched)
   const { endpoint } = match.route

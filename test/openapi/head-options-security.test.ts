@@ -236,6 +236,26 @@ describe('security schemes, end to end', () => {
   })
 })
 
+describe('a refused request answers the operation\'s documented 401', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    ;({ server } = await served({ dr: 'security-documented.yaml' }))
+  })
+
+  it('its example and headers, with the challenge kept; its schema generated; its own WWW-Authenticate wins; without a documented 401, mockapi\'s own', async () => {
+    const example = await send(`${server.url}/api/dr/example`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect([example.status, example.json, example.headers.get('x-reason'), example.headers.get('www-authenticate')])
+      .toEqual([401, { err: 'custom401' }, 'key-missing', 'ApiKey realm="mockapi", in="header", name="X-Key"'])
+    // With the key, the body is validated as before: the 401 was the refusal, not the answer.
+    expect((await send(`${server.url}/api/dr/example`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-key': 'k' }, body: '{"a":1}' })).status).toBe(200)
+    const generated = await send(`${server.url}/api/dr/generated`)
+    expect([generated.status, generated.json, generated.headers.get('www-authenticate')]).toEqual([401, { code: 'E401' }, 'Bearer realm="docs"'])
+    const undocumented = await send(`${server.url}/api/dr/undocumented`)
+    expect([undocumented.status, undocumented.json.error.code, undocumented.headers.get('www-authenticate')])
+      .toEqual([401, 'UNAUTHORIZED', 'ApiKey realm="mockapi", in="header", name="X-Key"'])
+  })
+})
+
 describe('parameters inside a path segment', () => {
   it('`/test:{id}`, `/files/{name}.json` and `fixed.{format}` route, and their values are validated (422 naming the parameter)', async () => {
     const { server, ws } = await served({ seg: 'segments.yaml' })

@@ -16,6 +16,11 @@ export const openapiKind: SpecKind<'openapi'> = {
   routing: 'route',
   routeStages: async () => (await import('./answer.ts')).openapiStages,
   security: (spec, endpoint) => (endpoint.operation ? operationSecurity(spec, endpoint.operation.pointer) : null),
+  async authRefusal(spec, endpoint, status, accept) {
+    if (!endpoint.operation) return null
+    const { documentedAuthRefusal } = await import('./auth-refusal.ts')
+    return documentedAuthRefusal(spec, endpoint.operation, status, accept)
+  },
   label: 'OpenAPI spec',
   defaultStatus: (endpoint) => (endpoint.operation ? defaultStatus(endpoint.operation) : 200),
   detect: {
