@@ -280,15 +280,18 @@ describe('what the features table in docs/imports.md says of the rest', () => {
   let ws: CliWorkspace
   let imported: Record<string, string>
   beforeAll(async () => {
-    ;({ ws, server, imported } = await served({ f: 'features.yaml', w: 'webhooks-3.1.yaml' }))
+    ;({ ws, server, imported } = await served({ f: 'features.yaml', w: 'webhooks-3.1.yaml', t: 'trace-only.yaml' }))
   })
   const post = (path: string, body: unknown) => send(`${server.url}/api/f${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
 
-  it('servers are not read (paths are served as written); TRACE is not imported; webhooks are not served', async () => {
+  it('servers are not read (paths are served as written); TRACE is not imported, with a warning (405 beside other methods, else 404); webhooks are not served', async () => {
     expect(imported.f).toMatch(/3 created/)
     expect((await send(`${server.url}/api/f/accounts/1`)).status).toBe(200)
     expect((await send(`${server.url}/api/f/v2/accounts/1`)).status).toBe(404)
     expect(await statusOverHttp('TRACE', `${server.url}/api/f/accounts/1`)).toBe(405)
+    expect(imported.f).toContain('#/paths/~1accounts~1{id}/trace: TRACE is not served: a TRACE request answers 405 (the path has other methods)')
+    expect(imported.t).toContain('#/paths/~1tr/trace: TRACE is not served: a TRACE request answers 404 (the path has no other method)')
+    expect(await statusOverHttp('TRACE', `${server.url}/api/t/tr`)).toBe(404)
     expect(imported.w).toMatch(/1 created/)
     expect((await ws.ok('endpoints', '--project', 'w')).trim().split('\n')).toHaveLength(2)
     expect((await send(`${server.url}/api/w/orders`)).json).toEqual([1])

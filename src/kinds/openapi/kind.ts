@@ -1,6 +1,6 @@
 import type { SpecKind } from '../kind.ts'
 import { defaultStatus, informationalWarnings } from './default-status.ts'
-import { listOperations } from './operations.ts'
+import { listOperations, skippedOperationWarnings } from './operations.ts'
 import { operationSecurity, securityWarnings } from './security.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
 
@@ -44,7 +44,7 @@ export const openapiKind: SpecKind<'openapi'> = {
       document: JSON.stringify(spec.document),
       operations,
       describe: (title) => `"${title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`})`,
-      warnings: [...spec.warnings, ...securityWarnings(spec.document), ...informationalWarnings(operations)],
+      warnings: [...spec.warnings, ...skippedOperationWarnings(spec.document), ...securityWarnings(spec.document), ...informationalWarnings(operations)],
     }
   },
   nothingToServe: 'the spec describes no paths (only webhooks or components): nothing to serve',
