@@ -8,6 +8,7 @@ import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
+import { callbacksOffNote } from '../domain/subscriptions.ts'
 import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
 import { nearMisses } from '../engine/near-miss.ts'
 import { kindOf } from '../kinds/registry.ts'
@@ -222,10 +223,16 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
   const answer = 'answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })
-  const { callbacks } = answer
+  const { callbacks, off } = callbacksToSend(deps, matched.project.id, answer.callbacks)
   // What callbacks could not be sent is said where the request is looked at: its journal note.
-  const said = [note, ...(callbacks?.skipped ?? [])].filter((line) => line).join('; ') || null
+  const said = [note, ...(callbacks?.skipped ?? []), off].filter((line) => line).join('; ') || null
   return { ...toResponse(answer), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note: said, ruleMisses, ...(callbacks ? { callbacks } : {}) }
+}
+
+/** An answer's callbacks, none while the project's callbacks subscription is off: the note says so. */
+function callbacksToSend(deps: MockDeps, projectId: number, callbacks: MockAnswer['callbacks']): { callbacks: MockAnswer['callbacks']; off: string | null } {
+  const off = callbacks?.requests.length ? callbacksOffNote(deps.context, projectId, callbacks.requests.length) : null
+  return { callbacks: off && callbacks ? { ...callbacks, requests: [] } : callbacks, off }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {
