@@ -125,6 +125,14 @@ describe('mockapi import: a spec that parses and dereferences is imported, each 
     expect(securityWarnings(spec.document)).toEqual(['#/paths/~1b/get/security: names undefined scheme(s) "nope": alternatives naming them are ignored (an operation left with none asks for a bearer token)'])
   })
 
+  it('an info.version written as a number is read as written (1.0 → "1.0", not "1"), in YAML and in JSON', async () => {
+    const yaml = await loadSpecText(readFileSync(lenient('version-numbers.yaml'), 'utf8'), 'version-numbers.yaml')
+    expect(yaml.warnings).toContain('#/info/version: the number 1.0, not a string: read as "1.0"')
+    expect((yaml.document.info as { version: unknown }).version).toBe('1.0')
+    const json = await loadSpecText('{"openapi": "3.0.3", "info": {"title": "j", "version": 2.10}, "paths": {}}', 'j.json')
+    expect((json.document.info as { version: unknown }).version).toBe('2.10')
+  })
+
   it('a valid spec imports without a warning', async () => {
     for (const file of ['oai-v3.0/petstore.yaml', 'oai-v3.1/tictactoe.yaml', 'oai-v2.0/uber.json']) {
       expect((await loadSpec(fixture(file))).warnings, file).toEqual([])
