@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, ROOT, send, serve, type CliWorkspace } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, ROOT, send, serve, waitFor, type CliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -239,8 +239,9 @@ describe('security schemes, end to end', () => {
 describe('a refused request answers the operation\'s documented 401', () => {
   let server: RunningServer
   beforeAll(async () => {
-    ;({ server } = await served({ dr: 'security-documented.yaml' }))
+    ;({ ws, server } = await served({ dr: 'security-documented.yaml' }))
   })
+  let ws: CliWorkspace
 
   it('its example and headers, with the challenge kept; its schema generated; its own WWW-Authenticate wins; without a documented 401, mockapi\'s own', async () => {
     const example = await send(`${server.url}/api/dr/example`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
@@ -253,6 +254,17 @@ describe('a refused request answers the operation\'s documented 401', () => {
     const undocumented = await send(`${server.url}/api/dr/undocumented`)
     expect([undocumented.status, undocumented.json.error.code, undocumented.headers.get('www-authenticate')])
       .toEqual([401, 'UNAUTHORIZED', 'ApiKey realm="mockapi", in="header", name="X-Key"'])
+  })
+
+  it('a listed credential not accepted answers the documented 403; a missing one, with no documented 401, mockapi\'s own 401', async () => {
+    await ws.ok('endpoint', 'set', 'GET', '/forbidden', '--project', 'dr', '--auth', 'bearer:t-1')
+    const at = (headers: Record<string, string>) => send(`${server.url}/api/dr/forbidden`, { headers })
+    await waitFor(async () => (await at({ authorization: 'Bearer t-2' })).status === 403, 5000, 'the endpoint\'s auth served')
+    const wrong = await at({ authorization: 'Bearer t-2' })
+    expect([wrong.status, wrong.json]).toEqual([403, { err: 'custom403' }])
+    const missing = await at({})
+    expect([missing.status, missing.json.error.code]).toEqual([401, 'UNAUTHORIZED'])
+    expect((await at({ authorization: 'Bearer t-1' })).status).toBe(200)
   })
 })
 
