@@ -8,6 +8,7 @@ import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
+import type { AppError } from '../errors.ts'
 import { callbacksOffNote } from '../domain/subscriptions.ts'
 import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
 import { nearMisses } from '../engine/near-miss.ts'
@@ -196,17 +197,18 @@ async function refuseUnauthorized(event: H3Event, deps: MockDeps, refusal: Error
 
 type Select = (request: MockRequest, match: EndpointMatch) => Promise<Selected>
 
+/** A refusal the endpoint's spec documents (an OpenAPI operation's 401 or 403) answers as documented, held as any refusal is. */
+async function answerRefusal(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, refusal: AppError): Promise<Answered> {
+  const documented = await documentedRefusal(request, matched.route.endpoint, matched.route.spec, refusal)
+  if (!documented) return refuseUnauthorized(event, deps, refusal)
+  if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
+  return { ...toResponse(documented), endpointId: matched.route.endpoint.id, failed: false, fault: null }
+}
+
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
   // auth before selection: a refused request neither takes a turn of a sequence nor has its body read.
   const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
-  if (refusal) {
-    const documented = await documentedRefusal(request, matched.route.endpoint, matched.route.spec, refusal)
-    if (!documented) await refuseUnauthorized(event, deps, refusal)
-    else {
-      if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
-      return { ...toResponse(documented), endpointId: matched.route.endpoint.id, failed: false, fault: null }
-    }
-  }
+  if (refusal) return answerRefusal(event, deps, request, matched, refusal)
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
   const { match, answeredBy, note, preferred, ruleMisses } = await select(request, matched)
   const { endpoint } = match.route
