@@ -87,6 +87,16 @@ export function updateSubscription(context: Context, subscription: Subscription,
   })
 }
 
+/**
+ * Why the project's OpenAPI callbacks are not sent, when its callbacks subscription is turned off
+ * (said in the journal note of the request that set them off); null when they are sent.
+ */
+export function callbacksOffNote(context: Context, projectId: number, count: number): string | null {
+  const subscription = context.repos.subscriptions.callbacksOf(projectId)
+  if (!subscription || subscription.enabled) return null
+  return `${count} callback${count === 1 ? '' : 's'} not sent: callbacks are off for this project (mockapi webhooks toggle ${subscription.id} turns them on)`
+}
+
 export function deleteSubscription(context: Context, subscription: Subscription): void {
   if (!context.repos.subscriptions.remove(subscription.id)) throw gone(subscription)
 }

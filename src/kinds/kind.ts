@@ -4,7 +4,7 @@
  * kind's name. The heavy parts (parsers, generators) are loaded by `load` only when an import needs
  * them, so a server that never imports pays nothing for them.
  */
-import type { MountAnswerer, RouteStages } from '../engine/exchange.ts'
+import type { MockAnswer, MountAnswerer, RouteStages } from '../engine/exchange.ts'
 import type { AuthRequirement } from '../engine/auth-check.ts'
 import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecDocument, SpecFormat } from '../model.ts'
 
@@ -56,6 +56,11 @@ export interface KindModule<K extends EndpointKind = EndpointKind> {
    * list that ANDs; `[]` public; null when the spec says nothing (the project's auth applies).
    */
   security?(spec: SpecDocument, endpoint: Pick<Endpoint, 'operation'>): AuthRequirement[][] | null
+  /**
+   * What the endpoint's spec documents for a request its security refused (an OpenAPI operation's
+   * own 401 or 403); null: mockapi's own refusal.
+   */
+  authRefusal?(spec: SpecDocument, endpoint: Pick<Endpoint, 'operation'>, status: 401 | 403, accept: string | null): Promise<MockAnswer | null>
 }
 
 /** Where an import's document comes from. */

@@ -8,6 +8,8 @@ import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
+import type { AppError } from '../errors.ts'
+import { callbacksOffNote } from '../domain/subscriptions.ts'
 import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
 import { nearMisses } from '../engine/near-miss.ts'
 import { kindOf } from '../kinds/registry.ts'
@@ -17,7 +19,7 @@ import { preflightResponse } from './cors.ts'
 import { holdResponse } from './delay.ts'
 import { answerFault } from './faults.ts'
 import { answerResponse, AUTH_CHALLENGE, errorAnswer } from './http-response.ts'
-import { authStage, endpointAuth, mountAuth } from './pipeline/auth.ts'
+import { authStage, documentedRefusal, endpointAuth, mountAuth } from './pipeline/auth.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
@@ -195,10 +197,18 @@ async function refuseUnauthorized(event: H3Event, deps: MockDeps, refusal: Error
 
 type Select = (request: MockRequest, match: EndpointMatch) => Promise<Selected>
 
+/** A refusal the endpoint's spec documents (an OpenAPI operation's 401 or 403) answers as documented, held as any refusal is. */
+async function answerRefusal(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, refusal: AppError): Promise<Answered> {
+  const documented = await documentedRefusal(request, matched.route.endpoint, matched.route.spec, refusal)
+  if (!documented) return refuseUnauthorized(event, deps, refusal)
+  if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
+  return { ...toResponse(documented), endpointId: matched.route.endpoint.id, failed: false, fault: null }
+}
+
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
   // auth before selection: a refused request neither takes a turn of a sequence nor has its body read.
   const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
-  if (refusal) await refuseUnauthorized(event, deps, refusal)
+  if (refusal) return answerRefusal(event, deps, request, matched, refusal)
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
   const { match, answeredBy, note, preferred, ruleMisses } = await select(request, matched)
   const { endpoint } = match.route
@@ -215,10 +225,16 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
   const answer = 'answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })
-  const { callbacks } = answer
+  const { callbacks, off } = callbacksToSend(deps, matched.project.id, answer.callbacks)
   // What callbacks could not be sent is said where the request is looked at: its journal note.
-  const said = [note, ...(callbacks?.skipped ?? [])].filter((line) => line).join('; ') || null
+  const said = [note, ...(callbacks?.skipped ?? []), off].filter((line) => line).join('; ') || null
   return { ...toResponse(answer), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note: said, ruleMisses, ...(callbacks ? { callbacks } : {}) }
+}
+
+/** An answer's callbacks, none while the project's callbacks subscription is off: the note says so. */
+function callbacksToSend(deps: MockDeps, projectId: number, callbacks: MockAnswer['callbacks']): { callbacks: MockAnswer['callbacks']; off: string | null } {
+  const off = callbacks?.requests.length ? callbacksOffNote(deps.context, projectId, callbacks.requests.length) : null
+  return { callbacks: off && callbacks ? { ...callbacks, requests: [] } : callbacks, off }
 }
 
 async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: MockRequest, match: OperationsMatch): Promise<Answered> {

@@ -218,7 +218,7 @@ describe('OpenAPI callbacks through the delivery queue', () => {
     expect(receiver.requests.map((r) => r.body)).toEqual(['{"seen":1}'])
   })
 
-  it('lists the callbacks subscription with the webhooks, lets it be turned off (and nothing else), and leaves it out of exports', async () => {
+  it('lists the callbacks subscription with the webhooks, lets it be turned off (and nothing else: the journal note says a callback was not sent), and leaves it out of exports', async () => {
     const project = await importedProject()
     const receiver = await startReceiver()
     await subscribe(project.slug, { callbackUrl: receiver.url })
@@ -229,8 +229,10 @@ describe('OpenAPI callbacks through the delivery queue', () => {
     expect(refused.status).toBe(409)
     expect(refused.json.error.message).toContain('only "enabled" can change, not targetUrl')
     expect((await patch({ enabled: false })).status).toBe(200)
+    // Off: the callback is not sent, and the request's journal note says why and how to turn it on.
     const { served } = await subscribe(project.slug, { callbackUrl: receiver.url })
-    expect(served.callbacks).toHaveLength(1)
+    expect(served.callbacks).toBeUndefined()
+    expect(served.note).toContain(`1 callback not sent: callbacks are off for this project (mockapi webhooks toggle ${callbacks!.id} turns them on)`)
     const { context } = openStore(dbPath)
     const queued = context.db.prepare('SELECT count(*) FROM deliveries WHERE subscription_id = ?').pluck().get(callbacks!.id)
     expect(queued).toBe(1)

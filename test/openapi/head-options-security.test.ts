@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, expectAliveAndIntact, ROOT, send, serve, type CliWorkspace } from '../_helpers.ts'
+import { cleanup, cliWorkspace, expectAliveAndIntact, ROOT, send, serve, waitFor, type CliWorkspace } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -236,6 +236,38 @@ describe('security schemes, end to end', () => {
   })
 })
 
+describe('a refused request answers the operation\'s documented 401', () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    ;({ ws, server } = await served({ dr: 'security-documented.yaml' }))
+  })
+  let ws: CliWorkspace
+
+  it('its example and headers, with the challenge kept; its schema generated; its own WWW-Authenticate wins; without a documented 401, mockapi\'s own', async () => {
+    const example = await send(`${server.url}/api/dr/example`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect([example.status, example.json, example.headers.get('x-reason'), example.headers.get('www-authenticate')])
+      .toEqual([401, { err: 'custom401' }, 'key-missing', 'ApiKey realm="mockapi", in="header", name="X-Key"'])
+    // With the key, the body is validated as before: the 401 was the refusal, not the answer.
+    expect((await send(`${server.url}/api/dr/example`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-key': 'k' }, body: '{"a":1}' })).status).toBe(200)
+    const generated = await send(`${server.url}/api/dr/generated`)
+    expect([generated.status, generated.json, generated.headers.get('www-authenticate')]).toEqual([401, { code: 'E401' }, 'Bearer realm="docs"'])
+    const undocumented = await send(`${server.url}/api/dr/undocumented`)
+    expect([undocumented.status, undocumented.json.error.code, undocumented.headers.get('www-authenticate')])
+      .toEqual([401, 'UNAUTHORIZED', 'ApiKey realm="mockapi", in="header", name="X-Key"'])
+  })
+
+  it('a listed credential not accepted answers the documented 403; a missing one, with no documented 401, mockapi\'s own 401', async () => {
+    await ws.ok('endpoint', 'set', 'GET', '/forbidden', '--project', 'dr', '--auth', 'bearer:t-1')
+    const at = (headers: Record<string, string>) => send(`${server.url}/api/dr/forbidden`, { headers })
+    await waitFor(async () => (await at({ authorization: 'Bearer t-2' })).status === 403, 5000, 'the endpoint\'s auth served')
+    const wrong = await at({ authorization: 'Bearer t-2' })
+    expect([wrong.status, wrong.json]).toEqual([403, { err: 'custom403' }])
+    const missing = await at({})
+    expect([missing.status, missing.json.error.code]).toEqual([401, 'UNAUTHORIZED'])
+    expect((await at({ authorization: 'Bearer t-1' })).status).toBe(200)
+  })
+})
+
 describe('parameters inside a path segment', () => {
   it('`/test:{id}`, `/files/{name}.json` and `fixed.{format}` route, and their values are validated (422 naming the parameter)', async () => {
     const { server, ws } = await served({ seg: 'segments.yaml' })
@@ -260,15 +292,18 @@ describe('what the features table in docs/imports.md says of the rest', () => {
   let ws: CliWorkspace
   let imported: Record<string, string>
   beforeAll(async () => {
-    ;({ ws, server, imported } = await served({ f: 'features.yaml', w: 'webhooks-3.1.yaml' }))
+    ;({ ws, server, imported } = await served({ f: 'features.yaml', w: 'webhooks-3.1.yaml', t: 'trace-only.yaml' }))
   })
   const post = (path: string, body: unknown) => send(`${server.url}/api/f${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } })
 
-  it('servers are not read (paths are served as written); TRACE is not imported; webhooks are not served', async () => {
+  it('servers are not read (paths are served as written); TRACE is not imported, with a warning (405 beside other methods, else 404); webhooks are not served', async () => {
     expect(imported.f).toMatch(/3 created/)
     expect((await send(`${server.url}/api/f/accounts/1`)).status).toBe(200)
     expect((await send(`${server.url}/api/f/v2/accounts/1`)).status).toBe(404)
     expect(await statusOverHttp('TRACE', `${server.url}/api/f/accounts/1`)).toBe(405)
+    expect(imported.f).toContain('#/paths/~1accounts~1{id}/trace: TRACE is not served: a TRACE request answers 405 (the path has other methods)')
+    expect(imported.t).toContain('#/paths/~1tr/trace: TRACE is not served: a TRACE request answers 404 (the path has no other method)')
+    expect(await statusOverHttp('TRACE', `${server.url}/api/t/tr`)).toBe(404)
     expect(imported.w).toMatch(/1 created/)
     expect((await ws.ok('endpoints', '--project', 'w')).trim().split('\n')).toHaveLength(2)
     expect((await send(`${server.url}/api/w/orders`)).json).toEqual([1])

@@ -106,6 +106,33 @@ describe('mockapi import: a spec that parses and dereferences is imported, each 
     expect(spec.warnings.at(-1)).toBe('and 5 more validation problems (--strict lists the first ones as a refusal)')
   })
 
+  it('an enum failure says the allowed values and what mockapi does; an undefined scheme is said where it is named', async () => {
+    const paths = {
+      '/b': {
+        get: {
+          security: [{ nope: [] }],
+          parameters: [{ name: 'x', in: 'body', schema: { type: 'string' } }, { name: 'y', in: 'query', schema: { type: 'strin' } }],
+          responses: { 200: { description: 'ok' } },
+        },
+      },
+    }
+    const spec = await loadSpecText(JSON.stringify({ openapi: '3.0.3', info: { title: 'Enums', version: '1' }, paths }), 'enums.json')
+    expect(spec.warnings).toContain('#/paths/~1b/get/parameters/0/in: "body" is not one of "path", "query", "header", "cookie": the parameter is ignored')
+    expect(spec.warnings).toContain('#/paths/~1b/get/parameters/1/schema/type: "strin" is not one of "array", "boolean", "integer", "number", "object", "string": the type is not checked (any value is accepted there)')
+    // A parameter whose `in` is unknown is not also told it lacks what a path parameter needs.
+    expect(spec.warnings.filter((w) => w.startsWith('#/paths/~1b/get/parameters/0:'))).toEqual([])
+    const { securityWarnings } = await import('../../src/kinds/openapi/security.ts')
+    expect(securityWarnings(spec.document)).toEqual(['#/paths/~1b/get/security: names undefined scheme(s) "nope": alternatives naming them are ignored (an operation left with none asks for a bearer token)'])
+  })
+
+  it('an info.version written as a number is read as written (1.0 → "1.0", not "1"), in YAML and in JSON', async () => {
+    const yaml = await loadSpecText(readFileSync(lenient('version-numbers.yaml'), 'utf8'), 'version-numbers.yaml')
+    expect(yaml.warnings).toContain('#/info/version: the number 1.0, not a string: read as "1.0"')
+    expect((yaml.document.info as { version: unknown }).version).toBe('1.0')
+    const json = await loadSpecText('{"openapi": "3.0.3", "info": {"title": "j", "version": 2.10}, "paths": {}}', 'j.json')
+    expect((json.document.info as { version: unknown }).version).toBe('2.10')
+  })
+
   it('a valid spec imports without a warning', async () => {
     for (const file of ['oai-v3.0/petstore.yaml', 'oai-v3.1/tictactoe.yaml', 'oai-v2.0/uber.json']) {
       expect((await loadSpec(fixture(file))).warnings, file).toEqual([])

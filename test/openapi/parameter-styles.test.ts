@@ -72,6 +72,10 @@ describe('OpenAPI 3.0 parameter styles', () => {
     expect(await request('/query?filter[status]=gone')).toEqual(invalid({ path: 'query.filter/status', message: 'must be one of: "active", "archived"' }))
     expect(await request('/query?filter[colour]=red')).toEqual(invalid({ path: 'query.filter/colour', message: 'is not allowed' }))
     expect(await request('/query?filter[]=x')).toEqual(invalid({ path: 'query.filter', message: 'must be written filter[property]=value (deepObject style)' }))
+    // Sent plainly, alone or beside a deepObject entry: refused, not ignored.
+    for (const query of ['filter=5', 'filter[status]=active&filter=5']) {
+      expect([query, await request(`/query?${query}`)]).toEqual([query, invalid({ path: 'query.filter', message: 'must be written filter[property]=value (deepObject style)' })])
+    }
     expect(await request('/query?filter[range][min]=1')).toEqual(OK)
     expect(await request('/query?filter[range][min]=x')).toEqual(invalid({ path: 'query.filter/range/min', message: 'must be integer' }))
     expect(await request('/query?filter[__proto__][polluted]=1')).toEqual(invalid({ path: 'query.filter/__proto__', message: 'is not allowed' }))

@@ -359,7 +359,9 @@ describe('OpenAPI security a spec gets wrong', () => {
     const imported = await ws.run('import', 'odd.yaml', '--project', 'odd')
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toMatch(/security scheme "spaced": header name "api key" is not a valid header name/)
-    expect(imported.stderr).toMatch(/security names undefined scheme\(s\) "kee": alternatives naming them are ignored/)
+    // Said where each list naming it is written.
+    expect(imported.stderr).toContain('#/paths/~1misspelt/get/security: names undefined scheme(s) "kee": alternatives naming them are ignored')
+    expect(imported.stderr).toContain('#/paths/~1beside/get/security: names undefined scheme(s) "kee"')
     const { url } = await serve(ws.db)
     const spaced = await send(`${url}/api/odd/spaced`, { headers: { 'x-key': 'k' } })
     expect(spaced.status).toBe(401)

@@ -1,6 +1,6 @@
 import type { SpecKind } from '../kind.ts'
 import { defaultStatus, informationalWarnings } from './default-status.ts'
-import { listOperations } from './operations.ts'
+import { listOperations, skippedOperationWarnings } from './operations.ts'
 import { operationSecurity, securityWarnings } from './security.ts'
 import type { SpecDocument, SpecVersion } from './types.ts'
 
@@ -16,6 +16,11 @@ export const openapiKind: SpecKind<'openapi'> = {
   routing: 'route',
   routeStages: async () => (await import('./answer.ts')).openapiStages,
   security: (spec, endpoint) => (endpoint.operation ? operationSecurity(spec, endpoint.operation.pointer) : null),
+  async authRefusal(spec, endpoint, status, accept) {
+    if (!endpoint.operation) return null
+    const { documentedAuthRefusal } = await import('./auth-refusal.ts')
+    return documentedAuthRefusal(spec, endpoint.operation, status, accept)
+  },
   label: 'OpenAPI spec',
   defaultStatus: (endpoint) => (endpoint.operation ? defaultStatus(endpoint.operation) : 200),
   detect: {
@@ -39,7 +44,7 @@ export const openapiKind: SpecKind<'openapi'> = {
       document: JSON.stringify(spec.document),
       operations,
       describe: (title) => `"${title}" (${spec.version === '2.0' ? 'Swagger 2.0' : `OpenAPI ${spec.version}`})`,
-      warnings: [...spec.warnings, ...securityWarnings(spec.document), ...informationalWarnings(operations)],
+      warnings: [...spec.warnings, ...skippedOperationWarnings(spec.document), ...securityWarnings(spec.document), ...informationalWarnings(operations)],
     }
   },
   nothingToServe: 'the spec describes no paths (only webhooks or components): nothing to serve',

@@ -2,7 +2,7 @@ import { readFile, realpath } from 'node:fs/promises'
 import { dirname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { parse as parseYaml } from 'yaml'
+import { isScalar, parseDocument, parse as parseYaml } from 'yaml'
 import { AppError } from '../../errors.ts'
 import { normalizeSpec } from './normalize.ts'
 import { escapePointer, isObj, resolvePointer, type Obj } from './pointer.ts'
@@ -245,8 +245,16 @@ function parsedDocument(text: string, name: string): Obj {
     throw new AppError('INVALID_SPEC', `${_name(name)}: ${(error as Error).message}`)
   }
   if (!isObj(parsed)) throw new AppError('INVALID_SPEC', `${_name(name)}: an OpenAPI or Swagger document is a YAML or JSON mapping`)
+  if (isObj(parsed.info) && typeof parsed.info.version === 'number') {
+    // Parsed again only then: the number has lost how it was written (`1.0` is 1).
+    const node = parseDocument(text).getIn(['info', 'version'], true)
+    if (isScalar(node) && typeof node.source === 'string') versionsAsWritten.set(parsed, node.source)
+  }
   return parsed
 }
+
+/** `info.version` written as a number, as the text wrote it (`1.0`), by the document parsed from that text. */
+const versionsAsWritten = new WeakMap<Obj, string>()
 
 /** `base`: where a parsed `input` came from, so its relative `$ref`s resolve from there. */
 async function load(input: string | Obj, source: string, policy: RefPolicy, options: LoadOptions, base?: string): Promise<LoadedSpecDocument> {
@@ -327,8 +335,9 @@ function _checkRoot(document: Obj, source: string, strict: boolean): string[] {
   } else if (!isObj(document.paths)) refuse('#/paths: must be a mapping of paths to operations')
   const info = document.info
   if (!strict && isObj(info) && typeof info.version === 'number') {
-    warnings.push(`#/info/version: the number ${info.version}, not a string: read as "${info.version}"`)
-    info.version = String(info.version)
+    const written = versionsAsWritten.get(document) ?? String(info.version)
+    warnings.push(`#/info/version: the number ${written}, not a string: read as "${written}"`)
+    info.version = written
   }
   return warnings
 }

@@ -27,6 +27,18 @@ export function listOperations(spec: SpecDocument): ImportedOperation[] {
   return result
 }
 
+/** What an import says of the operations it leaves out: TRACE, which mockapi does not serve. */
+export function skippedOperationWarnings(document: Doc): string[] {
+  const warnings: string[] = []
+  for (const [path, item] of Object.entries(isObj(document.paths) ? document.paths : {})) {
+    if (path.startsWith('/') && isObj(item) && isObj(item.trace)) {
+      const others = METHODS.some((method) => isObj(item[method]))
+      warnings.push(`#/paths/${escapePointer(path)}/trace: TRACE is not served: a TRACE request answers ${others ? '405 (the path has other methods)' : '404 (the path has no other method)'}`)
+    }
+  }
+  return warnings
+}
+
 function _operation(spec: SpecDocument, itemPointer: string, pointer: string): OpenApiOperation {
   const { document } = spec
   const operation = resolvePointer(document, pointer) as Obj

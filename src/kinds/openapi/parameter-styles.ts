@@ -195,6 +195,8 @@ function _deepObject(name: string, entries: [string, string][]): ReadValue {
   const root = Object.create(null) as Obj
   let found = false
   for (const [key, value] of entries) {
+    // `filter=5` names the parameter but gives it no property: written in no style it could be read in.
+    if (key === name) return { problem: `must be written ${name}[property]=value (deepObject style)` }
     if (!key.startsWith(`${name}[`)) continue
     const path = /^(?:\[[^[\]]*\])+$/.test(key.slice(name.length)) ? key.slice(name.length + 1, -1).split('][') : null
     if (path === null || path.some((segment) => segment === '')) return { problem: `must be written ${name}[property]=value (deepObject style)` }

@@ -1,6 +1,6 @@
 import type { AuthRequirement } from '../../engine/auth-check.ts'
 import type { SpecDocument } from '../../model.ts'
-import { isObj, pointerOfRef, resolvePointer, type Obj } from './pointer.ts'
+import { escapePointer, isObj, pointerOfRef, resolvePointer, type Obj } from './pointer.ts'
 
 /** Per stored document (rebuilt with it), the requirements of each operation by its pointer. */
 const cache = new WeakMap<Obj, Map<string, AuthRequirement[][] | null>>()
@@ -96,17 +96,18 @@ export function securityWarnings(document: Obj): string[] {
       warnings.push(`security scheme "${name}": header name "${scheme.name}" is not a valid header name, so no request carries it: its operations answer 401`)
     }
   }
-  const undefinedNames = new Set<string>()
-  const lists = [document.security]
-  for (const item of Object.values(isObj(document.paths) ? document.paths : {})) {
-    if (isObj(item)) for (const operation of Object.values(item)) if (isObj(operation)) lists.push(operation.security)
+  // Said where each list is written: the root's, or an operation's (which replaces it).
+  const lists: [string, unknown][] = [['#/security', document.security]]
+  for (const [path, item] of Object.entries(isObj(document.paths) ? document.paths : {})) {
+    if (isObj(item)) for (const [method, operation] of Object.entries(item)) if (isObj(operation)) lists.push([`#/paths/${escapePointer(path)}/${method}/security`, operation.security])
   }
-  for (const list of lists) {
+  for (const [where, list] of lists) {
     if (!Array.isArray(list)) continue
+    const undefinedNames = new Set<string>()
     for (const alternative of list) if (isObj(alternative)) for (const name of Object.keys(alternative)) if (!Object.hasOwn(schemes, name)) undefinedNames.add(name)
-  }
-  if (undefinedNames.size > 0) {
-    warnings.push(`security names undefined scheme(s) ${[...undefinedNames].map((n) => `"${n}"`).join(', ')}: alternatives naming them are ignored (an operation left with none asks for a bearer token)`)
+    if (undefinedNames.size > 0) {
+      warnings.push(`${where}: names undefined scheme(s) ${[...undefinedNames].map((n) => `"${n}"`).join(', ')}: alternatives naming them are ignored (an operation left with none asks for a bearer token)`)
+    }
   }
   return warnings
 }

@@ -63,7 +63,9 @@ function atOrAbove(paths: string[]): Set<string> {
 /** One line per place: what the parser said there, without the noise of the branches it tried. */
 export function validationWarnings(document: Obj, version: SpecVersion, issues: AjvIssue[]): string[] {
   // A Reference Object is always one branch a node could have matched: "must have $ref" never helps.
-  const real = issues.filter((issue) => !(issue.keyword === 'required' && issue.params.missingProperty === '$ref'))
+  // A parameter whose `in` is not one OpenAPI knows is ignored: what its place would require of it is noise.
+  const badIn = new Set(issues.filter((issue) => issue.keyword === 'enum' && /\/parameters\/\d+\/in$/.test(issue.instancePath)).map((issue) => issue.instancePath.slice(0, -'/in'.length)))
+  const real = issues.filter((issue) => !(issue.keyword === 'required' && (issue.params.missingProperty === '$ref' || badIn.has(issue.instancePath))))
   // "must match exactly one schema in oneOf" is explained by what the branches said at or under it.
   const explained = atOrAbove(real.filter((issue) => !isSummary(issue)).map((issue) => issue.instancePath))
   const told = real.filter((issue) => !(isSummary(issue) && explained.has(issue.instancePath)))
@@ -85,11 +87,14 @@ function _reasons(document: Obj, version: SpecVersion, place: string, issues: Aj
   const reasons: string[] = []
   const missing = issues.filter((issue) => issue.keyword === 'required').map((issue) => String(issue.params.missingProperty))
   if (missing.length > 0) reasons.push(_missing(place, [...new Set(missing)]))
+  // Each branch of a oneOf (the kinds of parameter) may allow one value: they are said together.
+  const enumValues = [...new Set(issues.flatMap((issue) => (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues) ? issue.params.allowedValues : [])))]
   for (const issue of issues) {
     if (issue.keyword === 'required') continue
     if (issue.keyword === 'additionalProperties') reasons.push(_notAllowed(version, String(issue.params.additionalProperty)))
     else if (issue.keyword === 'not' && isObj(node) && 'example' in node && 'examples' in node) reasons.push('has both "example" and "examples" (OpenAPI allows one): "example" is answered, "examples" are there for Prefer: example=name')
     else if (version === '3.0' && place.endsWith('/type') && Array.isArray(node)) reasons.push('a list of types is OpenAPI 3.1 (JSON Schema 2020-12): read as 3.1 reads it')
+    else if (issue.keyword === 'enum') reasons.push(_notOneOf(place, node, enumValues))
     else reasons.push(issue.message ?? `fails "${issue.keyword}"`)
   }
   return [...new Set(reasons)]
@@ -107,4 +112,14 @@ function _notAllowed(version: SpecVersion, name: string): string {
   if (version === '3.0' && KEYWORDS_31_IN_DRAFT_7.has(name)) return `"${name}" is an OpenAPI 3.1 keyword in a 3.0 document: read as 3.1 reads it`
   if (version === '3.0' && KEYWORDS_31_ONLY.has(name)) return `"${name}" is an OpenAPI 3.1 keyword in a 3.0 document: ignored (a 3.0 document's schemas are read as JSON Schema draft-07)`
   return `"${name}" is not allowed here: ignored`
+}
+
+/** An enum failure: the allowed values, and what mockapi does with the value written. */
+function _notOneOf(place: string, node: unknown, allowed: unknown[]): string {
+  const said = `${JSON.stringify(node)} is not one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`
+  if (/\/(securitySchemes|securityDefinitions)\/[^/]+\/(type|in)$/.test(place)) return `${said}: the scheme is ignored (alternatives naming it open nothing)`
+  if (/\/parameters\/\d+\/in$/.test(place)) return `${said}: the parameter is ignored`
+  if (place.endsWith('/collectionFormat')) return `${said}: read as "csv"`
+  if (place.endsWith('/type')) return `${said}: the type is not checked (any value is accepted there)`
+  return said
 }

@@ -1,5 +1,5 @@
 import { checkAuth, effectiveAuth, type AuthRequirement } from '../../engine/auth-check.ts'
-import type { MockRequest } from '../../engine/exchange.ts'
+import type { MockAnswer, MockRequest } from '../../engine/exchange.ts'
 import { AppError } from '../../errors.ts'
 import { kindOf } from '../../kinds/registry.ts'
 import type { Endpoint, Project, SpecDocument } from '../../model.ts'
@@ -24,4 +24,17 @@ export function authStage(request: MockRequest, requirements: AuthRequirement[][
   if (verdict.ok) return null
   if (verdict.status === 403) return new AppError('FORBIDDEN', verdict.message)
   return new AppError('UNAUTHORIZED', verdict.message, { headers: { 'WWW-Authenticate': verdict.challenges.join(', ') } })
+}
+
+/**
+ * A refusal answered as the endpoint's spec documents it (an OpenAPI operation's 401 or 403), its
+ * challenge kept unless the documented headers give one; null: the refusal is answered as it is.
+ */
+export async function documentedRefusal(request: MockRequest, endpoint: Endpoint, spec: (() => SpecDocument) | null, refusal: AppError): Promise<MockAnswer | null> {
+  const { authRefusal } = kindOf(endpoint.kind)
+  if (!authRefusal || !spec || (refusal.status !== 401 && refusal.status !== 403)) return null
+  const documented = await authRefusal(spec(), endpoint, refusal.status, request.headers.get('accept'))
+  if (!documented) return null
+  const challenged = Object.keys(documented.headers).some((name) => name.toLowerCase() === 'www-authenticate')
+  return challenged || !refusal.headers ? documented : { ...documented, headers: { ...refusal.headers, ...documented.headers } }
 }
