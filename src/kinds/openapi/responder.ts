@@ -174,9 +174,12 @@ export function createResponder(spec: SpecDocument): Responder {
   const buildRejection = (operation: OpenApiOperation, accept: string | null): BuiltResponse | null => {
     for (const code of REJECTION_CODES) {
       const response = operation.responses.find((r) => r.code.toUpperCase() === code)
-      // A response that documents no body says nothing mockapi's own 422 would not say better.
+      // A response that documents no body says nothing mockapi's own 422 would not say better; nor
+      // does a generic `4XX` or `default` error shape filled with generated values (petstore's
+      // `default: Error`), which would hide which parameter was wrong: those answer only with an example.
       const withExample = response?.media.filter((m) => examplesOf(m).length > 0) ?? []
-      const candidates = withExample.length > 0 ? withExample : (response?.media.filter((m) => m.schema) ?? [])
+      const specific = /^\d{3}$/.test(code)
+      const candidates = withExample.length > 0 || !specific ? withExample : (response?.media.filter((m) => m.schema) ?? [])
       if (!response || candidates.length === 0) continue
       const chosen = negotiate(candidates, accept) ?? negotiate(candidates, null)!
       const body = bodyOf(operation, response, chosen)
