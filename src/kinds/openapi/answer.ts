@@ -7,24 +7,9 @@ import type { Preferences } from '../../engine/prefer.ts'
 import type { Endpoint, Negotiation } from '../../model.ts'
 import { defaultStatus } from './default-status.ts'
 import { isJsonish } from './media.ts'
-import type { BuiltResponse, Responder } from './responder.ts'
-import type { OpenApiOperation, SpecDocument } from './types.ts'
-
-// One responder (compiled validators, cached samples) per parsed spec document; the catalog keeps
-// a document (and so its responder) until that spec is imported again.
-const responders = new WeakMap<SpecDocument, Responder>()
-
-/** ajv and openapi-sampler load with the first imported endpoint that answers. */
-async function responderFor(spec: () => SpecDocument): Promise<Responder> {
-  const document = spec()
-  let responder = responders.get(document)
-  if (!responder) {
-    const { createResponder } = await import('./responder.ts')
-    responder = createResponder(document)
-    responders.set(document, responder)
-  }
-  return responder
-}
+import type { Responder } from './responder.ts'
+import { responderFor, toAnswer } from './responders.ts'
+import type { OpenApiOperation } from './types.ts'
 
 /** JSON and form bodies (urlencoded and multipart) are parsed for validation; others (XML, binary) pass as raw bytes, unchecked. */
 async function readOperationBody(request: MockRequest): Promise<unknown> {
@@ -60,13 +45,6 @@ function checkOperationRequest(responder: Responder, operation: OpenApiOperation
   const documented = responder.buildRejection(operation, request.headers.get('accept'))
   if (documented) return toAnswer(documented)
   throw new AppError('VALIDATION_FAILED', `request does not match the OpenAPI operation${operation.operationId ? ` ${operation.operationId}` : ''}`, { details: problems })
-}
-
-/** The built response as the server sends it, its Content-Type named as the other answerers name it. */
-function toAnswer(built: BuiltResponse): MockAnswer {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(built.headers)) headers[name.toLowerCase() === 'content-type' ? 'Content-Type' : name] = value
-  return { status: built.status, headers, body: built.body }
 }
 
 /**
@@ -156,7 +134,7 @@ export const openapiStages: RouteStages = {
     configured.checkDepth(body)
     // A form body as sent: `allowReserved` fields are read from it with a `+` kept as itself.
     const form = body !== undefined && request.headers.get('content-type')?.split(';', 1)[0]!.trim().toLowerCase() === FORM_TYPE ? Buffer.from(await request.body()).toString('utf8') : null
-    const rejected = checkOperationRequest(await responderFor(spec), endpoint.operation, request, params, body, form)
+    const rejected = checkOperationRequest(await responderFor(spec()), endpoint.operation, request, params, body, form)
     if (rejected) return { answer: rejected } satisfies Validated
     // A schema set on the endpoint checks on top of the spec's.
     await configured.checkSchema(body)
@@ -165,7 +143,7 @@ export const openapiStages: RouteStages = {
   async answer(input) {
     const { request, endpoint, spec, prefer, decision, body, stateful, negotiation, configured, params } = input
     if (!endpoint.operation || !spec) return configured.answer(decision.outcome.status, body)
-    const responder = await responderFor(spec)
+    const responder = await responderFor(spec())
     const answer = await answerOperation({
       request,
       endpoint,
