@@ -1,0 +1,26 @@
+import type { Database } from 'better-sqlite3'
+
+// The same test as INTEGER_ID in domain/records.ts (`^[1-9][0-9]{0,14}$`), in GLOB patterns.
+const NOT_INTEGER = `NOT (length(id) <= 15 AND id GLOB '[1-9]*' AND id NOT GLOB '*[^0-9]*')`
+
+/**
+ * Record ids keep their JSON type from now on: a generated id is a number. Earlier versions stored
+ * every id as a string (`{"id":"5",…}`), so in each collection whose ids are all plain integers
+ * (records and seed snapshot alike) the stored id becomes the number it spells. A collection with
+ * any other id (`"abc"`, `"007"`) had its ids chosen by a client as strings, and keeps them.
+ *
+ * Every version wrote a record as `{"id":` first (domain/records.ts, toRecordJson), and a plain
+ * integer needs no escaping, so the rewrite drops two quotes from that prefix and keeps every
+ * other byte of the record as stored (numbers past a double's precision among them).
+ */
+export function up(db: Database): void {
+  for (const table of ['records', 'snapshot_records']) {
+    db.exec(`
+      UPDATE ${table} SET data = '{"id":' || id || substr(data, length(id) + 9)
+      WHERE substr(data, 1, length(id) + 8) = '{"id":"' || id || '"'
+        AND collection_id NOT IN (
+          SELECT collection_id FROM records WHERE ${NOT_INTEGER}
+          UNION SELECT collection_id FROM snapshot_records WHERE ${NOT_INTEGER})
+    `)
+  }
+}
