@@ -3,6 +3,7 @@ import type { FieldFilter, ResourceAction } from '../model.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
+import type { IdType } from '../store/collections.ts'
 import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -74,9 +75,9 @@ export function normalizeId(value: unknown): RecordId {
   return { key, json: value }
 }
 
-/** A generated id: the next integer, a JSON number. */
-function generatedId(next: number): RecordId {
-  return { key: String(next), json: next }
+/** A generated id: the next integer, a JSON number unless the collection's ids are strings. */
+function generatedId(next: number, type: IdType): RecordId {
+  return { key: String(next), json: type === 'string' ? String(next) : next }
 }
 
 /** The record as stored: `id` first (as its JSON value), the parent fields set from the path. */
@@ -112,7 +113,7 @@ export function nextRecordId(context: Context, collectionId: number): number {
 
 /** Inserts one record (a given id or the next integer); runs inside the caller's transaction. */
 export function insertRecord(context: Context, collectionId: number, body: JsonObject, parents: FieldFilter[] = []): string {
-  const id = body.id === undefined ? generatedId(nextRecordId(context, collectionId)) : normalizeId(body.id)
+  const id = body.id === undefined ? generatedId(nextRecordId(context, collectionId), context.repos.collections.idType(collectionId)) : normalizeId(body.id)
   if (context.repos.records.exists(collectionId, id.key)) throw new AppError('CONFLICT', `a record with id "${id.key}" already exists`)
   if (INTEGER_ID.test(id.key)) context.repos.collections.raiseNextIdPast(collectionId, Number(id.key))
   const json = toRecordJson(id.json, body, parents)
@@ -127,6 +128,7 @@ export function insertRecord(context: Context, collectionId: number, body: JsonO
 export function insertRecords(context: Context, collectionId: number, bodies: Iterable<JsonObject>): void {
   const { records, collections } = context.repos
   let next = collections.peekNextId(collectionId)
+  const idType = collections.idType(collectionId)
   const pending: [string, string][] = []
   const taken = new Set<string>()
   const flush = () => {
@@ -139,7 +141,7 @@ export function insertRecords(context: Context, collectionId: number, bodies: It
     let id: RecordId
     if (body.id === undefined) {
       while (exists(String(next))) next += 1
-      id = generatedId(next)
+      id = generatedId(next, idType)
       next += 1
     } else {
       id = normalizeId(body.id)

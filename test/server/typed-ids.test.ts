@@ -123,6 +123,7 @@ describe('migration 0190', () => {
         (1, 1, 'GET', '/api/items', 'resource', 'list', 200, '2024-01-01'),
         (1, 1, 'POST', '/api/items', 'resource', 'create', 201, '2024-01-01'),
         (1, 2, 'GET', '/api/tags', 'resource', 'list', 200, '2024-01-01'),
+        (1, 2, 'POST', '/api/tags', 'resource', 'create', 201, '2024-01-01'),
         (1, 3, 'GET', '/api/codes', 'resource', 'list', 200, '2024-01-01');
       INSERT INTO records (collection_id, id, data) VALUES
         (1, '1', '{"id":"1","title":"caf\\u00e9","big":12345678901234567890,"nested":{"id":"1"}}'),
@@ -144,7 +145,8 @@ describe('migration 0190', () => {
     // Only the id changes; every other byte stays as stored.
     expect(data('records', 1)).toEqual(['{"id":1,"title":"caf\\u00e9","big":12345678901234567890,"nested":{"id":"1"}}', '{"id":10,"title":"ten"}'])
     expect(data('snapshot_records', 1)).toEqual(['{"id":1,"title":"seeded"}'])
-    // A collection with a string id ("x", or "007" in its snapshot) keeps every id a string.
+    // A collection with a string id ("x", or "007" in its snapshot) keeps every id a string, and generates strings.
+    expect(db.prepare('SELECT id_type FROM collections ORDER BY id').pluck().all()).toEqual(['number', 'string', 'string'])
     expect(data('records', 2)).toEqual(['{"id":"1","name":"one"}', '{"id":"x","name":"ex"}'])
     expect(data('snapshot_records', 2)).toEqual(['{"id":"1","name":"one"}'])
     expect(data('records', 3)).toEqual(['{"id":"2"}'])
@@ -156,6 +158,7 @@ describe('migration 0190', () => {
     const items = `${server.url}/api/shop/items`
     expect((await send(`${items}?id=10`)).json).toEqual([{ id: 10, title: 'ten' }])
     expect((await send(items, { method: 'POST', body: { title: 'new' } })).json).toEqual({ id: 11, title: 'new' })
+    expect((await send(`${server.url}/api/shop/tags`, { method: 'POST', body: { name: 'three' } })).json).toEqual({ id: '3', name: 'three' })
     resetProject(context, server.project('shop').id)
     expect((await send(items)).json).toEqual([{ id: 1, title: 'seeded' }])
   })
