@@ -71,10 +71,7 @@ function sampleItem(examples: ExampleSource, group: RouteOperation[]): Record<st
   const read = group.find((op) => op.method === 'GET' && op.path.split('/').at(-1)!.startsWith(':'))
   const listed = parsedExample(examples, group.find((op) => op.method === 'GET' && op !== read))
   const item = parsedExample(examples, read) ?? (Array.isArray(listed) ? listed[0] : null)
-  if (!item || typeof item !== 'object' || Array.isArray(item)) return null
-  // Seeded items get the store's ids ("1", "2", …): a sampled id would be the same on each.
-  const { id: _id, ...fields } = item as Record<string, unknown>
-  return fields
+  return item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>) : null
 }
 
 const key = (method: string, path: string) => `${method} ${routeShape(path)}`
@@ -217,7 +214,11 @@ export function storeRoutes(
     const responder = tools.examplesOf(input)
     for (const { resource, group } of seeded) {
       const item = sampleItem(responder, group.operations)
-      const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...item })) : []
+      const { id, ...fields } = item ?? {}
+      // An example's string id means the schema's ids are strings: generated ones are too ("1", "2", …).
+      if (typeof id === 'string') collections.setIdType(resource.collectionId, 'string')
+      // Seeded items get generated ids: a sampled one would be the same on each.
+      const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...fields })) : []
       resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords })
       reseedCollection(context, resource.collectionId, tools.makeFaker)
     }

@@ -3,6 +3,7 @@ import type { FieldFilter, ResourceAction } from '../model.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
+import type { IdType } from '../store/collections.ts'
 import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -56,17 +57,31 @@ function requireObject(sent: unknown): JsonObject {
   return body as JsonObject
 }
 
-export function normalizeId(value: unknown): string {
-  const id = typeof value === 'number' && Number.isFinite(value) ? String(value) : (keptNumber(value) ?? value)
-  if (typeof id !== 'string' || id === '') throw new AppError('INVALID_ID', 'id must be a non-empty string or a number')
-  if (id.length > MAX_ID_LENGTH) throw new AppError('INVALID_ID', `id must be at most ${MAX_ID_LENGTH} characters`)
-  // URLs resolve these as dot-segments, so no client could ever address such a record.
-  if (id === '.' || id === '..') throw new AppError('INVALID_ID', `id "${id}" cannot be used in a URL path`)
-  return id
+/** A record's id twice: as the store keys it (and paths name it), and as its JSON holds it. */
+export interface RecordId {
+  /** The text of the `records.id` column: a string id itself, a number's JSON text. */
+  key: string
+  /** The id's JSON value: the client's string, or a number (a marked one keeps digits past a double's). */
+  json: unknown
 }
 
-/** The record as stored: `id` first, the parent fields set from the path. */
-function toRecordJson(id: string, body: JsonObject, parents: FieldFilter[]): string {
+/** The id a client gave, keeping its JSON type: `100` stays a number, `"100"` a string. */
+export function normalizeId(value: unknown): RecordId {
+  const key = typeof value === 'number' && Number.isFinite(value) ? String(value) : (keptNumber(value) ?? value)
+  if (typeof key !== 'string' || key === '') throw new AppError('INVALID_ID', 'id must be a non-empty string or a number')
+  if (key.length > MAX_ID_LENGTH) throw new AppError('INVALID_ID', `id must be at most ${MAX_ID_LENGTH} characters`)
+  // URLs resolve these as dot-segments, so no client could ever address such a record.
+  if (key === '.' || key === '..') throw new AppError('INVALID_ID', `id "${key}" cannot be used in a URL path`)
+  return { key, json: value }
+}
+
+/** A generated id: the next integer, a JSON number unless the collection's ids are strings. */
+function generatedId(next: number, type: IdType): RecordId {
+  return { key: String(next), json: type === 'string' ? String(next) : next }
+}
+
+/** The record as stored: `id` first (as its JSON value), the parent fields set from the path. */
+function toRecordJson(id: unknown, body: JsonObject, parents: FieldFilter[]): string {
   const { id: _ignored, ...fields } = body
   let record: JsonObject = { id, ...fields }
   for (const parent of parents) {
@@ -89,20 +104,20 @@ function notFound(id: string): never {
   throw new AppError('NOT_FOUND', `no record with id "${id}"`)
 }
 
-export function nextRecordId(context: Context, collectionId: number): string {
+export function nextRecordId(context: Context, collectionId: number): number {
   let next = context.repos.collections.peekNextId(collectionId)
   while (context.repos.records.exists(collectionId, String(next))) next += 1
   context.repos.collections.setNextId(collectionId, next + 1)
-  return String(next)
+  return next
 }
 
 /** Inserts one record (a given id or the next integer); runs inside the caller's transaction. */
 export function insertRecord(context: Context, collectionId: number, body: JsonObject, parents: FieldFilter[] = []): string {
-  const id = body.id === undefined ? nextRecordId(context, collectionId) : normalizeId(body.id)
-  if (context.repos.records.exists(collectionId, id)) throw new AppError('CONFLICT', `a record with id "${id}" already exists`)
-  if (INTEGER_ID.test(id)) context.repos.collections.raiseNextIdPast(collectionId, Number(id))
-  const json = toRecordJson(id, body, parents)
-  context.repos.records.insert(collectionId, id, json)
+  const id = body.id === undefined ? generatedId(nextRecordId(context, collectionId), context.repos.collections.idType(collectionId)) : normalizeId(body.id)
+  if (context.repos.records.exists(collectionId, id.key)) throw new AppError('CONFLICT', `a record with id "${id.key}" already exists`)
+  if (INTEGER_ID.test(id.key)) context.repos.collections.raiseNextIdPast(collectionId, Number(id.key))
+  const json = toRecordJson(id.json, body, parents)
+  context.repos.records.insert(collectionId, id.key, json)
   return json
 }
 
@@ -113,6 +128,7 @@ export function insertRecord(context: Context, collectionId: number, body: JsonO
 export function insertRecords(context: Context, collectionId: number, bodies: Iterable<JsonObject>): void {
   const { records, collections } = context.repos
   let next = collections.peekNextId(collectionId)
+  const idType = collections.idType(collectionId)
   const pending: [string, string][] = []
   const taken = new Set<string>()
   const flush = () => {
@@ -120,20 +136,20 @@ export function insertRecords(context: Context, collectionId: number, bodies: It
     pending.length = 0
     taken.clear()
   }
-  const exists = (id: string) => taken.has(id) || records.exists(collectionId, id)
+  const exists = (key: string) => taken.has(key) || records.exists(collectionId, key)
   for (const body of bodies) {
-    let id: string
+    let id: RecordId
     if (body.id === undefined) {
       while (exists(String(next))) next += 1
-      id = String(next)
+      id = generatedId(next, idType)
       next += 1
     } else {
       id = normalizeId(body.id)
-      if (exists(id)) throw new AppError('CONFLICT', `a record with id "${id}" already exists`)
-      if (INTEGER_ID.test(id)) next = Math.max(next, Number(id) + 1)
+      if (exists(id.key)) throw new AppError('CONFLICT', `a record with id "${id.key}" already exists`)
+      if (INTEGER_ID.test(id.key)) next = Math.max(next, Number(id.key) + 1)
     }
-    taken.add(id)
-    pending.push([id, toRecordJson(id, body, [])])
+    taken.add(id.key)
+    pending.push([id.key, toRecordJson(id.json, body, [])])
     if (pending.length >= 1000) flush()
   }
   flush()
@@ -175,9 +191,10 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
       const id = request.id!
       const body = requireObject(request.body)
       const updated = writeTransaction(context.db, () => {
-        const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
-        const fields = request.action === 'patch' ? { ...(parseKeepingNumbers(current) as JsonObject), ...body } : body
-        const next = toRecordJson(id, fields, request.parents)
+        const stored = parseKeepingNumbers(records.get(request.collectionId, id, request.parents) ?? notFound(id)) as JsonObject
+        const fields = request.action === 'patch' ? { ...stored, ...body } : body
+        // The id keeps the type it was stored with, whatever the body says.
+        const next = toRecordJson(stored.id, fields, request.parents)
         records.replace(request.collectionId, id, next)
         return next
       })

@@ -18,6 +18,7 @@ export interface RecordPage {
 }
 
 const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 /**
  * A field name becomes a JSON path bound as a parameter (never spliced into SQL).
@@ -36,6 +37,8 @@ export function toJsonCandidates(values: string[]): string {
   for (const value of values) {
     candidates.add(JSON.stringify(value))
     if (NUMERIC.test(value) && Number.isFinite(Number(value))) candidates.add(JSON.stringify(Number(value)))
+    // Stored numbers keep the digits they were sent with (an id past 2^53, `1.50`): match those too.
+    if (JSON_NUMBER.test(value)) candidates.add(value)
     if (value === 'true' || value === 'false' || value === 'null') candidates.add(value)
   }
   return JSON.stringify([...candidates])

@@ -120,7 +120,7 @@ describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
     const runtime = openStore(db)
     const records = runtime.context.repos.records.allJson(1).map((json) => JSON.parse(json))
     expect(records).toHaveLength(25)
-    expect(records.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)))
+    expect(records.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
     for (const record of records) {
       expect(typeof record.title).toBe('string')
       expect(Number.isInteger(record.views)).toBe(true)

@@ -21,7 +21,7 @@ describe('reset', () => {
     expect((await send(`${url}/api/todo/todos`)).text).toBe(seeded)
     expect((await send(`${url}/api/todo/lists/2`)).json.name).toBe('Work')
     // Generated ids continue after the seed again.
-    expect((await send(`${url}/api/todo/todos`, { method: 'POST', body: { title: 'n' } })).json.id).toBe('31')
+    expect((await send(`${url}/api/todo/todos`, { method: 'POST', body: { title: 'n' } })).json.id).toBe(31)
 
     const token = (await run('token')).stdout.trim()
     const reset = await send(`${url}/api/projects/1/reset`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } })

@@ -22,8 +22,8 @@ describe('mockapi serve', () => {
     const titles = page.json.map((p: { title: string }) => p.title)
     expect(titles).toEqual([...titles].sort().reverse())
     // The default project is also served at its endpoints' own paths.
-    expect((await send(`${url}/api/posts/1`)).json.id).toBe('1')
-    expect((await send(`${url}/api/users/1/posts`)).json.every((p: { userId: string }) => p.userId === '1')).toBe(true)
+    expect((await send(`${url}/api/posts/1`)).json.id).toBe(1)
+    expect((await send(`${url}/api/users/1/posts`)).json.every((p: { userId: number }) => p.userId === 1)).toBe(true)
     expect(output()).toMatch(/GET\s+\/api\/posts\/1 200/)
 
     child.kill('SIGTERM')
@@ -49,7 +49,7 @@ describe('mockapi serve', () => {
     expect((await cli(['--db', db, 'add-endpoint', 'PATCH', '/api/posts/:id'], { cwd })).code).toBe(0)
     const patched = await send(`${base}/posts/1`, { method: 'PATCH', body: { views: 3 } })
     expect(patched.status).toBe(200)
-    expect(patched.json).toEqual({ id: '1', title: 'a', tags: ['x'], views: 3 })
+    expect(patched.json).toEqual({ id: 1, title: 'a', tags: ['x'], views: 3 })
 
     expect((await cli(['--db', db, 'remove-endpoint', 'DELETE', '/api/posts/:id'], { cwd })).code).toBe(0)
     const removed = await send(`${base}/posts/1`, { method: 'DELETE' })

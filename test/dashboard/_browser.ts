@@ -44,7 +44,7 @@ export const SCREENSHOTS = join(tmpdir(), 'mockapi-dashboard-screenshots')
 export async function startShop(options: { retryDelaysMs?: number[]; journal?: number } = {}): Promise<{ server: RunningServer; token: string; dbPath: string }> {
   const dbPath = tempDb()
   const { context: store } = openStore(dbPath)
-  const products = Array.from({ length: 12 }, (_, i) => `      - { id: "${i + 1}", name: Product ${i + 1}, price: ${(i + 1) * 5}, active: ${i % 2 === 0} }`)
+  const products = Array.from({ length: 12 }, (_, i) => `      - { id: ${i + 1}, name: Product ${i + 1}, price: ${(i + 1) * 5}, active: ${i % 2 === 0} }`)
   const yaml = ['name: Shop', 'slug: shop', 'resources:', '  - path: /api/products', '    records:', ...products].join('\n')
   applyProjectFile(store, parseProjectFile(yaml, 'shop.yaml'), await loadFaker(), { prune: true })
   const token = await mintToken(store, { expiresInMs: 60 * 60 * 1000 })

@@ -54,7 +54,7 @@ describe.skipIf(noBrowser)('live requests, inbox and integrations', { timeout: 6
     expect(await requestPart.textContent()).toContain('application/json')
     expect(JSON.parse((await detail.getByTestId('detail-request-body').textContent())!)).toEqual({ name: 'Desk <script>alert(1)</script>', price: 120 })
     const response = JSON.parse((await detail.getByTestId('detail-response-body').textContent())!)
-    expect(response).toMatchObject({ id: '13', name: 'Desk <script>alert(1)</script>' })
+    expect(response).toMatchObject({ id: 13, name: 'Desk <script>alert(1)</script>' })
     expect(await detail.getByTestId('detail-response').textContent()).toMatch(/content-type/i)
     expect(await page.locator('#request-detail script').count()).toBe(0)
     await screenshot(page, 'requests')

@@ -196,10 +196,11 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     // Edit record 3 in the JSON editor: refused JSON first, then a good one.
     await page.locator('[data-testid="record-row"][data-id="3"]').getByTestId('record-edit').click()
     const editor = page.getByTestId('record-json')
-    expect(JSON.parse(await editor.inputValue())).toEqual({ id: '3', name: 'Product 3', price: 15, active: true })
+    expect(JSON.parse(await editor.inputValue())).toEqual({ id: 3, name: 'Product 3', price: 15, active: true })
     await editor.fill('{"name": ')
     await page.getByTestId('record-save').click()
     expect(await page.getByTestId('record-editor-error').textContent()).toMatch(/^Not valid JSON/)
+    // An id typed as a string changes nothing: the record keeps its number id.
     await editor.fill(JSON.stringify({ id: '3', name: 'Edited <b>lamp</b>', price: 99, tags: ['x'] }, null, 2))
     await screenshot(page, 'record-editor')
     await page.getByTestId('record-save').click()
@@ -207,7 +208,7 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     const row3 = page.locator('[data-testid="record-row"][data-id="3"]')
     await expect.poll(() => row3.textContent(), { timeout: 15_000 }).toContain('Edited <b>lamp</b>')
     expect(await row3.locator('b').count()).toBe(0)
-    expect((await send(`${shop.server.url}/api/shop/products/3`)).json).toEqual({ id: '3', name: 'Edited <b>lamp</b>', price: 99, tags: ['x'] })
+    expect((await send(`${shop.server.url}/api/shop/products/3`)).json).toEqual({ id: 3, name: 'Edited <b>lamp</b>', price: 99, tags: ['x'] })
 
     // Delete record 4 (asked twice).
     const remove = page.locator('[data-testid="record-row"][data-id="4"]').getByTestId('record-delete')
@@ -220,7 +221,7 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await page.getByTestId('records-reset').click()
     await page.getByTestId('records-reset').click()
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toMatch(/^Reset \d+ records/)
-    expect((await send(`${shop.server.url}/api/shop/products/3`)).json).toEqual({ id: '3', name: 'Product 3', price: 15, active: true })
+    expect((await send(`${shop.server.url}/api/shop/products/3`)).json).toEqual({ id: 3, name: 'Product 3', price: 15, active: true })
     expect((await send(`${shop.server.url}/api/shop/products/4`)).status).toBe(200)
     expect(problems).toEqual([])
     await context.close()

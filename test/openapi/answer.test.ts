@@ -240,6 +240,8 @@ describe('a stateful import negotiates Accept too (served over HTTP)', () => {
     const { url } = await serve(ws.db)
     const stored = await send(`${url}/api/pets/pets`, { method: 'POST', body: { name: 'Rex & Co' } })
     expect(stored.status).toBe(201)
+    // The schema's ids are strings: so is the one generated.
+    expect(stored.json.id).toBe('1')
     const id = String(stored.json.id)
     const one = async (accept: string) => {
       const answer = await get(`${url}/api/pets/pets/${id}`, { accept })

@@ -19,27 +19,27 @@ beforeAll(async () => {
 afterAll(cleanup)
 
 describe('resource CRUD', () => {
-  it('creates with generated string ids "1", "2", … and answers 201 with the item', async () => {
+  it('creates with generated integer ids 1, 2, … and answers 201 with the item', async () => {
     const first = await send(`${base}/blog-posts`, { method: 'POST', body: { title: 'a', views: 3 } })
     expect(first.status).toBe(201)
     expect(first.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(first.json).toEqual({ id: '1', title: 'a', views: 3 })
+    expect(first.json).toEqual({ id: 1, title: 'a', views: 3 })
     const second = await send(`${base}/blog-posts`, { method: 'POST', body: { title: 'b' } })
-    expect(second.json.id).toBe('2')
+    expect(second.json.id).toBe(2)
   })
 
-  it('keeps a given id, turns a numeric id into a string, and refuses a taken id with 409', async () => {
+  it('keeps a given id and its JSON type, and refuses a taken id with 409', async () => {
     const given = await send(`${base}/blog-posts`, { method: 'POST', body: { id: 'intro', title: 'c' } })
     expect(given.status).toBe(201)
     expect(given.json.id).toBe('intro')
     const numeric = await send(`${base}/blog-posts`, { method: 'POST', body: { id: 10, title: 'd' } })
-    expect(numeric.json.id).toBe('10')
+    expect(numeric.json.id).toBe(10)
     const taken = await send(`${base}/blog-posts`, { method: 'POST', body: { id: 'intro', title: 'again' } })
     expect(taken.status).toBe(409)
     expect(taken.json.error.code).toBe('CONFLICT')
     // The next generated id skips past the integer a client chose.
     const next = await send(`${base}/blog-posts`, { method: 'POST', body: { title: 'e' } })
-    expect(next.json.id).toBe('11')
+    expect(next.json.id).toBe(11)
     const stored = await send(`${base}/blog-posts/intro`)
     expect(stored.json.title).toBe('c')
   })
@@ -56,7 +56,7 @@ describe('resource CRUD', () => {
   it('reads one item, and 404 for an unknown id', async () => {
     const found = await send(`${base}/blog-posts/1`)
     expect(found.status).toBe(200)
-    expect(found.json).toEqual({ id: '1', title: 'a', views: 3 })
+    expect(found.json).toEqual({ id: 1, title: 'a', views: 3 })
     const missing = await send(`${base}/blog-posts/999`)
     expect(missing.status).toBe(404)
     expect(missing.json.error.code).toBe('NOT_FOUND')
@@ -66,8 +66,8 @@ describe('resource CRUD', () => {
   it('replaces the whole item with PUT: fields not sent are gone, the id is kept', async () => {
     const replaced = await send(`${base}/blog-posts/1`, { method: 'PUT', body: { id: 'other', subtitle: 'new' } })
     expect(replaced.status).toBe(200)
-    expect(replaced.json).toEqual({ id: '1', subtitle: 'new' })
-    expect((await send(`${base}/blog-posts/1`)).json).toEqual({ id: '1', subtitle: 'new' })
+    expect(replaced.json).toEqual({ id: 1, subtitle: 'new' })
+    expect((await send(`${base}/blog-posts/1`)).json).toEqual({ id: 1, subtitle: 'new' })
     const missing = await send(`${base}/blog-posts/999`, { method: 'PUT', body: { a: 1 } })
     expect(missing.status).toBe(404)
   })
@@ -75,7 +75,7 @@ describe('resource CRUD', () => {
   it('deletes an item, answering 200 with it; then 404', async () => {
     const removed = await send(`${base}/blog-posts/2`, { method: 'DELETE' })
     expect(removed.status).toBe(200)
-    expect(removed.json).toEqual({ id: '2', title: 'b' })
+    expect(removed.json).toEqual({ id: 2, title: 'b' })
     expect((await send(`${base}/blog-posts/2`)).status).toBe(404)
     expect((await send(`${base}/blog-posts/2`, { method: 'DELETE' })).status).toBe(404)
   })
@@ -85,7 +85,7 @@ describe('resource CRUD', () => {
     expect(list.status).toBe(200)
     expect(Array.isArray(list.json)).toBe(true)
     expect(list.headers.get('x-total-count')).toBe(String(list.json.length))
-    expect(list.json.map((p: { id: string }) => p.id)).toEqual(['1', 'intro', '10', '11'])
+    expect(list.json.map((p: { id: string | number }) => p.id)).toEqual([1, 'intro', 10, 11])
   })
 
   it('answers 404 for a path that matches nothing and 405 with Allow for a missing method', async () => {

@@ -23,14 +23,14 @@ describe('nested resources (/api/users/:userId/posts)', () => {
   it('lists only the posts whose userId is the value in the path', async () => {
     const response = await send(`${base}/users/7/posts`)
     expect(response.status).toBe(200)
-    expect(response.json).toEqual([{ id: '1', title: 'by seven (number)', userId: 7 }])
+    expect(response.json).toEqual([{ id: 1, title: 'by seven (number)', userId: 7 }])
     expect(response.headers.get('x-total-count')).toBe('1')
   })
 
   it('creates a post with userId from the path, visible in the top-level collection too', async () => {
     const created = await send(`${base}/users/7/posts`, { method: 'POST', body: { title: 'new', userId: '999' } })
     expect(created.status).toBe(201)
-    expect(created.json).toEqual({ id: '3', title: 'new', userId: '7' })
+    expect(created.json).toEqual({ id: 3, title: 'new', userId: '7' })
     expect((await send(`${base}/users/7/posts`)).json).toHaveLength(2)
     expect((await send(`${base}/posts/3`)).json.userId).toBe('7')
     expect((await send(`${base}/posts`)).headers.get('x-total-count')).toBe('3')
@@ -45,8 +45,8 @@ describe('nested resources (/api/users/:userId/posts)', () => {
 
   it('keeps the parent field on PUT and filters within the parent', async () => {
     const replaced = await send(`${base}/users/8/posts/2`, { method: 'PUT', body: { title: 'edited' } })
-    expect(replaced.json).toEqual({ id: '2', title: 'edited', userId: '8' })
-    expect((await send(`${base}/users/7/posts?title=new`)).json.map((p: { id: string }) => p.id)).toEqual(['3'])
+    expect(replaced.json).toEqual({ id: 2, title: 'edited', userId: '8' })
+    expect((await send(`${base}/users/7/posts?title=new`)).json.map((p: { id: number }) => p.id)).toEqual([3])
     expect((await send(`${base}/users/8/posts?title=new`)).json).toEqual([])
   })
 })

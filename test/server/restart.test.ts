@@ -24,9 +24,9 @@ describe('restart', () => {
     const second = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false })
     try {
       const list = await send(`${second.url}/api/keep/notes`)
-      expect(list.json).toEqual([{ id: '1', text: 'one' }, { id: '2', text: 'TWO' }, { id: '3', text: 'three' }])
+      expect(list.json).toEqual([{ id: 1, text: 'one' }, { id: 2, text: 'TWO' }, { id: 3, text: 'three' }])
       // The id counter survives too.
-      expect((await send(`${second.url}/api/keep/notes`, { method: 'POST', body: {} })).json.id).toBe('4')
+      expect((await send(`${second.url}/api/keep/notes`, { method: 'POST', body: {} })).json.id).toBe(4)
     } finally {
       await second.close()
     }

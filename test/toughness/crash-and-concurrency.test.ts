@@ -16,7 +16,7 @@ describe('kill -9 in the middle of a burst of writes', () => {
         const n = next++
         try {
           const response = await fetch(`${server.url}/api/t/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) })
-          if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id)
+          if (response.status === 201) acknowledged.push(String(((await response.json()) as { id: number }).id))
         } catch {
           // The server is gone: this request was never acknowledged.
         }
