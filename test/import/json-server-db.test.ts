@@ -108,6 +108,11 @@ describe('mockapi import db.json (a json-server database)', () => {
     const named = await run('import', 'openapi.json', '--format', 'json-server')
     expect(named.code).toBe(1)
     expect(named.stderr).toContain('openapi.json: "openapi" is a string; each top-level value is an array of records (a resource) or an object (a singular resource)')
+    // json-server 1.x's db.json names its schema for editors; string ids stay strings.
+    writeFileSync(join(cwd, 'v1.json'), JSON.stringify({ $schema: './node_modules/json-server/schema.json', articles: [{ id: '1', title: 'a title' }] }))
+    const v1 = await run('import', 'v1.json', '--prefix', '/v1', '--json')
+    expect(v1.code, v1.stderr).toBe(0)
+    expect(JSON.parse(v1.stdout).resources).toEqual(['/v1/articles'])
     const prefixed = await run('import', 'openapi.json', '--prefix', '/api')
     expect(prefixed.stderr).toContain('--prefix goes with a json-server database')
   })

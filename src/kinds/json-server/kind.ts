@@ -19,10 +19,13 @@ function parse(text: string): unknown {
   }
 }
 
+/** json-server 1.x's db.json names its JSON Schema for editors (`"$schema": "./node_modules/json-server/schema.json"`): not a resource. */
+const entriesOf = (db: JsonObject) => Object.entries(db).filter(([name, value]) => !(name === '$schema' && typeof value === 'string'))
+
 /** The top level of a json-server database: every value a resource's array or a singular object, at least one array. */
 function looksLikeDb(value: unknown): value is JsonObject {
   if (!isObject(value)) return false
-  const values = Object.values(value)
+  const values = entriesOf(value).map(([, v]) => v)
   return values.some(Array.isArray) && values.every((v) => Array.isArray(v) || isObject(v))
 }
 
@@ -64,7 +67,7 @@ export const jsonServerKind: DataKind = {
     const db = parse(text)
     if (db === undefined) refuse(file, null, 'is not JSON; a json-server database is a JSON object such as {"posts": [{"id": 1, "title": "…"}]}')
     if (!isObject(db)) refuse(file, null, `is ${typeOf(db)}; a json-server database is a JSON object whose keys name resources, such as {"posts": [{"id": 1}]}`)
-    const entries = Object.entries(db)
+    const entries = entriesOf(db)
     if (entries.length === 0) refuse(file, null, 'names no resources; a json-server database is a JSON object such as {"posts": [{"id": 1}]}')
     const set: DataSet = { collections: [], singulars: [] }
     for (const [name, value] of entries) {
