@@ -36,6 +36,8 @@ export interface DataImportResult {
   /** Every resource the file filled. */
   resources: Resource[]
   records: number
+  /** What the project's path rules say of the file's names, in `warn` mode. */
+  warnings: string[]
 }
 
 /** `''`, or `/api`-like: plain segments, no trailing slash. */
@@ -46,18 +48,36 @@ export function checkPrefix(prefix: string): string {
   return trimmed
 }
 
-/** `{prefix}/{name}`, refused (INVALID_INPUT naming the entry) unless a router can hold it; the path rules' naming is not applied, as to an imported spec's paths. */
-function pathOf(input: DataImportInput, name: string, check: typeof checkResourcePath): string {
+/**
+ * `{prefix}/{name}` as the project's path rules take it, as for a resource made by hand (so the
+ * project's `export` applies again); a refusal is INVALID_INPUT naming the entry and the way out.
+ */
+function pathOf(project: Project, input: DataImportInput, name: string, check: typeof checkResourcePath, warnings: string[]): string {
   const refuse = (why: string): never => {
     throw new AppError('INVALID_INPUT', `${input.name}: "${name}" cannot be a path: ${why}`, { details: [{ field: name, message: `cannot be a path: ${why}` }] })
   }
   if (/[/\\]/.test(name)) refuse('a resource name is one path segment, without "/"')
   if (/^:|[*{}]/.test(name)) refuse('":", "*", "{" and "}" make a route pattern, not a name')
   try {
-    return check(`${input.prefix}/${name}`, 'off').path
+    const checked = check(`${input.prefix}/${name}`, project.pathRules)
+    warnings.push(...checked.warnings)
+    return checked.path
   } catch (error) {
-    if (error instanceof AppError && error.code === 'INVALID_PATH') refuse(error.message)
-    throw error
+    if (!(error instanceof AppError) || error.code !== 'INVALID_PATH') throw error
+    // Only a naming rule gives way to the project's setting; a path no router can hold is refused in every mode.
+    if (project.pathRules !== 'strict' || !checkQuietly(() => check(`${input.prefix}/${name}`, 'off'))) return refuse(error.message)
+    const rule = (error.details as { rule?: string }[] | undefined)?.[0]?.rule
+    const asTheyAre = `let project "${project.slug}" take the file's names as they are (mockapi project set ${project.slug} --path-rules off)`
+    return refuse(`${error.message}; ${rule === 'starts-with-api' ? `import under --prefix /api, or ${asTheyAre}` : asTheyAre}`)
+  }
+}
+
+function checkQuietly(check: () => unknown): boolean {
+  try {
+    check()
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -66,11 +86,11 @@ const endpointsOf = (context: Context, project: Project, resource: Resource) =>
 
 /** Runs inside the import's transaction: a refusal part way leaves nothing stored. */
 export function storeData(context: Context, project: Project, input: DataImportInput, makeFaker: FakerFactory): DataImportResult {
-  const result: DataImportResult = { project, created: [], updated: [], kept: [], removed: [], resources: [], records: 0 }
+  const result: DataImportResult = { project, created: [], updated: [], kept: [], removed: [], resources: [], records: 0, warnings: [] }
   const before = context.repos.resources.listByProject(project.id)
   const paths = new Set<string>()
   for (const { name, records } of input.set.collections) {
-    const path = pathOf(input, name, checkResourcePath)
+    const path = pathOf(project, input, name, checkResourcePath, result.warnings)
     paths.add(path)
     let resource = before.find((r) => r.path === path)
     if (resource) {
@@ -91,7 +111,7 @@ export function storeData(context: Context, project: Project, input: DataImportI
     result.resources.push(resource)
   }
   for (const { name, value } of input.set.singulars) {
-    const path = pathOf(input, name, checkEndpointPath)
+    const path = pathOf(project, input, name, checkEndpointPath, result.warnings)
     const body = JSON.stringify(value)
     const existing = findEndpoint(context, project.id, 'GET', path)
     if (existing && existing.kind !== 'custom') throw new AppError('CONFLICT', `GET ${existing.path} already exists in project "${project.slug}" (${existing.kind}); "${name}" of ${input.name} would answer there`)

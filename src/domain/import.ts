@@ -14,7 +14,7 @@ import type { Context } from './context.ts'
 import { checkPrefix, storeData } from './import-data.ts'
 import { storeOperations } from './import-operations.ts'
 import { storeRoutes, type ExamplesOf, type RouteOperation } from './import-routes.ts'
-import { createProject, RESERVED_SLUGS, selectProject, slugify } from './projects.ts'
+import { createProject, RESERVED_SLUGS, selectProject, slugify, updateProjectSettings } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
 /**
@@ -368,10 +368,13 @@ export function storeImport(context: Context, target: ImportTarget, loaded: Load
 function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedDataImport): DataImportResult {
   const { kind, title, set, prefix } = loaded
   const result = writeTransaction(context.db, () => {
+    const made = typeof target === 'function' && context.repos.projects.list().length === 0
     const project = typeof target === 'function' ? target(title) : stillThere(context, target)
-    return storeData(context, project, { set, prefix, replace: loaded.replace, name: loaded.name }, loaded.makeFaker)
+    // The project made for the file takes json-server's paths (`/posts`) as they are, and its export applies again.
+    const ready = made ? updateProjectSettings(context, project, { pathRules: 'off' }) : project
+    return storeData(context, ready, { set, prefix, replace: loaded.replace, name: loaded.name }, loaded.makeFaker)
   })
-  const warnings: string[] = []
+  const warnings: string[] = [...result.warnings]
   if (result.kept.length > 0) {
     const paths = [...new Set(result.kept.map((e) => e.path.replace(/\/:id$/, '')))]
     warnings.push(`${paths.length} resource(s) under ${prefix || '/'} that ${loaded.name} does not name are kept (--replace removes them): ${paths.join(', ')}`)

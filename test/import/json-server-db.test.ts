@@ -37,6 +37,8 @@ describe('mockapi import db.json (a json-server database)', () => {
     expect(ids((await send(`${server.url}/comments?postId=1`)).json)).toEqual(['1', '2'])
     expect((await send(`${server.url}/users`)).json.map((u: { name: string }) => u.name)).toEqual(['typicode', 'Ada'])
     expect((await send(`${server.url}/profile`)).json).toEqual({ name: 'typicode' })
+    const put = await send(`${server.url}/profile`, { method: 'PUT', body: { name: 'Ada' } })
+    expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD'])
     // Under the project's slug too, as every project's endpoints are.
     expect((await send(`${server.url}/api/db/posts/1`)).json).toMatchObject({ title: 'json-server' })
 
@@ -53,6 +55,42 @@ describe('mockapi import db.json (a json-server database)', () => {
     expect((await send(`${server.url}/posts`)).json).toHaveLength(2)
     expect((await send(`${server.url}/comments`)).json).toHaveLength(3)
     await server.close()
+  })
+
+  it('makes the project for the file with path rules off, so its export applies again', async () => {
+    const { cwd, run } = workspace()
+    expect((await run('import', 'db.json')).code).toBe(0)
+    expect(JSON.parse((await run('project', 'show', 'db', '--json')).stdout)).toMatchObject({ pathRules: 'off' })
+    const exported = await run('export', '-o', 'db.yaml')
+    expect(exported.code, exported.stderr).toBe(0)
+    expect((await run('apply', 'db.yaml')).code).toBe(0)
+    const elsewhere = join(cwd, 'other.db')
+    const applied = await cli(['--db', elsewhere, 'apply', 'db.yaml'], { cwd })
+    expect(applied.code, applied.stderr).toBe(0)
+    const server = await serve(elsewhere)
+    expect(ids((await send(`${server.url}/comments?postId=1`)).json)).toEqual(['1', '2'])
+    expect((await send(`${server.url}/profile`)).json).toEqual({ name: 'typicode' })
+    await server.close()
+  })
+
+  it('into a project of its own, the path rules judge the names as they judge any resource', async () => {
+    const { cwd, run } = workspace()
+    expect((await run('init', '--yes', '--slug', 'shop')).code).toBe(0)
+    const strict = await run('import', 'db.json')
+    expect(strict.code).toBe(1)
+    expect(strict.stderr).toContain('db.json: "posts" cannot be a path: path "/posts" must start with /api (rule: starts-with-api); import under --prefix /api, or let project "shop" take the file\'s names as they are (mockapi project set shop --path-rules off)')
+    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toEqual([])
+    const prefixed = await run('import', 'db.json', '--prefix', '/api')
+    expect(prefixed.code, prefixed.stderr).toBe(0)
+    expect(prefixed.stderr).toContain('segment "profile" is not a plural noun (rule: plural-nouns)')
+
+    writeFileSync(join(cwd, 'camel.json'), JSON.stringify({ blogPosts: [{ id: 1 }] }))
+    const camel = await run('import', 'camel.json', '--prefix', '/api')
+    expect(camel.stderr).toContain('"blogPosts" cannot be a path: segment "blogPosts" must be lowercase letters and digits separated by hyphens, e.g. "blog-posts" (rule: lowercase-hyphens); let project "shop" take the file\'s names as they are (mockapi project set shop --path-rules off)')
+    expect((await run('project', 'set', 'shop', '--path-rules', 'warn')).code).toBe(0)
+    const warned = await run('import', 'camel.json', '--prefix', '/api')
+    expect(warned.code, warned.stderr).toBe(0)
+    expect(warned.stderr).toContain('(rule: lowercase-hyphens)')
   })
 
   it('--prefix /api serves them under it', async () => {
@@ -141,7 +179,7 @@ describe('mockapi import db.json (a json-server database)', () => {
 
   it('refuses a name whose records another resource of the project keeps, storing nothing', async () => {
     const { run } = workspace()
-    expect((await run('init', '--yes', '--slug', 'blog', '--resource', '/api/posts')).code).toBe(0)
+    expect((await run('init', '--yes', '--slug', 'blog', '--path-rules', 'off', '--resource', '/api/posts')).code).toBe(0)
     const refused = await run('import', 'db.json')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('project "blog" already keeps "posts" records for /api/posts; import into another project (--project) or under --prefix /api to fill that resource')
