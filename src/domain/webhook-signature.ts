@@ -21,6 +21,6 @@ export function checkStandardSecret(secret: string, flag: string): string {
     new Webhook(secret)
     return secret
   } catch {
-    throw new AppError('INVALID_INPUT', `${flag} takes a Standard Webhooks secret: "whsec_" followed by base64, as \`mockapi webhooks list\` shows a subscription's (e.g. whsec_${Buffer.from('a secret of yours').toString('base64')})`)
+    throw new AppError('INVALID_INPUT', `${flag} takes a Standard Webhooks secret: "whsec_" followed by base64, as \`mockapi webhooks list\` shows a subscription's (e.g. whsec_YSBzZWNyZXQgb2YgeW91cnM=)`)
   }
 }
