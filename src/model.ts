@@ -11,6 +11,15 @@ export type HttpMethod = (typeof HTTP_METHODS)[number]
 export const SPEC_FORMATS = ['openapi', 'graphql', 'grpc', 'soap'] as const
 export type SpecFormat = (typeof SPEC_FORMATS)[number]
 
+/**
+ * Imports of data rather than of a spec: a json-server `db.json` becomes resources with their
+ * records (src/kinds/json-server/), nothing stored as a spec and no endpoint kind of its own.
+ */
+export const DATA_FORMATS = ['json-server'] as const
+export type DataFormat = (typeof DATA_FORMATS)[number]
+/** What `import --format` and the API's `format` take. */
+export type ImportFormat = SpecFormat | DataFormat
+
 /** mockapi's own kinds (a resource's endpoints, fixed answers), then one per import format. */
 export const ENDPOINT_KINDS = ['resource', 'custom', ...SPEC_FORMATS] as const
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number]

@@ -1,4 +1,4 @@
-import type { Attempt, Endpoint, EndpointResponse, Fault, Project, Resource, SpecFormat, Subscription } from './model.ts'
+import type { Attempt, Endpoint, EndpointResponse, Fault, Project, Resource, ImportFormat, Subscription } from './model.ts'
 
 /** The public JSON shapes shared by `--json` output and the management API (docs/management-api.md). */
 export function projectView(project: Project) {
@@ -100,7 +100,7 @@ export function servedEndpointView(endpoint: Endpoint, served: { url: string | n
 
 /** A format `POST …/imports` takes, as `GET …/imports/formats` lists it. */
 export interface ImportFormatView {
-  name: SpecFormat
+  name: ImportFormat
   /** How messages name a document of it: `WSDL`. */
   label: string
   /** With what says it: `SOAP (WSDL 1.1)`. */

@@ -37,7 +37,7 @@ import { currentProject, state } from './state.js'
  * @property {string} [text]
  * @property {string} [filename] the name of the file `text` came from
  * @property {string} [url]
- * @property {import('../model.ts').SpecFormat} [format] sniffed from the document when absent (one of `listImportFormats`)
+ * @property {import('../model.ts').ImportFormat} [format] sniffed from the document when absent (one of `listImportFormats`)
  * @property {string} [title]
  * @property {boolean} [stateful] collection and item paths store what is POSTed
  * @property {number} [seed] with `stateful`: how many generated items each collection starts with
@@ -48,7 +48,7 @@ import { currentProject, state } from './state.js'
 /**
  * What an import made: the import itself and its endpoints, sorted by what happened to them.
  * @typedef {object} ImportResult
- * @property {{ id: number, title: string, format: string }} import
+ * @property {{ id: number | null, title: string, format: string }} import (id null for a json-server database, which is stored as resources, not as a spec)
  * @property {EndpointView[]} created
  * @property {EndpointView[]} updated
  * @property {EndpointView[]} kept

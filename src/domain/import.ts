@@ -5,15 +5,16 @@
  * names its own documents, and this module only orders the steps and stores the result.
  */
 import { basename, dirname, extname, resolve } from 'node:path'
-import type { SpecKind, SpecOperation } from '../kinds/kind.ts'
+import type { DataKind, DataSet, SpecKind, SpecOperation } from '../kinds/kind.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { parseFormat, SPEC_KINDS, specKindOf } from '../kinds/registry.ts'
+import { DATA_KINDS, importKindOf, isDataKind, parseFormat, SPEC_KINDS } from '../kinds/registry.ts'
 import { AppError } from '../errors.ts'
-import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
+import type { DataFormat, Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { Context } from './context.ts'
+import { checkPrefix, storeData } from './import-data.ts'
 import { storeOperations } from './import-operations.ts'
 import { storeRoutes, type ExamplesOf, type RouteOperation } from './import-routes.ts'
-import { createProject, RESERVED_SLUGS, selectProject, slugify } from './projects.ts'
+import { createProject, RESERVED_SLUGS, selectProject, slugify, updateProjectSettings } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
 /**
@@ -56,11 +57,15 @@ export interface ImportOptions {
   allowRefsOutside?: boolean | undefined
   /** OpenAPI: refuse a spec swagger-parser calls invalid (as `--strict`), rather than import it with warnings. */
   strict?: boolean | undefined
+  /** A json-server database: where its resources go (`/api` → `/api/posts`); absent, at `/posts` as json-server serves them. */
+  prefix?: string | undefined
 }
 
 export type ImportRequest = ImportSource & ImportOptions
 
-export interface ImportResult {
+export type ImportResult = SpecImportResult | DataImportResult
+
+export interface SpecImportResult {
   project: Project
   spec: {
     id: number
@@ -80,6 +85,23 @@ export interface ImportResult {
   removed: Endpoint[]
   /** Stateful collections. */
   resources: Resource[]
+  warnings: string[]
+}
+
+/** A json-server database: resources with their records, and a GET per singular object; nothing stored as a spec. */
+export interface DataImportResult {
+  project: Project
+  spec: { id: null; title: string; format: DataFormat; version: string; description: string }
+  naming: 'records'
+  /** Endpoints of new resources, and new singular answers. */
+  created: Endpoint[]
+  /** Endpoints of the resources filled again, and singular answers replaced. */
+  updated: Endpoint[]
+  /** Resources directly under the prefix that the file does not name (removed with `replace`). */
+  kept: Endpoint[]
+  removed: Endpoint[]
+  resources: Resource[]
+  records: number
   warnings: string[]
 }
 
@@ -168,16 +190,20 @@ function locate(request: ImportSource): Located {
   return { name: request.source, file, read: once(() => readFileText(file, request.source)) }
 }
 
-const TRIED = SPEC_KINDS.map((kind) => kind.detect.described).join(', ')
+const TRIED = [...SPEC_KINDS, ...DATA_KINDS].map((kind) => kind.detect.described).join(', ')
 
-/** By extension, else by what the document looks like, in registry order; `formatOption` is how the caller names the way to say the format. */
-async function detect(located: Located, formatOption: string): Promise<SpecKind> {
+/**
+ * By extension, else by what the document looks like: the spec kinds in registry order, then the
+ * data kinds (a spec is never taken for data); `formatOption` is how the caller names the way to say the format.
+ */
+async function detect(located: Located, formatOption: string): Promise<SpecKind | DataKind> {
   // A URL's query and fragment are not part of its file name; a file path's `#` or `?` are.
   const extension = extname(located.url !== undefined ? new URL(located.url).pathname : located.file ?? located.fileName ?? '').toLowerCase()
-  const byExtension = SPEC_KINDS.find((kind) => kind.detect.extensions.includes(extension))
+  const byExtension = [...SPEC_KINDS, ...DATA_KINDS].find((kind) => kind.detect.extensions.includes(extension))
   if (byExtension) return byExtension
   const text = await located.read()
   const found = SPEC_KINDS.find((kind) => kind.detect.looksLike.test(text))
+    ?? DATA_KINDS.find((kind) => kind.detect.looksLike(text))
     // A document that only claims a format gets that format's loader's own, exact complaint.
     ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
   if (found) return found
@@ -223,8 +249,21 @@ function sourceOf(request: ImportSource): string {
   return 'source' in request ? request.source : 'url' in request ? request.url : ''
 }
 
+export type LoadedImport = LoadedSpecImport | LoadedDataImport
+
+/** A data document read and checked: what `storeImport` writes. */
+export interface LoadedDataImport {
+  kind: DataKind
+  title: string
+  name: string
+  set: DataSet
+  prefix: string
+  replace: boolean
+  makeFaker: FakerFactory
+}
+
 /** A spec fetched, parsed and checked: what `storeImport` writes, with nothing left to wait for. */
-export interface LoadedImport {
+export interface LoadedSpecImport {
   kind: SpecKind
   title: string
   version: string
@@ -247,7 +286,23 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
   const seedCount = checkSeed(request.seed ?? 5)
   const located = locate(request)
   // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
-  const kind = request.format === undefined ? await detect(located, 'source' in request ? '--format' : '"format"') : specKindOf(parseFormat(request.format))
+  const formatOption = 'source' in request ? '--format' : '"format"'
+  const kind = request.format === undefined ? await detect(located, formatOption) : importKindOf(parseFormat(request.format))
+  if (isDataKind(kind)) {
+    const set = kind.load(await located.read(), located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name)
+    return {
+      kind,
+      title: request.title?.trim() || titleFromLocation(located) || kind.name,
+      name: located.name,
+      set,
+      prefix: checkPrefix(request.prefix ?? ''),
+      replace: request.replace ?? false,
+      makeFaker: await import('../engine/generators.ts').then((m) => m.loadFaker()),
+    }
+  }
+  if (request.prefix !== undefined) {
+    throw new AppError('INVALID_INPUT', `${'source' in request ? '--prefix' : '"prefix"'} goes with a json-server database; a ${kind.label} keeps the paths it defines`)
+  }
   if (located.url !== undefined && kind.urlRefusal) throw new AppError('INVALID_INPUT', kind.urlRefusal)
   const cwd = 'cwd' in request ? request.cwd : process.cwd()
   const loaded = await kind.load({
@@ -288,6 +343,7 @@ function stillThere(context: Context, project: Project): Project {
  * may retry it while another process holds the write lock). A clash changes nothing.
  */
 export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport): ImportResult {
+  if (!('document' in loaded)) return storeDataImport(context, target, loaded)
   const { kind, title, version, source, document } = loaded
   // Read again in the transaction: a project deleted while the spec was fetched and parsed is gone, not a foreign-key failure.
   const pickProject = (): Project => (typeof target === 'function' ? target(title) : stillThere(context, target))
@@ -309,6 +365,29 @@ export function storeImport(context: Context, target: ImportTarget, loaded: Load
   return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'named', ...pick(result), resources: [], warnings }
 }
 
+function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedDataImport): DataImportResult {
+  const { kind, title, set, prefix } = loaded
+  const result = writeTransaction(context.db, () => {
+    const made = typeof target === 'function' && context.repos.projects.list().length === 0
+    const project = typeof target === 'function' ? target(title) : stillThere(context, target)
+    // The project made for the file takes json-server's paths (`/posts`) as they are, and its export applies again.
+    const ready = made ? updateProjectSettings(context, project, { pathRules: 'off' }) : project
+    return storeData(context, ready, { set, prefix, replace: loaded.replace, name: loaded.name }, loaded.makeFaker)
+  })
+  const warnings: string[] = [...result.warnings]
+  if (result.kept.length > 0) {
+    const paths = [...new Set(result.kept.map((e) => e.path.replace(/\/:id$/, '')))]
+    warnings.push(`${paths.length} resource(s) under ${prefix || '/'} that ${loaded.name} does not name are kept (--replace removes them): ${paths.join(', ')}`)
+  }
+  const count = `${set.collections.length} resource${set.collections.length === 1 ? '' : 's'}, ${set.singulars.length} singular`
+  return {
+    ...result,
+    spec: { id: null, title, format: kind.name, version: 'db.json', description: `${kind.label} ${loaded.name} (${count})` },
+    naming: 'records',
+    warnings,
+  }
+}
+
 /**
  * Imports a spec into a project: `loadImport`, then `storeImport`. Parsing and fetching happen
  * first, so a refusal (unknown format, a document that does not parse, a fetch that fails, a
@@ -322,7 +401,7 @@ function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoin
   return { created: result.created, updated: result.updated ?? [], kept: result.kept, removed: result.removed }
 }
 
-const REQUEST_FIELDS = ['text', 'filename', 'url', 'format', 'title', 'stateful', 'seed', 'replace', 'strict'] as const
+const REQUEST_FIELDS = ['text', 'filename', 'url', 'format', 'title', 'stateful', 'seed', 'replace', 'strict', 'prefix'] as const
 
 function invalidField(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -330,7 +409,7 @@ function invalidField(field: string, message: string): never {
 
 /**
  * An import as the management API receives it: `{text}` or `{url}` (an http(s) URL; never a file
- * of this machine), with `format`, `title`, `stateful`, `seed`, `replace` and `strict` as the CLI's flags.
+ * of this machine), with `format`, `title`, `stateful`, `seed`, `replace`, `strict` and `prefix` as the CLI's flags.
  */
 export function importRequestFromJson(input: unknown): ImportRequest {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -364,6 +443,7 @@ export function importRequestFromJson(input: unknown): ImportRequest {
     stateful: booleanOf('stateful'),
     replace: booleanOf('replace'),
     strict: booleanOf('strict'),
+    prefix: stringOf('prefix'),
     seed: seed as number | undefined,
   }
   const filename = stringOf('filename')

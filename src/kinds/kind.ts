@@ -6,7 +6,7 @@
  */
 import type { MockAnswer, MountAnswerer, RouteStages } from '../engine/exchange.ts'
 import type { AuthRequirement } from '../engine/auth-check.ts'
-import type { Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecDocument, SpecFormat } from '../model.ts'
+import type { DataFormat, Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecDocument, SpecFormat } from '../model.ts'
 
 /**
  * How requests reach a kind's endpoints:
@@ -150,4 +150,30 @@ export interface SpecKind<F extends SpecFormat = SpecFormat> extends KindModule<
   operations: OperationNaming
   /** The stored document as a project file holds it: text, or a mapping. */
   exportDocument(stored: string): string | Record<string, unknown>
+}
+
+/** Records read from a data import, checked: each collection's records and each single object. */
+export interface DataSet {
+  /** A top-level array: a resource, its records as given. */
+  collections: { name: string; records: Record<string, unknown>[] }[]
+  /** A top-level object (json-server's singular resources, `"profile": {…}`). */
+  singulars: { name: string; value: Record<string, unknown> }[]
+}
+
+/**
+ * A format that brings records, not operations (a json-server database): detected after the spec
+ * kinds, so a document one of them recognises is never taken for data.
+ */
+export interface DataKind {
+  name: DataFormat
+  /** How messages name a document of it. */
+  label: string
+  detect: {
+    extensions: string[]
+    /** Content that says the format (tried after every spec kind's `looksLike`). */
+    looksLike(text: string): boolean
+    described: string
+  }
+  /** Parses and checks the whole document; refuses (INVALID_INPUT naming where) what it cannot take. */
+  load(text: string, name: string): DataSet
 }

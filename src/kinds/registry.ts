@@ -4,11 +4,12 @@
  * map must have a module for each name, and only those, or the build fails.
  */
 import { AppError } from '../errors.ts'
-import { SPEC_FORMATS, type EndpointKind, type SpecFormat } from '../model.ts'
+import { DATA_FORMATS, SPEC_FORMATS, type DataFormat, type EndpointKind, type ImportFormat, type SpecFormat } from '../model.ts'
 import { customKind } from './custom.ts'
 import { graphqlKind } from './graphql/kind.ts'
 import { grpcKind } from './grpc/kind.ts'
-import type { KindModule, SpecKind } from './kind.ts'
+import { jsonServerKind } from './json-server/kind.ts'
+import type { DataKind, KindModule, SpecKind } from './kind.ts'
 import { openapiKind } from './openapi/kind.ts'
 import { resourceKind } from './resource.ts'
 import { soapKind } from './soap/kind.ts'
@@ -35,11 +36,29 @@ export function specKindOf(format: SpecFormat): SpecKind {
   return KINDS[format] as SpecKind
 }
 
+const DATA: { [F in DataFormat]: DataKind } = {
+  'json-server': jsonServerKind,
+}
+
+/** Data import formats (records, not endpoints), tried after every spec kind. */
+export const DATA_KINDS: readonly DataKind[] = DATA_FORMATS.map((format) => DATA[format])
+
+const IMPORT_FORMATS: readonly ImportFormat[] = [...SPEC_FORMATS, ...DATA_FORMATS]
+
 /** The format named by a user (flag, API body): refused unless it is one. */
-export function parseFormat(format: string): SpecFormat {
-  const known = SPEC_FORMATS.find((name) => name === format)
-  if (known === undefined) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${SPEC_FORMATS.join(', ')}`)
+export function parseFormat(format: string): ImportFormat {
+  const known = IMPORT_FORMATS.find((name) => name === format)
+  if (known === undefined) throw new AppError('INVALID_INPUT', `format "${format}" must be one of ${IMPORT_FORMATS.join(', ')}`)
   return known
+}
+
+/** The module of an import format: a spec kind, or a data kind. */
+export function importKindOf(format: ImportFormat): SpecKind | DataKind {
+  return (DATA_FORMATS as readonly string[]).includes(format) ? DATA[format as DataFormat] : specKindOf(format as SpecFormat)
+}
+
+export function isDataKind(kind: SpecKind | DataKind): kind is DataKind {
+  return DATA_KINDS.includes(kind as DataKind)
 }
 
 /** The format of a project file's import that names none (files written when OpenAPI was the only one). */

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Webhook } from 'standardwebhooks'
 import { createBackgroundLog, retryDelayMs, type BackgroundLog } from '../domain/background.ts'
 import type { Context } from '../domain/context.ts'
 import { writeTransaction } from '../domain/transaction.ts'
+import { standardWebhookHeaders } from '../domain/webhook-signature.ts'
 import { targetUrlProblem } from '../engine/target-url.ts'
 import type { DeliveryAttempted, MockEvents } from '../events.ts'
 import { CALLBACK_EVENT, type CallbackRequest } from '../model.ts'
@@ -60,13 +60,9 @@ function parseRetryAfter(value: string | null, now: number): number | null {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : null
 }
 
-/** Standard Webhooks headers: the id, the time, and the signature of both with the body. */
+/** Standard Webhooks headers: the event id (the same on every attempt), the time, and the signature of both with the body. */
 function signature(job: ClaimedDelivery, sentAt: Date, body: string): Record<string, string> {
-  return {
-    'webhook-id': job.eventId,
-    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-    'webhook-signature': new Webhook(job.secret).sign(job.eventId, sentAt, body),
-  }
+  return standardWebhookHeaders(job.secret, job.eventId, sentAt, body)
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { AppError } from '../../errors.ts'
-import { SPEC_FORMATS } from '../../model.ts'
+import { DATA_FORMATS, SPEC_FORMATS } from '../../model.ts'
 import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, printWarnings, success } from '../output.ts'
@@ -16,17 +16,19 @@ interface ImportFlags {
   json?: boolean
   allowRefsOutside?: boolean
   strict?: boolean
+  prefix?: string
 }
 
 export function registerImport(program: Command, ctx: CliContext): void {
   program
     .command('import <file>')
-    .description('create endpoints from a spec file or URL: OpenAPI 3.0/3.1 or Swagger 2.0 (YAML or JSON), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1)')
-    .addHelpText('after', '\nExamples:\n  $ mockapi import petstore.yaml\n  $ mockapi import https://petstore3.swagger.io/api/v3/openapi.json --project pets --stateful\n  $ mockapi import schema.graphql --project shop')
+    .description('create endpoints from a spec file or URL: OpenAPI 3.0/3.1 or Swagger 2.0 (YAML or JSON), GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1); or resources with their records from a json-server db.json')
+    .addHelpText('after', '\nExamples:\n  $ mockapi import petstore.yaml\n  $ mockapi import https://petstore3.swagger.io/api/v3/openapi.json --project pets --stateful\n  $ mockapi import schema.graphql --project shop\n  $ mockapi import db.json --prefix /api')
     .option('--project <slug>', 'project (default: the only or the default one)')
-    .option('--format <format>', `${SPEC_FORMATS.join(' | ')} (default: detected from the file)`)
+    .option('--format <format>', `${[...SPEC_FORMATS, ...DATA_FORMATS].join(' | ')} (default: detected from the file)`)
     .option('--proto-path <dir>', 'gRPC: another folder to resolve imports from (repeatable)', collect)
-    .option('--replace', 'OpenAPI: remove endpoints of an earlier import of this spec that it no longer has')
+    .option('--replace', 'OpenAPI: remove endpoints of an earlier import of this spec that it no longer has; db.json: remove resources under the prefix it no longer names')
+    .option('--prefix <path>', 'db.json: serve its resources under this path (/api → /api/posts; default /posts, as json-server)')
     .option('--stateful', 'collection + item paths (/pets, /pets/{id}) store what is POSTed, like a resource')
     .option('--seed <n>', 'with --stateful: generated items each collection starts with (default 5)', parseInteger)
     .option('--allow-refs-outside', "OpenAPI: let a local spec $ref files outside its own folder (a spec from a URL only ever $refs http(s) URLs)")
@@ -47,9 +49,31 @@ export function registerImport(program: Command, ctx: CliContext): void {
           protoPaths: flags.protoPath,
           allowRefsOutside: flags.allowRefsOutside,
           strict: flags.strict,
+          prefix: flags.prefix,
         })
         const elapsedMs = Math.round(performance.now() - started)
         const { project, spec } = result
+        if (result.naming === 'records') {
+          if (flags.json) {
+            return printJson(ctx.io, {
+              project: project.slug,
+              import: { title: spec.title, format: spec.format },
+              resources: result.resources.map((r) => r.path),
+              records: result.records,
+              created: result.created.map(endpointView),
+              updated: result.updated.map(endpointView),
+              removed: result.removed.map(endpointView),
+              kept: result.kept.map(endpointView),
+              warnings: result.warnings,
+            })
+          }
+          const counts = [`${result.records} records`, `${result.created.length} endpoints created`, `${result.updated.length} updated`]
+          if (result.removed.length > 0) counts.push(`${result.removed.length} removed`)
+          ctx.io.out(success(`imported ${spec.description} into project ${project.slug} in ${elapsedMs} ms: ${counts.join(', ')}`))
+          printWarnings(ctx.io, result.warnings)
+          const rows = [...result.created, ...result.updated].filter((e) => e.method === 'GET' && !e.path.endsWith('/:id')).sort((a, b) => a.path.localeCompare(b.path))
+          return printTable(ctx.io, ['PATH', 'ANSWERS'], rows.map((e) => [e.path, e.kind === 'resource' ? 'records: GET, POST; /:id GET, PUT, PATCH, DELETE' : 'its object (GET)']))
+        }
         // Route imports (OpenAPI) update their endpoints in place; named operations are kept or removed.
         if (result.naming === 'routes') {
           if (flags.json) {

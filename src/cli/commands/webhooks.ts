@@ -100,17 +100,18 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
 
   webhooks
     .command('send <url>')
-    .description('post a sample webhook payload (payment-style or user-style) to your own receiver')
-    .requiredOption('--event <name>', 'sample event, e.g. payment.succeeded, user.created')
+    .description('post a sample webhook payload (payment, subscription, user, order, post, comment, file or notification event) to your own receiver')
+    .requiredOption('--event <name>', 'sample event, e.g. payment.succeeded, user.created, order.shipped (an unknown name lists them all)')
     .option('--sign <secret>', 'add X-Webhook-Signature: hex HMAC-SHA256 of "{timestamp}.{body}" with this secret')
+    .option('--standard <secret>', 'add the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) as deliveries send them, keyed by this whsec_ secret; goes with --sign too')
     .option('--show', 'print the payload sent')
-    .action(async (url: string, options: { event: string; sign?: string; show?: boolean }) => {
+    .action(async (url: string, options: { event: string; sign?: string; standard?: string; show?: boolean }) => {
       const { loadFaker } = await import('../../engine/generators.ts')
       const { samplePayload, sampleHeaders } = await import('../../domain/samples.ts')
       const { checkTargetUrl } = await import('../../domain/subscriptions.ts')
       const target = checkTargetUrl(url)
       const body = samplePayload(options.event, (await loadFaker())())
-      const headers = sampleHeaders(body, options.sign)
+      const headers = sampleHeaders(body, { sign: options.sign, standard: options.standard })
       const started = performance.now()
       let response: Response
       try {
