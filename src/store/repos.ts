@@ -9,6 +9,7 @@ import { createSubscriptionRepo } from './subscriptions.ts'
 import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
+import { createRelationRepo } from './relations.ts'
 import { createResourceRepo } from './resources.ts'
 import { createRetentionRepo } from './retention.ts'
 import { createSpecRepo } from './specs.ts'
@@ -24,6 +25,7 @@ export function createRepos(db: Db) {
     collections: createCollectionRepo(db),
     endpoints: createEndpointRepo(db),
     records: createRecordRepo(db),
+    relations: createRelationRepo(db),
     meta,
     lease: createLeaseRepo(db, meta),
     inbox: createInboxRepo(db),
