@@ -210,6 +210,7 @@ describe('DELETE with _dependent and onDelete: cascade', () => {
     expect(deleted.json).toMatchObject({ id: expect.anything() })
     expect(String(deleted.json.id)).toBe('1')
     expect(deleted.headers.get('x-deleted-dependents')).toBe('1')
+    expect(deleted.headers.get('access-control-expose-headers')).toContain('X-Deleted-Dependents')
     expect(stored(ws.db, 'links').map((l) => l.id)).toEqual(['l2'])
   })
 
@@ -250,5 +251,18 @@ describe('DELETE with _dependent and onDelete: cascade', () => {
       : post(`${url}/api/tags/6/links`, { n: i }))).map(async (sent) => (await sent).status))
     expect(statuses.filter((s) => s === 201).length + statuses.filter((s) => s === 404).length).toBe(59)
     expect(stored(ws.db, 'links').filter((l) => String(l.tagId) === '6')).toEqual([])
+  })
+})
+
+describe('mockapi add-resource --on-delete', () => {
+  it('refuses a mode other than keep or cascade, exit 1, and creates nothing', async () => {
+    const ws = cliWorkspace()
+    await ws.ok('init', '--yes', '--slug', 'c')
+    const refused = await ws.run('add-resource', '/api/users', '--on-delete', 'restrict')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('onDelete "restrict" must be one of keep, cascade')
+    expect(await ws.ok('add-resource', '/api/users', '--on-delete', 'keep')).not.toContain('cascades')
+    const { context } = openStore(ws.db)
+    expect(context.repos.resources.listByProject(1).map((r) => [r.path, r.onDelete])).toEqual([['/api/users', 'keep']])
   })
 })
