@@ -264,5 +264,10 @@ describe('mockapi add-resource --on-delete', () => {
     expect(await ws.ok('add-resource', '/api/users', '--on-delete', 'keep')).not.toContain('cascades')
     const { context } = openStore(ws.db)
     expect(context.repos.resources.listByProject(1).map((r) => [r.path, r.onDelete])).toEqual([['/api/users', 'keep']])
+    await ws.ok('add-resource', '/api/teams', '--on-delete', 'cascade')
+    expect(JSON.parse(await ws.ok('project', 'show', 'c', '--json')).resources).toEqual([
+      { id: expect.any(Number), path: '/api/users', onDelete: 'keep' },
+      { id: expect.any(Number), path: '/api/teams', onDelete: 'cascade' },
+    ])
   })
 })
