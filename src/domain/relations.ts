@@ -103,6 +103,11 @@ function relationsOf(context: Context, request: RelationRequest, embeds: string[
   ]
 }
 
+/** Sets an own key even when it is `__proto__`, which plain assignment would take as the prototype. */
+function setKey(record: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 function parseRecords(texts: string[]): JsonObject[] {
   return texts.map((text) => parseKeepingNumbers(text) as JsonObject)
 }
@@ -122,7 +127,7 @@ function embed(context: Context, records: JsonObject[], relation: Relation): voi
     if (list) list.push(child)
     else byParent.set(parent, [child])
   }
-  for (const record of records) record[relation.key] = byParent.get(idText(record.id) ?? '') ?? []
+  for (const record of records) setKey(record, relation.key, byParent.get(idText(record.id) ?? '') ?? [])
 }
 
 /** The parent each record names; a record naming none that exists gets no key, as in json-server. */
@@ -135,7 +140,7 @@ function expand(context: Context, records: JsonObject[], relation: Relation): vo
   }
   for (const record of records) {
     const parent = parents.get(idText(record[relation.field]) ?? '')
-    if (parent) record[relation.key] = parent
+    if (parent) setKey(record, relation.key, parent)
   }
 }
 
@@ -223,14 +228,13 @@ function cascadeTargets(context: Context, projectId: number, collectionName: str
 export function dependentsOf(context: Context, request: RelationRequest): { remove(id: string): Record<string, string> } {
   const projectId = request.resource.projectId
   const name = ownName(context, request)
-  const field = foreignKey(name)
-  const named = namesOf(request.query, DEPENDENT).map((dependent): Dependents => ({
-    collectionId: collectionNamed(context, projectId, DEPENDENT, dependent, [dependent, pluralize.plural(dependent)]),
-    field,
-  }))
+  const named = new Set(namesOf(request.query, DEPENDENT).map((dependent) =>
+    collectionNamed(context, projectId, DEPENDENT, dependent, [dependent, pluralize.plural(dependent)])))
   const cascades = request.resource.onDelete === 'cascade'
-  if (named.length === 0 && !cascades) return { remove: () => ({}) }
-  const first = cascades ? [...named, ...cascadeTargets(context, projectId, name, [request.resource])] : named
+  if (named.size === 0 && !cascades) return { remove: () => ({}) }
+  // A named collection's records belong by the foreign key, or by the parameter of a resource nested under this one.
+  const targets = cascadeTargets(context, projectId, name, [request.resource])
+  const first = cascades ? targets : targets.filter((target) => named.has(target.collectionId))
   return {
     remove(id) {
       const { relations, records, resources } = context.repos

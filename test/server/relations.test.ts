@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mintToken } from '../../src/domain/auth.ts'
 import { insertRecords } from '../../src/domain/records.ts'
 import { deleteResource } from '../../src/domain/resource-admin.ts'
 import { MAX_EMBEDDED, MAX_RELATIONS } from '../../src/domain/relations.ts'
@@ -70,6 +71,15 @@ describe('_embed and _expand', () => {
     expect(users.json.map((u: { posts: { title: string }[] }) => u.posts.map((p) => p.title))).toEqual([['one'], ['two']])
     // The singular finds the collection (json-server users write both).
     expect((await send(`${url}/api/posts/2?_embed=comment`)).json.comment).toHaveLength(1)
+  })
+
+  it('answers the same through the records of the management API', async () => {
+    const { context } = openStore(ws.db)
+    const headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const posts = context.repos.resources.byPath(1, '/api/posts')!
+    const mock = await send(`${url}/api/posts?_embed=comments&_expand=user`)
+    expect((await send(`${url}/api/projects/1/resources/${posts.id}/records?_embed=comments&_expand=user`, { headers })).json).toEqual(mock.json)
+    expect((await send(`${url}/api/projects/1/resources/${posts.id}/records/2?_embed=comments`, { headers })).json).toEqual((await send(`${url}/api/posts/2?_embed=comments`)).json)
   })
 
   it('answers the stored text untouched without them', async () => {
@@ -193,6 +203,7 @@ describe('DELETE with _dependent and onDelete: cascade', () => {
     await ws.ok('add-resource', '/api/users/:owner/notes')
     await ws.ok('add-resource', '/api/tags')
     await ws.ok('add-resource', '/api/tags/:tagId/links')
+    await ws.ok('add-resource', '/api/tags/:label/badges')
     server = await serve(ws.db)
     url = server.url
   })
@@ -219,6 +230,15 @@ describe('DELETE with _dependent and onDelete: cascade', () => {
     expect(deleted.headers.get('x-deleted-dependents')).toBe('1')
     expect(deleted.headers.get('access-control-expose-headers')).toContain('X-Deleted-Dependents')
     expect(stored(ws.db, 'links').map((l) => l.id)).toEqual(['l2'])
+
+    // A nested resource's own parameter names its records' parent too.
+    await post(`${url}/api/tags`, { id: 3 })
+    await post(`${url}/api/tags`, { id: 4 })
+    await post(`${url}/api/tags/3/badges`, { id: 'b3' })
+    await post(`${url}/api/tags/4/badges`, { id: 'b4' })
+    const badges = await send(`${url}/api/tags/3?_dependent=badge`, { method: 'DELETE' })
+    expect(badges.headers.get('x-deleted-dependents')).toBe('1')
+    expect(stored(ws.db, 'badges').map((b) => [b.id, b.label])).toEqual([['b4', '4']])
   })
 
   it('onDelete: cascade takes the records naming it, those of nested resources, and theirs while they cascade', async () => {
