@@ -31,7 +31,7 @@ const EXPAND = '_expand'
 const DEPENDENT = '_dependent'
 
 /** The field a child holds its parent's id in: `posts` → `postId`. */
-export function foreignKey(collection: string): string {
+function foreignKey(collection: string): string {
   return `${pluralize.singular(collection)}Id`
 }
 

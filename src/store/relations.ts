@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import { toJsonPath } from './records.ts'
+import { toJsonPath, type RecordRepo } from './records.ts'
 
 const INTEGER = /^-?(?:0|[1-9][0-9]*)$/
 
@@ -23,15 +23,14 @@ export type RelationRepo = ReturnType<typeof createRelationRepo>
  * another (children), and records by id (parents). One statement per relation and page, however
  * many records the page holds: the ids go in bound as one JSON array, the field as a JSON path.
  */
-export function createRelationRepo(db: Db) {
+export function createRelationRepo(db: Db, records: RecordRepo) {
   const collection = db.prepare<[number], { projectId: number; name: string }>('SELECT project_id AS projectId, name FROM collections WHERE id = ?')
   const byName = db.prepare<[number, string], number>('SELECT id FROM collections WHERE project_id = ? AND name = ?').pluck()
   const names = db.prepare<[number], string>('SELECT name FROM collections WHERE project_id = ? ORDER BY name').pluck()
-  const isIndexed = db.prepare<[number, string], number>('SELECT 1 FROM indexed_fields WHERE collection_id = ? AND field = ?').pluck()
   const children = db.prepare<[number, string, string, number], string>(
     'SELECT data FROM records WHERE collection_id = ? AND (data -> ?) IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?',
   ).pluck()
-  // A large collection's field index, when the field has one: no scan of the whole collection.
+  // A large collection's field index (made on first use): no scan of the whole collection.
   const indexedChildren = db.prepare<[number, string, string, number], string>(
     `SELECT r.data FROM field_values f JOIN records r ON r.seq = f.seq
      WHERE f.collection_id = ? AND f.field = ? AND f.json IN (SELECT value FROM json_each(?)) ORDER BY r.seq LIMIT ?`,
@@ -47,7 +46,7 @@ export function createRelationRepo(db: Db) {
     'SELECT data FROM records WHERE collection_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY seq',
   ).pluck()
 
-  const indexed = (collectionId: number, field: string) => isIndexed.get(collectionId, field) === 1
+  const indexed = (collectionId: number, field: string) => records.indexed(collectionId, field)
 
   return {
     /** The project and name of a collection; undefined once it has been dropped. */

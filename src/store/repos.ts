@@ -19,13 +19,14 @@ export type Repos = ReturnType<typeof createRepos>
 /** Every repository over one connection; statements are prepared here, once. */
 export function createRepos(db: Db) {
   const meta = createMetaRepo(db)
+  const records = createRecordRepo(db)
   return {
     projects: createProjectRepo(db),
     resources: createResourceRepo(db),
     collections: createCollectionRepo(db),
     endpoints: createEndpointRepo(db),
-    records: createRecordRepo(db),
-    relations: createRelationRepo(db),
+    records,
+    relations: createRelationRepo(db, records),
     meta,
     lease: createLeaseRepo(db, meta),
     inbox: createInboxRepo(db),

@@ -123,15 +123,14 @@ describe('_embed and _expand', () => {
     const capped = await send(`${url}/api/posts?_embed=comments`)
     expect(capped.status).toBe(400)
     expect(capped.json.error.message).toContain(`more than ${MAX_EMBEDDED} comments records`)
+    // A collection this large gets the foreign key indexed on first use, as a filter on it does; the answers match a filter's.
+    const raw = new Database(ws.db, { readonly: true })
+    expect(raw.prepare('SELECT field FROM indexed_fields WHERE collection_id = ?').pluck().all(notes)).toEqual(['postId'])
+    raw.close()
     // One post's worth still fits.
     const one = await send(`${url}/api/posts/1?_embed=comments`)
     expect(one.json.comments).toHaveLength(2)
-    // A filter on a collection this large indexes the field; relations then read through that index, with the same answer.
     expect((await send(`${url}/api/comments?postId=1`)).json).toEqual(one.json.comments)
-    const raw = new Database(ws.db, { readonly: true })
-    expect(raw.prepare("SELECT field FROM indexed_fields WHERE collection_id = ?").pluck().all(notes)).toEqual(['postId'])
-    raw.close()
-    expect((await send(`${url}/api/posts/1?_embed=comments`)).json).toEqual(one.json)
     expect((await send(`${url}/api/posts?_embed=comments&limit=1`)).json[0].comments.map((c: { body: string }) => c.body)).toEqual(['a', 'b'])
     const cleared = await send(`${url}/api/posts/3?_dependent=comments`, { method: 'DELETE' })
     expect(cleared.headers.get('x-deleted-dependents')).toBe(String(MAX_EMBEDDED))
