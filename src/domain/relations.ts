@@ -52,7 +52,7 @@ function namesOf(query: URLSearchParams, parameter: string): string[] {
   return [...names]
 }
 
-/** The collection a name stands for: itself, or its plural (`_embed=comment` finds `comments`). */
+/** The collection a name stands for: the first of its candidates the project has. */
 function collectionNamed(context: Context, projectId: number, parameter: string, name: string, candidates: string[]): number {
   const { relations } = context.repos
   for (const candidate of candidates) {
@@ -85,6 +85,11 @@ interface Relation {
   field: string
 }
 
+/** A singular name with a plural of its own (`post`, not `posts`, nor `news`, which is both). */
+function namesParent(name: string): boolean {
+  return pluralize.singular(name) === name && pluralize.plural(name) !== name
+}
+
 function relationsOf(context: Context, request: RelationRequest, embeds: string[], expands: string[]): Relation[] {
   const projectId = request.resource.projectId
   const name = ownName(context, request)
@@ -92,10 +97,10 @@ function relationsOf(context: Context, request: RelationRequest, embeds: string[
     invalid(embeds.length > 0 ? EMBED : EXPAND, `names ${embeds.length + expands.length} collections; at most ${MAX_RELATIONS} may be embedded and expanded at once`)
   }
   return [
-    ...embeds.map((key): Relation => ({
-      kind: 'embed', key, field: foreignKey(name),
-      collectionId: collectionNamed(context, projectId, EMBED, key, [key, pluralize.plural(key)]),
-    })),
+    // json-server 1.x: a singular name embeds the parent (`_embed=post` on a comment), a plural one the children.
+    ...embeds.map((key): Relation => (namesParent(key)
+      ? { kind: 'expand', key, field: foreignKey(key), collectionId: collectionNamed(context, projectId, EMBED, key, [pluralize.plural(key)]) }
+      : { kind: 'embed', key, field: foreignKey(name), collectionId: collectionNamed(context, projectId, EMBED, key, [key]) })),
     ...expands.map((key): Relation => ({
       kind: 'expand', key, field: foreignKey(key),
       collectionId: collectionNamed(context, projectId, EXPAND, key, [pluralize.plural(key), key]),

@@ -69,8 +69,13 @@ describe('_embed and _expand', () => {
     expect(nested.json[0]).toMatchObject({ title: 'one', user: { id: expect.anything(), name: 'Ada' }, comments: [{ body: 'a' }, { body: 'b' }] })
     const users = await send(`${url}/api/users?_embed=posts`)
     expect(users.json.map((u: { posts: { title: string }[] }) => u.posts.map((p) => p.title))).toEqual([['one'], ['two']])
-    // The singular finds the collection (json-server users write both).
-    expect((await send(`${url}/api/posts/2?_embed=comment`)).json.comment).toHaveLength(1)
+    // json-server 1.x: a singular name embeds the parent, as _expand does.
+    const comments = await send(`${url}/api/comments?_embed=post&sort=body`)
+    expect(comments.json.map((c: { body: string; post?: { title: string } }) => [c.body, c.post?.title])).toEqual([['a', 'one'], ['b', 'one'], ['c', 'two'], ['d', undefined]])
+    expect((await send(`${url}/api/comments/12?_embed=post`)).json).toEqual((await send(`${url}/api/comments/12?_expand=post`)).json)
+    // A post names no comment (no commentId): no key.
+    expect(Object.keys((await send(`${url}/api/posts/1?_embed=comment`)).json)).not.toContain('comment')
+    expect((await send(`${url}/api/posts/1?_embed=reply`)).json.error.message).toContain('"_embed" names "reply"')
   })
 
   it('answers the same through the records of the management API', async () => {
