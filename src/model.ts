@@ -134,8 +134,13 @@ export interface Resource {
   seedValue: number | null
   /** Records given literally (project file, template), seeded before the generated ones. */
   seedRecords: Record<string, unknown>[]
+  /** What deleting one of its records does to the records that belong to it (docs/mocking.md, "Relations"). */
+  onDelete: OnDelete
   createdAt: string
 }
+
+export const ON_DELETE = ['keep', 'cascade'] as const
+export type OnDelete = (typeof ON_DELETE)[number]
 
 export interface Endpoint {
   id: number

@@ -148,6 +148,7 @@ export function resourceView(resource: Resource, recordCount: number, endpointId
     path: resource.path,
     fields: resource.fields,
     seedCount: resource.seedCount,
+    onDelete: resource.onDelete,
     recordCount,
     endpointIds,
   }

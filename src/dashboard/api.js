@@ -196,7 +196,7 @@ export const listResources = async () => (await inProject('/resources')).data
 export const checkResource = async (path) => (await inProject(`/resources/check?path=${encodeURIComponent(path)}`)).data
 
 /**
- * @param {{ path: string, fields?: Record<string, string>, seed?: number }} request
+ * @param {{ path: string, fields?: Record<string, string>, seed?: number, onDelete?: ResourceView['onDelete'] }} request
  * @returns {Promise<ResourceCreated>}
  */
 export const addResource = async (request) => (await inProject('/resources', { method: 'POST', body: request })).data

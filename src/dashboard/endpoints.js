@@ -2,7 +2,7 @@
 // The Endpoints tab: the list with its settings edited in place, and Add resource.
 
 import { addResource, checkResource, deleteEndpoint as removeEndpoint, listEndpoints, updateEndpoint, uploadEndpointFile } from './api.js'
-import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify, statusBadge } from './dom.js'
+import { $, button, copyText, dangerButton, form, guard, h, input, loadForProject, methodBadge, notify, select, statusBadge } from './dom.js'
 import { authText, parseAuthText } from './auth-text.js'
 import { refreshProjects } from './projects.js'
 import { responsesEditor, responsesSummary } from './responses.js'
@@ -451,7 +451,9 @@ async function submitResource(event) {
     return setCheck(error instanceof Error ? error.message : String(error), 'bad')
   }
   const seed = input('resource-seed').value.trim()
-  const request = { path: input('resource-path').value.trim(), ...(fields ? { fields } : {}), ...(seed ? { seed: Number(seed) } : {}) }
+  /** @type {import('../views.ts').ResourceView['onDelete']} */
+  const onDelete = select('resource-on-delete').value === 'cascade' ? 'cascade' : 'keep'
+  const request = { path: input('resource-path').value.trim(), ...(fields ? { fields } : {}), ...(seed ? { seed: Number(seed) } : {}), onDelete }
   await guard(async () => {
     const created = await addResource(request)
     form('resource-form').reset()

@@ -169,10 +169,13 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     for (const [path, spec] of wanted) {
       let resource = resources.byPath(project.id, path)
       if (!resource) {
-        const created = createResource(context, { project: project.slug, path, rules: !specPaths.has(routeShape(path)) })
+        const created = createResource(context, { project: project.slug, path, rules: !specPaths.has(routeShape(path)), onDelete: spec.onDelete })
         warnings.push(...created.warnings)
         resource = created.resource
         changes.push(`+ resource ${path}`)
+      } else if (resource.onDelete !== spec.onDelete) {
+        resources.setOnDelete(resource.id, spec.onDelete)
+        changes.push(`~ onDelete ${path}: ${spec.onDelete}`)
       }
       if (!sameSeed(resource, spec)) {
         resources.setSeed(resource.id, checkSeed(seedOf(spec), makeFaker))

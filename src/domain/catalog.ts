@@ -15,6 +15,7 @@ export interface RoutedEndpoint {
   endpoint: Endpoint
   /** For resource endpoints: where the records live, and the parameters tying them to a parent. */
   collectionId: number | null
+  resource: Resource | null
   parentFields: string[]
   /** The path parameter holding a record's id (`id`, or `petId` on an imported stateful path). */
   idParam: string
@@ -154,6 +155,7 @@ function build(context: Context, ownPathsSlug: string | undefined, parsedSpecs: 
     const routed: RoutedEndpoint = {
       endpoint,
       collectionId: resource?.collectionId ?? null,
+      resource: resource ?? null,
       parentFields: resource ? parentFields(resource.path) : [],
       idParam: last?.kind === 'param' ? last.name : 'id',
       spec: endpoint.specId === null ? null : specOf(endpoint.specId),

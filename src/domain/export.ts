@@ -85,7 +85,7 @@ export function exportProject(context: Context, project: Project): ProjectFile {
       if (byShape.has(key)) standard.add(key)
       else without.push(`${method} ${path}`)
     }
-    return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without }
+    return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without, onDelete: resource.onDelete }
   })
   const endpointSpecs = endpoints
     .map((endpoint) => ({ endpoint, spec: endpointSpec(context, endpoint, importTitles) }))
@@ -124,6 +124,7 @@ export function toYaml(file: ProjectFile): string {
     ...(r.seed !== null ? { seed: r.seed } : {}),
     ...(r.records.length ? { records: r.records } : {}),
     ...(r.without.length ? { without: r.without } : {}),
+    ...(r.onDelete !== 'keep' ? { onDelete: r.onDelete } : {}),
   }))
   const document = {
     name: file.name,

@@ -165,7 +165,7 @@ export function storeRoutes(
         let resource = resources.byPath(project.id, group.path)
         if (!resource) {
           // Only a new collection is seeded: a re-import keeps the records stored since.
-          resource = resources.insert({ projectId: project.id, collectionId: collections.ensure(project.id, collectionName(group.path)), path: group.path, createdAt: now })
+          resource = resources.insert({ projectId: project.id, collectionId: collections.ensure(project.id, collectionName(group.path)), path: group.path, onDelete: 'keep', createdAt: now })
           seeded.push({ resource, group })
         }
         for (const [routeKey, action] of group.actions) bound.set(routeKey, { resourceId: resource.id, action })

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { AuthScheme, Fault, Negotiation, PathRules, ResponsePick, SpecFormat } from '../model.ts'
+import type { AuthScheme, Fault, Negotiation, OnDelete, PathRules, ResponsePick, SpecFormat } from '../model.ts'
 import type { ResponseJson } from './responses.ts'
 
 /**
@@ -35,6 +35,7 @@ export interface RawResource {
   seed?: number | null
   records?: Record<string, unknown>[] | null
   without?: string[] | null
+  onDelete?: OnDelete
 }
 
 export interface RawEndpoint {

@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
@@ -57,6 +57,8 @@ export interface ResourceSpec {
   records: Record<string, unknown>[]
   /** Endpoints of the resource that do not exist, as "METHOD path". */
   without: string[]
+  /** What deleting one of its records does to the records that belong to it. */
+  onDelete: OnDelete
 }
 
 export interface EndpointSpec {
@@ -181,6 +183,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     seed: r.seed ?? null,
     records: r.records ?? [],
     without: r.without ?? [],
+    onDelete: r.onDelete ?? 'keep',
   }))
 
   const imports = (file.imports ?? []).map((m): ImportSpec => ({

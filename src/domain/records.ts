@@ -1,10 +1,11 @@
 import { AppError } from '../errors.ts'
-import type { FieldFilter, ResourceAction } from '../model.ts'
+import type { FieldFilter, Resource, ResourceAction } from '../model.ts'
 import { parseListParams } from '../engine/list-query.ts'
 import { linkHeader } from '../engine/links.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
 import type { IdType } from '../store/collections.ts'
 import type { Context } from './context.ts'
+import { dependentsOf, withParentIds, withRelations } from './relations.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const MAX_ID_LENGTH = 1024
@@ -15,6 +16,8 @@ export type JsonObject = Record<string, unknown>
 /** What a resource action needs from the request, independent of any HTTP library. */
 export interface RecordRequest {
   action: ResourceAction
+  /** The resource whose endpoint this is: its project, path and onDelete setting. */
+  resource: Resource
   collectionId: number
   /** Fields tying records to their parent, with the values from the path. */
   parents: FieldFilter[]
@@ -171,20 +174,20 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
       })
       const headers: Record<string, string> = { ...json, 'X-Total-Count': String(page.total) }
       if (limit !== null && params.page !== null) headers.Link = linkHeader(request.url, params.page, limit, page.total)
-      return { status: request.status, headers, body: page.json }
+      return { status: request.status, headers, body: withRelations(context, request, page.json) }
     }
     case 'create': {
       const body = requireObject(request.body)
       const created = writeTransaction(context.db, () => {
         requireCollection(context, request.collectionId)
-        return insertRecord(context, request.collectionId, body, request.parents)
+        return insertRecord(context, request.collectionId, withParentIds(context, request, body), request.parents)
       })
       return { status: request.status, headers: json, body: created }
     }
     case 'read': {
       const id = request.id!
       const found = records.get(request.collectionId, id, request.parents) ?? notFound(id)
-      return { status: request.status, headers: json, body: found }
+      return { status: request.status, headers: json, body: withRelations(context, request, found) }
     }
     case 'replace':
     case 'patch': {
@@ -202,12 +205,13 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
     }
     case 'delete': {
       const id = request.id!
-      const removed = writeTransaction(context.db, () => {
+      const { removed, cascaded } = writeTransaction(context.db, () => {
+        const dependents = dependentsOf(context, request)
         const current = records.get(request.collectionId, id, request.parents) ?? notFound(id)
         records.remove(request.collectionId, id)
-        return current
+        return { removed: current, cascaded: dependents.remove(id) }
       })
-      return { status: request.status, headers: json, body: removed }
+      return { status: request.status, headers: { ...json, ...cascaded }, body: removed }
     }
   }
 }

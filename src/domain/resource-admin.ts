@@ -5,7 +5,7 @@ import { endpointView, resourceView } from '../views.ts'
 import type { Context } from './context.ts'
 import { parseId } from './endpoints.ts'
 import { checkResourcePath, pathField, type PathCheck } from './path-rules.ts'
-import { createResource, resourceConflict } from './resources.ts'
+import { checkOnDelete, createResource, resourceConflict } from './resources.ts'
 import { MAX_SEED_COUNT, seedResource } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -52,16 +52,16 @@ export function checkNewResource(context: Context, project: Project, path: strin
   }
 }
 
-const CREATE_FIELDS = ['path', 'fields', 'seed']
+const CREATE_FIELDS = ['path', 'fields', 'seed', 'onDelete']
 
-/** `add-resource --fields --seed` from a JSON body `{path, fields?, seed?}`, in one transaction. */
+/** `add-resource --fields --seed --on-delete` from a JSON body `{path, fields?, seed?, onDelete?}`, in one transaction. */
 export function addResource(context: Context, project: Project, input: unknown, makeFaker: FakerFactory) {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new AppError('INVALID_BODY', 'request body must be a JSON object: {path, fields?, seed?}')
+    throw new AppError('INVALID_BODY', 'request body must be a JSON object: {path, fields?, seed?, onDelete?}')
   }
   const body = input as Record<string, unknown>
   const unknown = Object.keys(body).find((key) => !CREATE_FIELDS.includes(key))
-  if (unknown !== undefined) invalidField(unknown, `is not a resource field; send path, fields and seed`)
+  if (unknown !== undefined) invalidField(unknown, `is not a resource field; send path, fields, seed and onDelete`)
   const { path, warnings } = checkPath(body.path, project)
   const fields = body.fields ?? {}
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) invalidField('fields', 'must be an object of field names to generators, e.g. {"title": "lorem.sentence"}')
@@ -70,11 +70,12 @@ export function addResource(context: Context, project: Project, input: unknown, 
     invalidField('seed', `must be a whole number of records from 0 to ${MAX_SEED_COUNT}`)
   }
   if (seedCount > 0 && Object.keys(fields).length === 0) invalidField('fields', 'must name at least one field generator to generate records')
+  const onDelete = body.onDelete === undefined ? 'keep' : checkOnDelete(body.onDelete)
   const seed = { fields: fields as Record<string, string>, seedCount, seedValue: null, seedRecords: [] }
   return writeTransaction(context.db, () => {
     const conflict = resourceConflict(context, project, path)
     if (conflict) throw new AppError('CONFLICT', conflict)
-    const created = createResource(context, { project: project.slug, path })
+    const created = createResource(context, { project: project.slug, path, onDelete })
     try {
       seedResource(context, created.resource, seed, makeFaker)
     } catch (error) {

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts'
-import type { Endpoint, HttpMethod, Project, Resource, ResourceAction } from '../model.ts'
+import { ON_DELETE, type Endpoint, type HttpMethod, type OnDelete, type Project, type Resource, type ResourceAction } from '../model.ts'
 import type { Context } from './context.ts'
 import { findEndpoint } from './endpoints.ts'
 import { checkResourcePath } from './path-rules.ts'
@@ -27,7 +27,7 @@ export interface CreatedResource {
 }
 
 /** `rules: false` for paths an imported spec defines (`/pets`), which the path rules do not judge; else the project's `pathRules` say how. */
-export function createResource(context: Context, input: { project?: string | undefined; path: string; rules?: boolean }): CreatedResource {
+export function createResource(context: Context, input: { project?: string | undefined; path: string; rules?: boolean; onDelete?: OnDelete }): CreatedResource {
   return writeTransaction(context.db, () => {
     const project = selectProject(context, input.project)
     const { path, warnings } = input.rules === false ? { path: input.path, warnings: [] } : checkResourcePath(input.path, project.pathRules)
@@ -35,7 +35,7 @@ export function createResource(context: Context, input: { project?: string | und
     if (conflict) throw new AppError('CONFLICT', conflict)
     const createdAt = context.clock.now().toISOString()
     const collectionId = context.repos.collections.ensure(project.id, collectionName(path))
-    const resource = context.repos.resources.insert({ projectId: project.id, collectionId, path, createdAt })
+    const resource = context.repos.resources.insert({ projectId: project.id, collectionId, path, onDelete: input.onDelete ?? 'keep', createdAt })
     const endpoints = RESOURCE_ENDPOINTS.map((spec) =>
       context.repos.endpoints.insert({
         projectId: project.id,
@@ -69,4 +69,14 @@ export function collectionName(resourcePath: string): string {
 /** Parameter names of a resource path that tie its records to a parent (`:userId` → `userId`). */
 export function parentFields(resourcePath: string): string[] {
   return resourcePath.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1))
+}
+
+/** A resource's onDelete setting as given (CLI flag, API field); anything else is INVALID_INPUT. */
+export function checkOnDelete(value: unknown): OnDelete {
+  if (typeof value !== 'string' || !(ON_DELETE as readonly string[]).includes(value)) {
+    const given = typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value)
+    const message = `must be one of ${ON_DELETE.join(', ')}`
+    throw new AppError('INVALID_INPUT', `onDelete ${given} ${message}`, { details: [{ field: 'onDelete', message }] })
+  }
+  return value as OnDelete
 }

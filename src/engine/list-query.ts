@@ -11,7 +11,8 @@ export interface ListParams {
   offset: number
 }
 
-const CONTROL = new Set(['sort', 'order', 'page', 'limit'])
+// The relations' parameters (domain/relations.ts) are read there, never filters.
+const CONTROL = new Set(['sort', 'order', 'page', 'limit', '_embed', '_expand', '_dependent'])
 const POSITIVE_INT = /^[1-9][0-9]*$/
 const DEFAULT_LIMIT = 10
 const MAX_FILTER_FIELDS = 32

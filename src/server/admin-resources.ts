@@ -14,6 +14,7 @@ const SUCCESS: Record<ResourceAction, number> = { list: 200, create: 201, read: 
 async function recordResponse(context: Context, event: H3Event, resource: Resource, action: ResourceAction, body: unknown, id?: string): Promise<Response> {
   const result = await whenStoreFree(context.db, () => runRecordAction(context, {
     action,
+    resource,
     collectionId: resource.collectionId,
     parents: [],
     id,

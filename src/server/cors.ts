@@ -6,7 +6,7 @@ import { FastResponse } from 'srvx'
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-Total-Count, Link, Allow, WWW-Authenticate',
+  'Access-Control-Expose-Headers': 'X-Total-Count, Link, Allow, WWW-Authenticate, X-Deleted-Dependents',
 }
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS'

@@ -224,6 +224,12 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       const rows = pageStatement(filters.length, query.sort).all(collectionId, ...where, ...sortParams, limit, query.offset) as string[]
       return { total, json: `[${rows.join(',')}]` }
     },
+    /**
+     * Whether the field has an index in this collection, made now when the collection is large
+     * enough, as a list filtered by it would make it (relations read children through it).
+     */
+    indexed: (collectionId: number, field: string): boolean =>
+      usableIndex(collectionId, { filters: [{ field, values: [] }], sort: null, limit: null, offset: 0 }, (countAll.get(collectionId) as number | undefined) ?? 0) !== null,
     /** The stored JSON text of one record, if it exists and matches the filters. */
     get(collectionId: number, id: string, filters: FieldFilter[] = []): string | undefined {
       return getStatement(filters.length).get(collectionId, id, ...filterParams(filters)) as string | undefined

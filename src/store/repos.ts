@@ -9,6 +9,7 @@ import { createSubscriptionRepo } from './subscriptions.ts'
 import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
+import { createRelationRepo } from './relations.ts'
 import { createResourceRepo } from './resources.ts'
 import { createRetentionRepo } from './retention.ts'
 import { createSpecRepo } from './specs.ts'
@@ -18,12 +19,14 @@ export type Repos = ReturnType<typeof createRepos>
 /** Every repository over one connection; statements are prepared here, once. */
 export function createRepos(db: Db) {
   const meta = createMetaRepo(db)
+  const records = createRecordRepo(db)
   return {
     projects: createProjectRepo(db),
     resources: createResourceRepo(db),
     collections: createCollectionRepo(db),
     endpoints: createEndpointRepo(db),
-    records: createRecordRepo(db),
+    records,
+    relations: createRelationRepo(db, records),
     meta,
     lease: createLeaseRepo(db, meta),
     inbox: createInboxRepo(db),

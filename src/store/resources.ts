@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { Resource } from '../model.ts'
+import type { OnDelete, Resource } from '../model.ts'
 
 interface ResourceRow {
   id: number
@@ -10,6 +10,7 @@ interface ResourceRow {
   seed_count: number
   seed_value: number | null
   seed_records: string
+  on_delete: OnDelete
   created_at: string
 }
 
@@ -23,6 +24,7 @@ function toResource(row: ResourceRow): Resource {
     seedCount: row.seed_count,
     seedValue: row.seed_value,
     seedRecords: JSON.parse(row.seed_records) as Record<string, unknown>[],
+    onDelete: row.on_delete,
     createdAt: row.created_at,
   }
 }
@@ -41,9 +43,10 @@ export function createResourceRepo(db: Db) {
   const byCollection = db.prepare<[number], ResourceRow>('SELECT * FROM resources WHERE collection_id = ? ORDER BY id')
   const byId = db.prepare<[number], ResourceRow>('SELECT * FROM resources WHERE id = ?')
   const byPath = db.prepare<[number, string], ResourceRow>('SELECT * FROM resources WHERE project_id = ? AND path = ?')
-  const insert = db.prepare<[number, number, string, string]>(
-    'INSERT INTO resources (project_id, collection_id, path, created_at) VALUES (?, ?, ?, ?)',
+  const insert = db.prepare<[number, number, string, OnDelete, string]>(
+    'INSERT INTO resources (project_id, collection_id, path, on_delete, created_at) VALUES (?, ?, ?, ?, ?)',
   )
+  const setOnDelete = db.prepare<[OnDelete, number]>('UPDATE resources SET on_delete = ? WHERE id = ?')
   const setSeed = db.prepare(
     'UPDATE resources SET fields = @fields, seed_count = @seedCount, seed_value = @seedValue, seed_records = @seedRecords WHERE id = @id',
   )
@@ -62,13 +65,14 @@ export function createResourceRepo(db: Db) {
       const row = byPath.get(projectId, path)
       return row && toResource(row)
     },
-    insert(resource: { projectId: number; collectionId: number; path: string; createdAt: string }): Resource {
-      const info = insert.run(resource.projectId, resource.collectionId, resource.path, resource.createdAt)
+    insert(resource: { projectId: number; collectionId: number; path: string; onDelete: OnDelete; createdAt: string }): Resource {
+      const info = insert.run(resource.projectId, resource.collectionId, resource.path, resource.onDelete, resource.createdAt)
       return toResource(byId.get(Number(info.lastInsertRowid))!)
     },
     setSeed(id: number, seed: ResourceSeed): void {
       setSeed.run({ id, ...seed, fields: JSON.stringify(seed.fields), seedRecords: JSON.stringify(seed.seedRecords) })
     },
+    setOnDelete: (id: number, onDelete: OnDelete): void => void setOnDelete.run(onDelete, id),
     remove: (id: number): void => void remove.run(id),
   }
 }

@@ -13,6 +13,8 @@ async function buildRichProject(ok: (...args: string[]) => Promise<string>, cwd:
   await ok('add-resource', '/api/products', '--fields', 'name:commerce.productName,price:number.float,active:boolean', '--seed', '12', '--seed-value', '5')
   await ok('add-resource', '/api/users')
   await ok('add-resource', '/api/users/:userId/orders')
+  await ok('add-resource', '/api/teams', '--on-delete', 'cascade')
+  await ok('add-resource', '/api/teams/:teamId/members')
   await ok('endpoint', 'set', 'GET', '/api/products', '--status', '203', '--header', 'X-Env: mock', '--delay', '5')
   writeFileSync(join(cwd, 'schema.json'), JSON.stringify({ type: 'object', required: ['name'] }))
   await ok('endpoint', 'set', 'POST', '/api/products', '--schema', '@schema.json', '--error-rate', '10', '--error-status', '503')
@@ -45,6 +47,8 @@ describe('export and apply', () => {
     expect(exported).toContain('name: Rich')
     expect(exported).toContain('without:')
     expect(exported).toContain('schema:')
+    expect(exported).toContain('  - path: /api/teams\n    onDelete: cascade\n')
+    expect(exported.match(/onDelete/g)).toHaveLength(1)
     expect(exported).not.toContain('whsec_')
     writeFileSync(join(first.cwd, 'mockapi.yaml'), exported)
 
@@ -89,6 +93,28 @@ describe('export and apply', () => {
     expect((await send(`${url}/api/rich/users/${created.json.id}`)).status).toBe(200)
     await server.close()
     expect((await run('apply', 'mockapi.yaml')).stdout).toContain('already matches')
+  })
+
+  it('applies an edited onDelete to the resource in place, its records kept, and the deletes follow it', async () => {
+    const { cwd, db, ok } = copyOfRich()
+    const file = join(cwd, 'mockapi.yaml')
+    await ok('export', '-o', 'mockapi.yaml')
+    const { url } = await serve(db)
+    const team = (await send(`${url}/api/rich/teams`, { method: 'POST', body: { name: 'a' } })).json
+    await send(`${url}/api/rich/teams/${team.id}/members`, { method: 'POST', body: { name: 'x' } })
+    const other = (await send(`${url}/api/rich/teams`, { method: 'POST', body: { name: 'b' } })).json
+    await send(`${url}/api/rich/teams/${other.id}/members`, { method: 'POST', body: { name: 'y' } })
+    expect((await send(`${url}/api/rich/teams/${team.id}`, { method: 'DELETE' })).headers.get('x-deleted-dependents')).toBe('1')
+    expect((await send(`${url}/api/rich/teams/${other.id}/members`)).json).toHaveLength(1)
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace('    onDelete: cascade\n', ''))
+    const edited = await ok('apply', 'mockapi.yaml')
+    expect(edited).toContain('~ onDelete /api/teams: keep')
+    expect(edited).toContain('1 changes')
+    expect((await send(`${url}/api/rich/teams/${other.id}`, { method: 'DELETE' })).headers.get('x-deleted-dependents')).toBeNull()
+    const { repos } = openStore(db).context
+    expect(repos.records.allJson(repos.relations.collectionByName(1, 'members')!)).toEqual([expect.stringContaining('"name":"y"')])
+    expect(await ok('export')).not.toContain('onDelete')
   })
 
   it('reseeds resources without their own seed when the project seed changes, not when the name does', async () => {

@@ -28,6 +28,7 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('✓ /api/orders makes five endpoints')
     await page.getByLabel('Fields').fill('total:int, note:helpers.arrayElement(["a, b","c"])')
     await page.getByLabel('Seed records').fill('3')
+    await page.getByLabel('On delete').selectOption('cascade')
     await add.click()
     await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('Added /api/orders with 5 endpoints.')
 
@@ -47,6 +48,9 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     const endpoints = await send(`${shop.server.url}/api/projects/1/endpoints`, { headers: { Authorization: `Bearer ${shop.token}` } })
     expect(endpoints.json.filter((e: { path: string }) => e.path.startsWith('/api/orders'))).toHaveLength(5)
     await expect.poll(() => page.getByTestId('project').textContent()).toContain(`${endpoints.json.length} endpoints`)
+    const resources = await send(`${shop.server.url}/api/projects/1/resources`, { headers: { Authorization: `Bearer ${shop.token}` } })
+    expect(resources.json.find((r: { path: string }) => r.path === '/api/orders').onDelete).toBe('cascade')
+    expect(await page.getByLabel('On delete').inputValue()).toBe('keep')
 
     await screenshot(page, 'endpoints')
     await screenshotDark(page, 'endpoints')

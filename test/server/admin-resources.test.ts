@@ -41,8 +41,8 @@ describe('GET /api/projects/{id}/resources', () => {
     const listed = await send(`${api}/1/resources`, { headers: auth })
     expect(listed.status).toBe(200)
     expect(listed.json).toEqual([
-      { id: 1, path: '/api/posts', fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' }, seedCount: 12, recordCount: 12, endpointIds: [1, 2, 3, 4, 5] },
-      { id: 2, path: '/api/users/:userId/comments', fields: {}, seedCount: 0, recordCount: 0, endpointIds: [6, 7, 8, 9, 10] },
+      { id: 1, path: '/api/posts', fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' }, seedCount: 12, onDelete: 'keep', recordCount: 12, endpointIds: [1, 2, 3, 4, 5] },
+      { id: 2, path: '/api/users/:userId/comments', fields: {}, seedCount: 0, onDelete: 'keep', recordCount: 0, endpointIds: [6, 7, 8, 9, 10] },
     ])
     expect((await send(`${api}/1/resources`, { method: 'DELETE', headers: auth })).headers.get('allow')).toBe('GET, POST')
     expect((await send(`${api}/1/resources`)).status).toBe(401)
@@ -80,7 +80,7 @@ describe('POST /api/projects/{id}/resources', () => {
     expect(created.status).toBe(201)
     const { resource, endpoints, warnings } = created.json
     expect(warnings).toEqual([])
-    expect(resource).toEqual({ id: expect.any(Number), path: '/api/tickets', fields: { subject: 'lorem.sentence', votes: 'int' }, seedCount: 3, recordCount: 3, endpointIds: endpoints.map((e: { id: number }) => e.id) })
+    expect(resource).toEqual({ id: expect.any(Number), path: '/api/tickets', fields: { subject: 'lorem.sentence', votes: 'int' }, seedCount: 3, onDelete: 'keep', recordCount: 3, endpointIds: endpoints.map((e: { id: number }) => e.id) })
     expect(endpoints.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`)).toEqual([
       'GET /api/tickets 200', 'POST /api/tickets 201', 'GET /api/tickets/:id 200', 'PUT /api/tickets/:id 200', 'DELETE /api/tickets/:id 200',
     ])
@@ -99,6 +99,18 @@ describe('POST /api/projects/{id}/resources', () => {
     expect((await send(`${url}/api/shop/labels`)).json).toEqual([])
   })
 
+  it('creates a resource whose deletes cascade (onDelete), as the DELETE of its records then does', async () => {
+    const created = await send(`${api}/1/resources`, { method: 'POST', headers: auth, body: { path: '/api/shelves', onDelete: 'cascade' } })
+    expect(created.status).toBe(201)
+    expect(created.json.resource).toMatchObject({ path: '/api/shelves', onDelete: 'cascade' })
+    await send(`${api}/1/resources`, { method: 'POST', headers: auth, body: { path: '/api/books' } })
+    await send(`${url}/api/shop/shelves`, { method: 'POST', body: { id: 's1' } })
+    await send(`${url}/api/shop/books`, { method: 'POST', body: { shelfId: 's1' } })
+    const shelves = (await resources()).find((r: { path: string }) => r.path === '/api/shelves')
+    expect((await send(`${api}/1/resources/${shelves.id}/records/s1`, { method: 'DELETE', headers: auth })).status).toBe(204)
+    expect((await send(`${url}/api/shop/books`)).json).toEqual([])
+  })
+
   it.each([
     ['path', { path: '/api/getThings' }, 'rule: no-verbs'],
     ['path', { path: 'api/things' }, 'rule: starts-with-api'],
@@ -114,6 +126,7 @@ describe('POST /api/projects/{id}/resources', () => {
     ['seed', { path: '/api/things', fields: { n: 'int' }, seed: 1.5 }, '"seed"'],
     ['seed', { path: '/api/things', fields: { n: 'int' }, seed: 100_001 }, '"seed"'],
     ['count', { path: '/api/things', count: 3 }, '"count"'],
+    ['onDelete', { path: '/api/things', onDelete: 'restrict' }, 'onDelete "restrict" must be one of keep, cascade'],
   ])('refuses a bad %s with 400 INVALID_INPUT and stores nothing', async (field, body, message) => {
     const before = await resources()
     const endpoints = await endpointCount()

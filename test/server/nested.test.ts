@@ -10,7 +10,10 @@ beforeAll(async () => {
   const dbPath = tempDb()
   const { context } = openStore(dbPath)
   createProject(context, { name: 'Nest', slug: 'nest' })
-  createResource(context, { path: '/api/users' })
+  const { resource: users } = createResource(context, { path: '/api/users' })
+  // A nested POST needs its parent (string ids: the parent field takes the parent id's type).
+  insertRecord(context, users.collectionId, { id: '7' })
+  insertRecord(context, users.collectionId, { id: '8' })
   const { resource: posts } = createResource(context, { path: '/api/posts' })
   createResource(context, { path: '/api/users/:userId/posts' })
   insertRecord(context, posts.collectionId, { title: 'by seven (number)', userId: 7 })

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createResource } from '../../domain/resources.ts'
+import { checkOnDelete, createResource } from '../../domain/resources.ts'
 import { selectProject } from '../../domain/projects.ts'
 import { checkSeed, seedResource } from '../../domain/seeding.ts'
 import { writeTransaction } from '../../domain/transaction.ts'
@@ -14,6 +14,7 @@ interface AddResourceOptions {
   fields?: string
   seed?: number
   seedValue?: number
+  onDelete?: string
   json?: boolean
 }
 
@@ -21,11 +22,12 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
   program
     .command('add-resource <path>')
     .description('create a resource: list, create, read, replace and delete endpoints over its records')
-    .addHelpText('after', '\nExamples:\n  $ mockapi add-resource /api/products --fields "name:commerce.productName,price:number.float" --seed 25\n  $ mockapi add-resource /api/users/:userId/orders --project shop')
+    .addHelpText('after', '\nExamples:\n  $ mockapi add-resource /api/products --fields "name:commerce.productName,price:number.float" --seed 25\n  $ mockapi add-resource /api/users/:userId/orders --project shop\n  $ mockapi add-resource /api/users --on-delete cascade')
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--fields <spec>', 'field generators: "title:lorem.sentence,views:number.int,author:person.fullName" (any faker method, or string, int, number, boolean, uuid, date)')
     .option('--seed <n>', 'seed N generated records', parseInteger)
     .option('--seed-value <n>', 'make generation reproducible (the same records every time)', parseInteger)
+    .option('--on-delete <mode>', 'what deleting a record does to the records that belong to it (postId, nested resources): keep (default) or cascade')
     .option('--json', 'print the created endpoints as JSON')
     .action((path: string, options: AddResourceOptions, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
@@ -36,14 +38,15 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
           seedValue: options.seedValue ?? null,
           seedRecords: [],
         }, makeFaker)
+        const onDelete = options.onDelete === undefined ? 'keep' : checkOnDelete(options.onDelete)
         const project = selectProject(context, options.project)
         const { resource, endpoints, warnings, seeded } = writeTransaction(context.db, () => {
-          const created = createResource(context, { project: project.slug, path })
+          const created = createResource(context, { project: project.slug, path, onDelete })
           return { ...created, seeded: seedResource(context, created.resource, seed, makeFaker) }
         })
         printWarnings(ctx.io, warnings)
         if (options.json) return printJson(ctx.io, endpoints.map(endpointView))
-        ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}${seed.seedCount ? ` with ${seeded} generated records` : ''}`))
+        ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}${seed.seedCount ? ` with ${seeded} generated records` : ''}${onDelete === 'cascade' ? ', deleting its records cascades' : ''}`))
         printTable(ctx.io, ['METHOD', 'PATH', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.status]))
       }))
 }

@@ -91,7 +91,7 @@ export function registerProject(program: Command, ctx: CliContext): void {
       withRuntime(command, ctx, ({ context }) => {
         const found = requireProjectBySlug(context, slug)
         const endpoints = context.repos.endpoints.listByProject(found.id).map(endpointView)
-        const resources = context.repos.resources.listByProject(found.id).map((r) => ({ id: r.id, path: r.path }))
+        const resources = context.repos.resources.listByProject(found.id).map((r) => ({ id: r.id, path: r.path, onDelete: r.onDelete }))
         if (options.json) return printJson(ctx.io, { ...projectView(found), resources, endpoints })
         ctx.io.out(`${found.name}  (slug ${found.slug}, id ${found.id}${found.isDefault ? ', default' : ''})`)
         ctx.io.out(`share token  ${found.shareToken}`)

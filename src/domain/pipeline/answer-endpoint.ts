@@ -157,15 +157,16 @@ export async function faultHeaders(input: Omit<EndpointAnswerInput, 'status' | '
 export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAnswer> {
   const { context, request, route, params, body } = input
   const status = finalStatus(input.status)
-  const { endpoint, collectionId, parentFields, idParam } = route
+  const { endpoint, collectionId, resource, parentFields, idParam } = route
   const headers = await renderHeaders(input)
   if (hasConfiguredBody(endpoint)) {
     const answer = await configuredBody(input)
     return { status, headers: typed(answer.contentType, headers), body: answer.body }
   }
-  if (endpoint.action && collectionId !== null) {
+  if (endpoint.action && collectionId !== null && resource !== null) {
     const result = await whenStoreFree(context.db, () => runRecordAction(context, {
       action: endpoint.action!,
+      resource,
       collectionId,
       parents: parentFields.map((field) => ({ field, values: [params[field]!] })),
       id: params[idParam],

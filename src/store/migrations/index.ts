@@ -17,6 +17,7 @@ import { up as auth } from './0140-auth.ts'
 import { up as responses } from './0150-responses.ts'
 import { up as negotiation } from './0160-negotiation.ts'
 import { up as callbacks } from './0170-callbacks.ts'
+import { up as resourceOnDelete } from './0180-resource-on-delete.ts'
 import { up as typedIds } from './0190-typed-ids.ts'
 
 export interface Migration {
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 150, up: responses },
   { version: 160, up: negotiation },
   { version: 170, up: callbacks },
+  { version: 180, up: resourceOnDelete },
   { version: 190, up: typedIds },
 ]
 
