@@ -242,7 +242,7 @@ describe('DELETE with _dependent and onDelete: cascade', () => {
     await post(`${url}/api/tags/4/badges`, { id: 'b4' })
     const badges = await send(`${url}/api/tags/3?_dependent=badge`, { method: 'DELETE' })
     expect(badges.headers.get('x-deleted-dependents')).toBe('1')
-    expect(stored(ws.db, 'badges').map((b) => [b.id, b.label])).toEqual([['b4', '4']])
+    expect(stored(ws.db, 'badges').map((b) => [b.id, b.label])).toEqual([['b4', 4]])
   })
 
   it('onDelete: cascade takes the records naming it, those of nested resources, and theirs while they cascade', async () => {
