@@ -27,17 +27,18 @@ describe('field indexes give exactly the answers of a full scan', () => {
   })()
   const scan = createRecordRepo(db, { indexThreshold: Infinity })
   const indexed = createRecordRepo(db, { indexThreshold: 100 })
-  const q = (filters: RecordQuery['filters'], sort: RecordQuery['sort'], limit: number | null, offset = 0): RecordQuery => ({ filters, sort, limit, offset })
+  const eq = (field: string, values: string[]) => ({ field, op: 'eq' as const, values })
+  const q = (filters: RecordQuery['filters'], sort: RecordQuery['sort'][number] | null, limit: number | null, offset = 0): RecordQuery => ({ filters, q: null, sort: sort ? [sort] : [], limit, offset })
 
   it.each([
-    ['filter', q([{ field: 'status', values: ['active'] }], null, 20, 20)],
-    ['filter on numbers, booleans and repeats', q([{ field: 'status', values: ['7', 'true', 'archived'] }], null, 50)],
-    ['two filters', q([{ field: 'status', values: ['active'] }, { field: 'name', values: ['t3', 't4'] }], null, null)],
+    ['filter', q([eq('status', ['active'])], null, 20, 20)],
+    ['filter on numbers, booleans and repeats', q([eq('status', ['7', 'true', 'archived'])], null, 50)],
+    ['two filters', q([eq('status', ['active']), eq('name', ['t3', 't4'])], null, null)],
     ['sort ascending with missing values', q([], { field: 'createdAt', descending: false }, 30, 950)],
     ['sort descending with missing values and ties', q([], { field: 'n', descending: true }, 40, 10)],
-    ['filter and sort, page 2', q([{ field: 'status', values: ['active'] }], { field: 'createdAt', descending: true }, 20, 20)],
-    ['filter and sort past the end', q([{ field: 'status', values: ['inactive'] }], { field: 'name', descending: false }, 20, 5000)],
-    ['no match', q([{ field: 'status', values: ['nope'] }], { field: 'n', descending: false }, 20, 0)],
+    ['filter and sort, page 2', q([eq('status', ['active'])], { field: 'createdAt', descending: true }, 20, 20)],
+    ['filter and sort past the end', q([eq('status', ['inactive'])], { field: 'name', descending: false }, 20, 5000)],
+    ['no match', q([eq('status', ['nope'])], { field: 'n', descending: false }, 20, 0)],
     ['sort on a field nobody has', q([], { field: 'missing', descending: true }, 10, 0)],
   ])('%s', (_name, query) => {
     const expected = scan.page(resource.collectionId, query)
@@ -47,7 +48,7 @@ describe('field indexes give exactly the answers of a full scan', () => {
   })
 
   it('keeps the index right through inserts, updates and deletes', () => {
-    const query = q([{ field: 'status', values: ['active'] }], { field: 'createdAt', descending: true }, 15, 0)
+    const query = q([eq('status', ['active'])], { field: 'createdAt', descending: true }, 15, 0)
     indexed.page(resource.collectionId, query)
     insertRecord(context, resource.collectionId, { status: 'active', createdAt: '2099-01-01T00:00:00.000Z' })
     context.repos.records.replace(resource.collectionId, '7', JSON.stringify({ id: '7', status: 'active', createdAt: '2098-01-01T00:00:00.000Z' }))

@@ -17,6 +17,7 @@ import { up as auth } from './0140-auth.ts'
 import { up as responses } from './0150-responses.ts'
 import { up as negotiation } from './0160-negotiation.ts'
 import { up as callbacks } from './0170-callbacks.ts'
+import { up as recordText } from './0200-record-text.ts'
 
 export interface Migration {
   version: number
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 150, up: responses },
   { version: 160, up: negotiation },
   { version: 170, up: callbacks },
+  { version: 200, up: recordText },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
