@@ -85,25 +85,38 @@ function isCalendarDate(iso: RegExpExecArray): boolean {
  * which is also the range a field index is walked over.
  */
 export interface Bound {
+  field: string
   op: string
   cands: string | null
   operand: unknown
   lower: unknown
   upper: unknown
   needle: string | null
+  /** 1 when the needle is ASCII: SQLite's own lower() then folds as JavaScript's would, without a call into JavaScript per value. */
+  ascii: number
   slot: number | null
 }
 
 const COMPARISONS = new Set(['lt', 'lte', 'gt', 'gte'])
 
-export function bind(condition: FieldCondition, slot: number): Bound {
-  const bound: Bound = { op: condition.op, cands: null, operand: null, lower: null, upper: null, needle: null, slot: null }
+/**
+ * The conditions bound, equalities first: an equality has SQL of its own (the common filter, kept
+ * as quick as before operators), the others share one text, so the text depends only on how many
+ * of each there are.
+ */
+export function bindAll(conditions: FieldCondition[]): Bound[] {
+  const bounds = conditions.map((condition, slot) => bind(condition, slot))
+  return [...bounds.filter((b) => b.op === 'eq'), ...bounds.filter((b) => b.op !== 'eq')]
+}
+
+function bind(condition: FieldCondition, slot: number): Bound {
+  const bound: Bound = { field: condition.field, op: condition.op, cands: null, operand: null, lower: null, upper: null, needle: null, ascii: 0, slot: null }
   const value = condition.values[0] ?? ''
   if (condition.op === 'eq' || condition.op === 'in' || condition.op === 'ne') {
     return { ...bound, op: condition.op === 'ne' ? 'ne' : 'eq', cands: toJsonCandidates(condition.values) }
   }
   if (condition.op === 'like') return { ...bound, slot }
-  if (!COMPARISONS.has(condition.op)) return { ...bound, needle: value.toLowerCase() }
+  if (!COMPARISONS.has(condition.op)) return { ...bound, needle: value.toLowerCase(), ascii: isAscii(value) ? 1 : 0 }
   const upward = condition.op === 'gt' || condition.op === 'gte'
   if (NUMERIC.test(value) && Number.isFinite(Number(value))) {
     return { ...bound, operand: Number(value), lower: -Infinity, upper: BEFORE_ALL_TEXT }
@@ -123,9 +136,10 @@ export function bind(condition: FieldCondition, slot: number): Bound {
  * SQL only grows with their number.
  */
 export function conditionTest(b: Bound, value: Fragment, json: Fragment): Fragment {
+  if (b.op === 'eq') return sql`${json} IN (SELECT value FROM json_each(${b.cands}))`
   const v = value
+  const folded = sql`iif(${b.ascii}, lower(${v}), mockapi_fold(${v}))`
   return sql`(CASE ${b.op}
-    WHEN 'eq' THEN ${json} IN (SELECT value FROM json_each(${b.cands}))
     WHEN 'ne' THEN coalesce(${json} IN (SELECT value FROM json_each(${b.cands})), 0) = 0
     WHEN 'gt' THEN ${v} > ${b.operand} AND ${v} < ${b.upper}
     WHEN 'gte' THEN ${v} >= ${b.operand} AND ${v} < ${b.upper}
@@ -135,9 +149,9 @@ export function conditionTest(b: Bound, value: Fragment, json: Fragment): Fragme
     WHEN 'date-gte' THEN ${v} >= ${b.lower} AND ${v} < ${b.upper} AND unixepoch(${v}, 'subsec') >= unixepoch(${b.operand}, 'subsec')
     WHEN 'date-lt' THEN ${v} >= ${b.lower} AND ${v} < ${b.upper} AND unixepoch(${v}, 'subsec') < unixepoch(${b.operand}, 'subsec')
     WHEN 'date-lte' THEN ${v} >= ${b.lower} AND ${v} < ${b.upper} AND unixepoch(${v}, 'subsec') <= unixepoch(${b.operand}, 'subsec')
-    WHEN 'contains' THEN typeof(${v}) = 'text' AND instr(mockapi_fold(${v}), ${b.needle}) > 0
-    WHEN 'startsWith' THEN typeof(${v}) = 'text' AND substr(mockapi_fold(${v}), 1, length(${b.needle})) = ${b.needle}
-    WHEN 'endsWith' THEN typeof(${v}) = 'text' AND (${b.needle} = '' OR substr(mockapi_fold(${v}), -length(${b.needle})) = ${b.needle})
+    WHEN 'contains' THEN typeof(${v}) = 'text' AND instr(${folded}, ${b.needle}) > 0
+    WHEN 'startsWith' THEN typeof(${v}) = 'text' AND substr(${folded}, 1, length(${b.needle})) = ${b.needle}
+    WHEN 'endsWith' THEN typeof(${v}) = 'text' AND (${b.needle} = '' OR substr(${folded}, -length(${b.needle})) = ${b.needle})
     WHEN 'like' THEN typeof(${v}) IN ('text', 'integer', 'real') AND mockapi_match(${b.slot}, ${v})
   END)`
 }
@@ -154,6 +168,51 @@ export function indexRange(b: Bound): { kind: 'json'; cands: string } | { kind: 
   return null
 }
 
+export type IndexRange = NonNullable<ReturnType<typeof indexRange>>
+
+/** SQLite's order of values: numbers, then text (by UTF-8 bytes), then BLOBs. */
+function compareValues(a: unknown, b: unknown): number {
+  const rank = (value: unknown) => (typeof value === 'number' ? 0 : typeof value === 'string' ? 1 : 2)
+  if (rank(a) !== rank(b)) return rank(a) - rank(b)
+  if (typeof a === 'number') return a - (b as number)
+  if (typeof a === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b as string))
+  return Buffer.compare(a as Buffer, b as Buffer)
+}
+
+/**
+ * The index walks a list's conditions allow: each equality's values, and per field the range all
+ * its comparisons share (`price:gte=10&price:lte=20` walks 10 to 20, not everything from 10 on).
+ * `covers` names the one condition a walk makes true by itself (an equality), which then needs no test.
+ */
+export function indexWalks(bounds: Bound[]): { field: string; range: IndexRange; covers: number | null }[] {
+  const walks: { field: string; range: IndexRange; covers: number | null }[] = []
+  const byField = new Map<string, { lower: unknown; upper: unknown }>()
+  bounds.forEach((bound, at) => {
+    const range = indexRange(bound)
+    if (range === null) return
+    if (range.kind === 'json') {
+      walks.push({ field: bound.field, range, covers: at })
+      return
+    }
+    const shared = byField.get(bound.field)
+    if (!shared) byField.set(bound.field, { lower: range.lower, upper: range.upper })
+    else {
+      if (compareValues(range.lower, shared.lower) > 0) shared.lower = range.lower
+      if (compareValues(range.upper, shared.upper) < 0) shared.upper = range.upper
+    }
+  })
+  for (const [field, { lower, upper }] of byField) walks.push({ field, range: { kind: 'range', lower, upper }, covers: null })
+  return walks
+}
+
+/** The entries of the field index (aliased `alias`) that `range` walks. */
+export function walk(alias: string, range: IndexRange): Fragment {
+  const entry = raw(alias)
+  return range.kind === 'json'
+    ? sql`${entry}.json IN (SELECT value FROM json_each(${range.cands}))`
+    : sql`${entry}.value >= ${range.lower} AND ${entry}.value <= ${range.upper}`
+}
+
 /** Values are joined with this in record_text (migration 0200): a search containing it reads the records instead. */
 const TEXT_SEPARATOR = '\u001f'
 
@@ -163,10 +222,13 @@ export function textPhrase(needle: string): string | null {
   return `"${needle.replaceAll('"', '""')}"`
 }
 
+// Without the letters (the Kelvin sign, a dotted capital I) whose JavaScript lower case is ASCII.
+const isAscii = (text: string) => /^[\x00-\x7f]*$/.test(text)
+
 /** `q` over the record `r`: through record_text when `phrase` is given, else by reading every string value. */
 export function qTest(needle: string, phrase: string | null): Fragment {
   return phrase === null
-    ? sql`EXISTS (SELECT 1 FROM json_tree(r.data) t WHERE t.type = 'text' AND instr(mockapi_fold(t.value), ${needle}) > 0)`
+    ? sql`EXISTS (SELECT 1 FROM json_tree(r.data) t WHERE t.type = 'text' AND instr(iif(${isAscii(needle) ? 1 : 0}, lower(t.value), mockapi_fold(t.value)), ${needle}) > 0)`
     : sql`r.seq IN (SELECT rowid FROM record_text WHERE record_text MATCH ${phrase})`
 }
 

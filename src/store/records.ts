@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3'
 import type { FieldCondition, FieldFilter, SortKey } from '../model.ts'
 import type { Db } from './db.ts'
 import { otherConnectionsCommits } from './changes.ts'
-import { bind, type Bound, conditionTest, type Fragment, indexRange, join, qTest, raw, scanOrder, sortPageSql, sql, textPhrase, toJsonCandidates, toJsonPath } from './record-sql.ts'
+import { bindAll, type Bound, conditionTest, type Fragment, indexWalks, join, qTest, raw, walk, scanOrder, sortPageSql, sql, textPhrase, toJsonCandidates, toJsonPath } from './record-sql.ts'
 
 export interface RecordQuery {
   filters: FieldCondition[]
@@ -39,12 +39,21 @@ const MAX_INDEXED_FIELDS = 8
  * fields and their directions, which index), never its values; past this many the oldest goes.
  */
 const MAX_STATEMENTS = 256
+/** A filtered list of a large collection is sorted from its matches when they are at most 1/16 of it. */
+const FEW_MATCHES = 16
 
 function filterParams(filters: FieldFilter[]): string[] {
   return filters.flatMap((f) => [toJsonPath(f.field), toJsonCandidates(f.values)])
 }
 
 export type RecordRepo = ReturnType<typeof createRecordRepo>
+
+/** A list's `q`: its test, the trigram phrase it searches with (null: it reads the records' values instead). */
+interface QPart {
+  test: Fragment
+  phrase: string | null
+  readsRecord: boolean
+}
 
 /**
  * The `like` patterns of the query being run, by slot. Statements run synchronously, one at a
@@ -151,21 +160,22 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   }
 
   /** `q` through the trigram index once the collection is large (indexed on first search), else by reading the records. */
-  const qPart = (collectionId: number, q: string | null, size: number): Fragment => {
-    if (q === null) return raw('')
+  const qPart = (collectionId: number, q: string | null, size: number): QPart => {
+    if (q === null) return { test: raw(''), phrase: null, readsRecord: false }
     const phrase = size >= indexThreshold ? textPhrase(q) : null
     if (phrase !== null && textIndexed.get(collectionId) !== 1) indexText.immediate(collectionId)
-    return sql` AND ${qTest(q, phrase)}`
+    return { test: sql` AND ${qTest(q, phrase)}`, phrase, readsRecord: phrase === null }
   }
 
-  const hasField = db.prepare<[number, string], number>('SELECT EXISTS (SELECT 1 FROM records WHERE collection_id = ? AND (data -> ?) IS NOT NULL)').pluck()
+  // The key's text (as JSON.stringify writes it, which every record write goes through) rules out most records before any is parsed.
+  const hasField = db.prepare<[number, string, string], number>('SELECT EXISTS (SELECT 1 FROM records WHERE collection_id = ? AND instr(data, ?) > 0 AND (data -> ?) IS NOT NULL)').pluck()
 
   const scanPage = (collectionId: number, query: RecordQuery, size: number, bounds: Bound[]): RecordPage => {
-    const tests = bounds.map((bound, at) => {
-      const path = toJsonPath(query.filters[at]!.field)
+    const tests = bounds.map((bound) => {
+      const path = toJsonPath(bound.field)
       return sql` AND ${conditionTest(bound, sql`(r.data ->> ${path})`, sql`(r.data -> ${path})`)}`
     })
-    const where = join([...tests, qPart(collectionId, query.q, size)], '')
+    const where = join([...tests, qPart(collectionId, query.q, size).test], '')
     const total = where.text === '' ? size : cachedUntilWrite(totalKey(collectionId, query), () => count(sql`SELECT count(*) FROM records r WHERE r.collection_id = ${collectionId}${where}`))
     const page = rows(sql`SELECT r.data FROM records r WHERE r.collection_id = ${collectionId}${where} ${scanOrder(query.sort)} LIMIT ${query.limit ?? -1} OFFSET ${query.offset}`)
     return { total, json: `[${page.join(',')}]` }
@@ -173,27 +183,54 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
 
   // Each condition is tested on the record's own entry of the field index: a primary-key lookup per row.
   const indexedPage = (collectionId: number, query: RecordQuery, size: number, bounds: Bound[]): RecordPage => {
-    const tests = bounds.map((bound, at) =>
-      sql` AND EXISTS (SELECT 1 FROM field_values f WHERE f.collection_id = ${collectionId} AND f.field = ${query.filters[at]!.field} AND f.seq = r.seq AND ${conditionTest(bound, raw('f.value'), raw('f.json'))})`)
-    const where = join([...tests, qPart(collectionId, query.q, size)], '')
-    const total = where.text === '' ? size : cachedUntilWrite(totalKey(collectionId, query), () => count(countSql(collectionId, query, bounds, where)))
+    const test = (bound: Bound) =>
+      sql` AND EXISTS (SELECT 1 FROM field_values f WHERE f.collection_id = ${collectionId} AND f.field = ${bound.field} AND f.seq = r.seq AND ${conditionTest(bound, raw('f.value'), raw('f.json'))})`
+    const q = qPart(collectionId, query.q, size)
+    const where = join([...bounds.map(test), q.test], '')
+    const matching = (select: 'count' | 'page') => narrowest(collectionId, query, bounds, test, q, select)
+    const total = where.text === '' ? size : cachedUntilWrite(totalKey(collectionId, query), () => count(matching('count')))
     const limit = query.limit ?? -1
-    const page = query.sort.length > 0
-      ? rows(sortPageSql(collectionId, query.sort, where, limit, query.offset))
-      : rows(sql`SELECT r.data FROM records r WHERE r.collection_id = ${collectionId}${where} ORDER BY r.seq LIMIT ${limit} OFFSET ${query.offset}`)
+    // Few matches: read them all from the narrowest walk and sort them; many: walk the sort index (or the records in order) until the page is full.
+    const page = total * FEW_MATCHES <= size
+      ? rows(sql`${matching('page')} ${scanOrder(query.sort)} LIMIT ${limit} OFFSET ${query.offset}`)
+      : query.sort.length > 0
+        ? rows(sortPageSql(collectionId, query.sort, where, limit, query.offset))
+        : rows(sql`SELECT r.data FROM records r WHERE r.collection_id = ${collectionId}${where} ORDER BY r.seq LIMIT ${limit} OFFSET ${query.offset}`)
     return { total, json: `[${page.join(',')}]` }
   }
 
-  /** Counts from the narrowest index walk a condition allows: equal values first, then a range; `q` narrows through its own index. */
-  const countSql = (collectionId: number, query: RecordQuery, bounds: Bound[], where: Fragment): Fragment => {
-    const ranges = bounds.map((bound, at) => ({ field: query.filters[at]!.field, range: indexRange(bound) }))
-    const driver = ranges.find((r) => r.range?.kind === 'json') ?? (query.q === null ? ranges.find((r) => r.range !== null) : undefined)
-    const range = driver?.range
-    if (!driver || !range) return sql`SELECT count(*) FROM records r WHERE r.collection_id = ${collectionId}${where}`
-    const walk = range.kind === 'json'
-      ? sql`d.json IN (SELECT value FROM json_each(${range.cands}))`
-      : sql`d.value >= ${range.lower} AND d.value <= ${range.upper}`
-    return sql`SELECT count(*) FROM field_values d JOIN records r ON r.seq = d.seq WHERE d.collection_id = ${collectionId} AND d.field = ${driver.field} AND ${walk}${where}`
+  /**
+   * Which index walk (see indexWalks) visits the fewest entries; -1: none does better than the
+   * records themselves, narrowed by `q`'s trigram index when it has one. Entries are counted only
+   * up to the best so far, and the choice is kept until the next write.
+   */
+  const narrowestWalk = (collectionId: number, query: RecordQuery, walks: ReturnType<typeof indexWalks>, qPhrase: string | null): number =>
+    cachedUntilWrite(`walk|${totalKey(collectionId, query)}`, () => {
+      let best = -1
+      let fewest = qPhrase === null ? Infinity : count(sql`SELECT count(*) FROM record_text WHERE record_text MATCH ${qPhrase}`)
+      walks.forEach(({ field, range }, at) => {
+        const cap = Number.isFinite(fewest) ? fewest : -1
+        const entries = count(sql`SELECT count(*) FROM (SELECT 1 FROM field_values r WHERE r.collection_id = ${collectionId} AND r.field = ${field} AND ${walk('r', range)} LIMIT ${cap})`)
+        if (entries < fewest) {
+          best = at
+          fewest = entries
+        }
+      })
+      return best
+    })
+
+  /** The matching records (or their count) over the narrowest walk; a walked equality needs no test of its own. */
+  const narrowest = (collectionId: number, query: RecordQuery, bounds: Bound[], test: (bound: Bound) => Fragment, q: QPart, select: 'count' | 'page'): Fragment => {
+    const what = raw(select === 'count' ? 'count(*)' : 'r.data')
+    const walks = indexWalks(bounds)
+    const chosen = walks[narrowestWalk(collectionId, query, walks, q.phrase)]
+    if (!chosen) return sql`SELECT ${what} FROM records r WHERE r.collection_id = ${collectionId}${join([...bounds.map(test), q.test], '')}`
+    const rest = join([...bounds.filter((_, at) => at !== chosen.covers).map(test), q.test], '')
+    // A count reads no record when no test does (only `q` without its trigram index reads one): the index entry stands in for it.
+    if (select === 'count' && !q.readsRecord) {
+      return sql`SELECT count(*) FROM field_values r WHERE r.collection_id = ${collectionId} AND r.field = ${chosen.field} AND ${walk('r', chosen.range)}${rest}`
+    }
+    return sql`SELECT ${what} FROM field_values d JOIN records r ON r.seq = d.seq WHERE d.collection_id = ${collectionId} AND d.field = ${chosen.field} AND ${walk('d', chosen.range)}${rest}`
   }
 
   const totalKey = (collectionId: number, query: RecordQuery) => `total|${collectionId}|${JSON.stringify(query.filters)}|${query.q}`
@@ -226,7 +263,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   return {
     page(collectionId: number, query: RecordQuery): RecordPage {
       const size = (countAll.get(collectionId) as number | undefined) ?? 0
-      const bounds = query.filters.map((condition, slot) => bind(condition, slot))
+      const bounds = bindAll(query.filters)
       activeMatchers = query.filters.map((condition) => condition.matches ?? (() => false))
       try {
         return usableIndex(collectionId, query, size) ? indexedPage(collectionId, query, size, bounds) : scanPage(collectionId, query, size, bounds)
@@ -236,7 +273,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     /** Whether some record of the collection has the field (null counts), cached until a write. */
     hasField: (collectionId: number, field: string): boolean =>
-      cachedUntilWrite(`has|${collectionId}|${field}`, () => hasField.get(collectionId, toJsonPath(field)) as number) === 1,
+      cachedUntilWrite(`has|${collectionId}|${field}`, () => hasField.get(collectionId, `${JSON.stringify(field.split('.').at(-1))}:`, toJsonPath(field)) as number) === 1,
     /** The stored JSON text of one record, if it exists and matches the filters. */
     get(collectionId: number, id: string, filters: FieldFilter[] = []): string | undefined {
       return getStatement(filters.length).get(collectionId, id, ...filterParams(filters)) as string | undefined

@@ -46,11 +46,14 @@ describe('field indexes give exactly the answers of a full scan', () => {
     ['numbers compared as numbers', q([op('n', 'gte', '50'), op('n', 'lt', '90')], { field: 'n', descending: false }, 30, 5)],
     ['ne keeps records missing the field', q([op('status', 'ne', 'active')], null, 40, 100)],
     ['ISO dates compared as instants', q([op('createdAt', 'gt', '2023-11-14T22:20:00+00:00')], { field: 'createdAt', descending: true }, 25, 0)],
+    ['dates between two instants, few matches', q([op('createdAt', 'gte', '2023-11-14T22:20:00Z'), op('createdAt', 'lt', '2023-11-14T22:25:00+00:00')], { field: 'n', descending: false }, 25, 0)],
     ['dates before, date only', q([op('createdAt', 'lte', '2023-11-14')], null, 25, 0)],
     ['strings compared as strings', q([op('name', 'gt', 't4')], { field: 'name', descending: false }, 30, 0)],
     ['contains, startsWith, endsWith', q([op('name', 'contains', 'T1'), op('name', 'startsWith', 't'), op('name', 'endsWith', '2')], null, null)],
     ['like, a regex on text and numbers', q([{ field: 'n', op: 'like', values: ['^1'], matches: (text: string) => /^1/i.test(text) }], null, 30, 0)],
     ['two sort fields, one descending', q([op('n', 'gt', '10')], { field: 'status', descending: false }, 40, 10, [{ field: 'n', descending: true }])],
+    ['few matches, sorted from them', q([eq('n', ['5', '6'])], { field: 'createdAt', descending: true }, 10, 2, [{ field: 'name', descending: false }])],
+    ['few matches of a range, unsorted', q([op('n', 'gt', '99')], null, 10, 1)],
     ['two sort fields, first descending', q([], { field: 'name', descending: true }, 40, 300, [{ field: 'createdAt', descending: false }])],
   ])('%s', (_name, query) => {
     const expected = scan.page(resource.collectionId, query)
@@ -75,6 +78,7 @@ describe('field indexes give exactly the answers of a full scan', () => {
     ['a word', 'active'],
     ['upper case and a nested value', 'ACTI'],
     ['two letters, too short for trigrams', 't3'],
+    ['a rare word, few matches', 't17'],
     ['with filters and sort', 'inac'],
   ])('q gives the answers of a full scan: %s', (_name, text) => {
     const query: RecordQuery = { filters: _name.includes('filters') ? [op('n', 'gt', '20')] : [], q: text.toLowerCase(), sort: [{ field: 'n', descending: true }], limit: 20, offset: 3 }
