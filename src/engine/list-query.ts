@@ -174,7 +174,8 @@ function parseSlice(query: URLSearchParams, envelope: boolean): Slice {
   if (page === null && limit === null && !envelope) return { limit: null, offset: 0, paging: null }
   page ??= 1
   limit ??= DEFAULT_LIMIT
-  const pageName = pageGiven?.name ?? (limitGiven?.name === 'limit' || limitGiven === null ? 'page' : '_page')
+  // Unnamed, the spelling follows the other name given, else the dialect asked for (the envelope is 1.x's).
+  const pageName = pageGiven?.name ?? (limitGiven === null ? (envelope ? '_page' : 'page') : limitGiven.name === 'limit' ? 'page' : '_page')
   const limitName = limitGiven?.name ?? (pageName === 'page' ? 'limit' : '_per_page')
   return { limit, offset: offsetOf(page, limit, pageName), paging: { page, limit, pageName, limitName } }
 }

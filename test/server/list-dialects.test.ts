@@ -193,6 +193,7 @@ describe('slices and pages', () => {
     expect(response.headers.get('x-total-count')).toBe('6')
     const filtered = await list('?views_gt=100&_envelope=true')
     expect(filtered.json).toEqual({ first: 1, prev: null, next: null, last: 1, pages: 1, items: 2, data: [POSTS[0], POSTS[1]] })
+    expect(filtered.headers.get('link')).toContain('?views_gt=100&_envelope=true&_page=1&_per_page=10>; rel="first"')
     const empty = await list('?q=nowhere&_envelope=true&_page=1')
     expect(empty.json).toEqual({ first: 1, prev: null, next: null, last: 1, pages: 1, items: 0, data: [] })
   })
