@@ -39,6 +39,8 @@ const MAX_INDEXED_FIELDS = 8
  * fields and their directions, which index), never its values; past this many the oldest goes.
  */
 const MAX_STATEMENTS = 256
+/** Fields whose presence is remembered per collection (see fieldPresent). */
+const MAX_FIELDS_KNOWN = 64
 /** A filtered list of a large collection is sorted from its matches when they are at most 1/16 of it. */
 const FEW_MATCHES = 16
 
@@ -169,6 +171,43 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
 
   // The key's text (as JSON.stringify writes it, which every record write goes through) rules out most records before any is parsed.
   const hasField = db.prepare<[number, string, string], number>('SELECT EXISTS (SELECT 1 FROM records WHERE collection_id = ? AND instr(data, ?) > 0 AND (data -> ?) IS NOT NULL)').pluck()
+  const keyText = (field: string) => `${JSON.stringify(field.split('.').at(-1))}:`
+
+  /**
+   * Which fields each collection has, as asked so far. Finding a field absent reads the whole
+   * collection, so this connection's writes only forget what they may have changed (a record
+   * written with the key's text, a present field once records go); another connection's commit
+   * forgets everything.
+   */
+  const presence = new Map<number, Map<string, boolean>>()
+  let presenceStamp = -1
+  const fieldPresent = (collectionId: number, field: string): boolean => {
+    const stamp = commitsByOthers()
+    if (stamp !== presenceStamp) {
+      presence.clear()
+      presenceStamp = stamp
+    }
+    let fields = presence.get(collectionId)
+    if (!fields) presence.set(collectionId, (fields = new Map()))
+    let present = fields.get(field)
+    if (present === undefined) {
+      present = hasField.get(collectionId, keyText(field), toJsonPath(field)) === 1
+      if (fields.size < MAX_FIELDS_KNOWN) fields.set(field, present)
+    }
+    return present
+  }
+  const forgetPresenceOnInsert = (collectionId: number, written: readonly string[]): void => {
+    // An empty collection may be a new one under a deleted one's id (SQLite reuses them): nothing known of the old one holds.
+    if (countAll.get(collectionId) === 0) presence.delete(collectionId)
+    else forgetPresence(collectionId, written, false)
+  }
+  const forgetPresence = (collectionId: number, written: readonly string[], removed: boolean): void => {
+    const fields = presence.get(collectionId)
+    if (!fields) return
+    for (const [field, present] of fields) {
+      if (present ? removed : written.some((json) => json.includes(keyText(field)))) fields.delete(field)
+    }
+  }
 
   const scanPage = (collectionId: number, query: RecordQuery, size: number, bounds: Bound[]): RecordPage => {
     const tests = bounds.map((bound) => {
@@ -224,6 +263,10 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     const what = raw(select === 'count' ? 'count(*)' : 'r.data')
     const walks = indexWalks(bounds)
     const chosen = walks[narrowestWalk(collectionId, query, walks, q.phrase)]
+    if (!chosen && q.phrase !== null) {
+      // CROSS JOIN keeps the trigram matches the outer loop: SQLite would otherwise walk every record of the collection and look each up in them.
+      return sql`SELECT ${what} FROM (SELECT rowid AS seq FROM record_text WHERE record_text MATCH ${q.phrase}) t CROSS JOIN records r ON r.seq = t.seq WHERE r.collection_id = ${collectionId}${join(bounds.map(test), '')}`
+    }
     if (!chosen) return sql`SELECT ${what} FROM records r WHERE r.collection_id = ${collectionId}${join([...bounds.map(test), q.test], '')}`
     const rest = join([...bounds.filter((_, at) => at !== chosen.covers).map(test), q.test], '')
     // A count reads no record when no test does (only `q` without its trigram index reads one): the index entry stands in for it.
@@ -271,9 +314,8 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
         activeMatchers = []
       }
     },
-    /** Whether some record of the collection has the field (null counts), cached until a write. */
-    hasField: (collectionId: number, field: string): boolean =>
-      cachedUntilWrite(`has|${collectionId}|${field}`, () => hasField.get(collectionId, `${JSON.stringify(field.split('.').at(-1))}:`, toJsonPath(field)) as number) === 1,
+    /** Whether some record of the collection has the field (null counts). */
+    hasField: fieldPresent,
     /** The stored JSON text of one record, if it exists and matches the filters. */
     get(collectionId: number, id: string, filters: FieldFilter[] = []): string | undefined {
       return getStatement(filters.length).get(collectionId, id, ...filterParams(filters)) as string | undefined
@@ -281,12 +323,14 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
     insert(collectionId: number, id: string, json: string): void {
       localWrites += 1
+      forgetPresenceOnInsert(collectionId, [json])
       insert.run(collectionId, id, json)
     },
     /** Inserts records in order, many to a statement; `rows` are [id, json] pairs. */
     insertMany(collectionId: number, rows: readonly (readonly [string, string])[]): void {
       if (rows.length === 0) return
       localWrites += 1
+      forgetPresenceOnInsert(collectionId, rows.map(([, json]) => json))
       let at = 0
       for (; at + INSERT_BATCH <= rows.length; at += INSERT_BATCH) {
         insertBatch.run(rows.slice(at, at + INSERT_BATCH).flatMap(([id, json]) => [collectionId, id, json]))
@@ -295,15 +339,18 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     replace(collectionId: number, id: string, json: string): void {
       localWrites += 1
+      forgetPresence(collectionId, [json], true)
       replace.run(json, collectionId, id)
     },
     remove(collectionId: number, id: string): void {
       localWrites += 1
+      forgetPresence(collectionId, [], true)
       remove.run(collectionId, id)
     },
     /** Empties the collection; callers run it inside a transaction (see withIndexLifted). */
     removeAll(collectionId: number): void {
       localWrites += 1
+      presence.delete(collectionId)
       withIndexLifted(collectionId, () => removeAll.run(collectionId))
     },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
@@ -320,6 +367,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     /** Returns how many records were restored. */
     restoreSnapshot(collectionId: number): number {
       localWrites += 1
+      presence.delete(collectionId)
       return withIndexLifted(collectionId, () => {
         removeAll.run(collectionId)
         return restoreSnapshot.run(collectionId).changes

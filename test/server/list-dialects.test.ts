@@ -105,6 +105,15 @@ describe('filter operators, json-server 1.x and 0.17 spellings', () => {
     expect(await ids('?price_lte=10', 'prices')).toEqual(['1'])
   })
 
+  it('reads the suffix again after a record brings or takes away that field', async () => {
+    expect(await ids('?price_lt=10', 'prices')).toEqual(['1'])
+    const created = await send(`${base}/prices`, { method: 'POST', body: { id: '3', price: 1, price_lt: '10' } })
+    expect(created.status).toBe(201)
+    expect(await ids('?price_lt=10', 'prices')).toEqual(['3'])
+    expect((await send(`${base}/prices/3`, { method: 'DELETE' })).status).toBe(200)
+    expect(await ids('?price_lt=10', 'prices')).toEqual(['1'])
+  })
+
   it('ignores jQuery\'s cache buster "_"', async () => {
     expect(await ids('?_=1700000000000&views_gt=1000')).toEqual(['1'])
   })
