@@ -46,7 +46,7 @@ const POSITIVE_INT = /^[1-9][0-9]*$/
 const NATURAL = /^(0|[1-9][0-9]*)$/
 const DEFAULT_LIMIT = 10
 const MAX_FILTER_FIELDS = 32
-export const MAX_SORT_FIELDS = 4
+const MAX_SORT_FIELDS = 4
 const MAX_FIELDS = 64
 const MAX_PATTERN_LENGTH = 1_000
 // `_like` runs on every record of the collection: its cost is about this times the value's length.

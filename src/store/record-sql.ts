@@ -1,4 +1,4 @@
-import type { FieldCondition, FieldFilter, SortKey } from '../model.ts'
+import type { FieldCondition, SortKey } from '../model.ts'
 
 /**
  * SQL of record lists, built as fragments: text plus the values bound to its `?`s, in order. Every
@@ -65,8 +65,6 @@ export function toJsonCandidates(values: string[]): string {
   }
   return JSON.stringify([...candidates])
 }
-
-export const equalityConditions = (filters: FieldFilter[]): FieldCondition[] => filters.map(({ field, values }) => ({ field, op: 'eq', values }))
 
 /** `YYYY-MM-DD` `days` after the date written at the start of `iso` (UTC calendar arithmetic). */
 function dayShift(iso: RegExpExecArray, days: number): string {

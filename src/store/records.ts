@@ -20,7 +20,7 @@ export interface RecordPage {
   json: string
 }
 
-// One fixed SQL fragment per filter; only how many of them appear varies, never their text.
+// A record's GET under its parents: one fixed SQL fragment per parent field.
 const FILTER_SQL = ' AND (data -> ?) IN (SELECT value FROM json_each(?))'
 
 /**
@@ -86,7 +86,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const rows = (fragment: Fragment): string[] => prepared(fragment.text, () => fragment.text).pluck().all(...fragment.params) as string[]
   const count = (fragment: Fragment): number => prepared(fragment.text, () => fragment.text).pluck().get(...fragment.params) as number
 
-  // Filtered totals (and which fields a collection has) are cached until something writes: this connection (the counter below) or another one.
+  // Filtered totals, and which index walk is narrowest, are cached until something writes: this connection (the counter below) or another one.
   const commitsByOthers = otherConnectionsCommits(db)
   let localWrites = 0
   const totals = new Map<string, { stamp: string; total: number }>()
