@@ -109,7 +109,7 @@ export function parsePaging(query: URLSearchParams): { limit: number | null; off
 function refuseUnknown(query: URLSearchParams, known: string[]): void {
   for (const key of query.keys()) {
     if (key.startsWith('_') && key !== '_' && !key.includes(':') && !known.includes(key)) {
-      invalid(key, `is not a list parameter (known: ${known.join(', ')}; a field starting with "_" is filtered as "${key}:eq")`)
+      invalid(key, `is not one of this request's parameters (known: ${known.join(', ')}; a field starting with "_" is filtered as "${key}:eq")`)
     }
   }
 }
