@@ -27,6 +27,8 @@ const { insertRecord } = await import(join(ROOT, 'dist/domain/records.js'))
 const { createSubscription } = await import(join(ROOT, 'dist/domain/subscriptions.js'))
 
 const STATUSES = ['active', 'inactive', 'archived']
+/** Scenario 3b: both json-server dialects' operators, a full-text q and two sort fields, on the page after the first. */
+const OPERATORS_AND_Q = 'price_gte=500&status:ne=archived&q=number%2012&sort=-price,title&_page=2&_per_page=20'
 const item = (i) => ({ title: `Item number ${i}`, status: STATUSES[i % 3], price: (i * 7919) % 1000, createdAt: new Date(1_700_000_000_000 + ((i * 7919) % 100_000) * 60_000).toISOString() })
 
 /** The bench projects; `itemsOnly` (the journal's measurement) seeds just the 1,000 items GET one item reads. */
@@ -337,6 +339,7 @@ try {
   await scenario(results, '1 GET one item of 1,000', mock, `${base}/items/500`)
   await scenario(results, '2 GET page 3 of 20 from 10,000', mock, `${base}/pages?page=3&limit=20`)
   await scenario(results, '3 filtered+sorted page, 100,000', mock, `${base}/bigs?status=active&sort=createdAt&order=desc&page=2&limit=20`)
+  await scenario(results, '3b operators+q page, 100,000', mock, `${base}/bigs?${OPERATORS_AND_Q}`)
   await scenario(results, '4 POST create', mock, `${base}/items`, { method: 'POST', body: '{"title":"new","status":"active"}' })
   await scenario(results, '5 GET item, 1 subscription on', mock, `${mock.url}/api/hooked/items/500`)
   const delivery = await deliveryRate(dbPath, 5)

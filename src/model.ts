@@ -249,6 +249,25 @@ export interface FieldFilter {
   values: string[]
 }
 
+/** A list filter's test: json-server 1.x's operators, and 0.17's `_like` (a regex). */
+export type FilterOperator = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith' | 'endsWith' | 'like'
+
+/**
+ * One list filter. `eq`/`in` match any of `values`, `ne` none of them; the others take one value.
+ * `like` carries its compiled pattern (a linear-time regex), which the store runs on each value.
+ */
+export interface FieldCondition {
+  field: string
+  op: FilterOperator
+  values: string[]
+  matches?: (text: string) => boolean
+}
+
+export interface SortKey {
+  field: string
+  descending: boolean
+}
+
 export interface Clock {
   now(): Date
 }

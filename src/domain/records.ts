@@ -1,7 +1,8 @@
 import { AppError } from '../errors.ts'
-import type { FieldFilter, Resource, ResourceAction } from '../model.ts'
-import { parseListParams } from '../engine/list-query.ts'
-import { linkHeader } from '../engine/links.ts'
+import type { FieldCondition, FieldFilter, Resource, ResourceAction } from '../model.ts'
+import { parseItemParams, parseListParams, resolveSuffixes } from '../engine/list-query.ts'
+import { envelopeJson, linkHeader } from '../engine/links.ts'
+import { selectFieldsOfList, selectFieldsOfRecord } from '../engine/field-selection.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
 import type { IdType } from '../store/collections.ts'
 import type { Context } from './context.ts'
@@ -165,16 +166,21 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
   switch (request.action) {
     case 'list': {
       const params = parseListParams(request.query)
-      const { limit, offset } = params
       const page = records.page(request.collectionId, {
-        filters: [...request.parents, ...params.filters],
+        filters: [
+          ...request.parents.map(({ field, values }): FieldCondition => ({ field, op: 'eq', values })),
+          ...resolveSuffixes(params.conditions, (field) => records.hasField(request.collectionId, field)),
+        ],
+        q: params.q,
         sort: params.sort,
-        limit,
-        offset,
+        limit: params.limit,
+        offset: params.offset,
       })
       const headers: Record<string, string> = { ...json, 'X-Total-Count': String(page.total) }
-      if (limit !== null && params.page !== null) headers.Link = linkHeader(request.url, params.page, limit, page.total)
-      return { status: request.status, headers, body: withRelations(context, request, page.json) }
+      if (params.paging !== null) headers.Link = linkHeader(request.url, params.paging, page.total)
+      const related = withRelations(context, request, page.json)
+      const body = params.fields === null ? related : selectFieldsOfList(related, params.fields)
+      return { status: request.status, headers, body: params.envelope && params.paging !== null ? envelopeJson(params.paging, page.total, body) : body }
     }
     case 'create': {
       const body = requireObject(request.body)
@@ -186,8 +192,10 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
     }
     case 'read': {
       const id = request.id!
+      const { fields } = parseItemParams(request.query)
       const found = records.get(request.collectionId, id, request.parents) ?? notFound(id)
-      return { status: request.status, headers: json, body: withRelations(context, request, found) }
+      const related = withRelations(context, request, found)
+      return { status: request.status, headers: json, body: fields === null ? related : selectFieldsOfRecord(related, fields) }
     }
     case 'replace':
     case 'patch': {

@@ -24,20 +24,25 @@ export class UnsafePatternError extends Error {
 // Compiled patterns are reused; the map is emptied when it grows past this many (imports add their own).
 const MAX_CACHED = 2_000
 const cache = new Map<string, SafeRegex>()
+const caseBlindCache = new Map<string, SafeRegex>()
 
-/** `pattern` as a linear-time matcher with JavaScript's `test` semantics (a match anywhere); throws UnsafePatternError. */
-export function compileSafeRegex(pattern: string): SafeRegex {
-  const cached = cache.get(pattern)
+/**
+ * `pattern` as a linear-time matcher with JavaScript's `test` semantics (a match anywhere), case-blind
+ * with `ignoreCase` (the `i` flag); throws UnsafePatternError.
+ */
+export function compileSafeRegex(pattern: string, options: { ignoreCase?: boolean } = {}): SafeRegex {
+  const compiledBefore = options.ignoreCase ? caseBlindCache : cache
+  const cached = compiledBefore.get(pattern)
   if (cached) return cached
   let compiled: RE2JS
   try {
-    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), RE2JS.LOOKBEHINDS)
+    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), RE2JS.LOOKBEHINDS | (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0))
   } catch (error) {
     throw new UnsafePatternError(pattern, String((error as Error).message).replace(/^error parsing regexp: /, ''))
   }
   const regex: SafeRegex = { test: (text) => compiled.test(text), toString: () => pattern, programSize: compiled.programSize() }
-  if (cache.size >= MAX_CACHED) cache.clear()
-  cache.set(pattern, regex)
+  if (compiledBefore.size >= MAX_CACHED) compiledBefore.clear()
+  compiledBefore.set(pattern, regex)
   return regex
 }
 

@@ -1,11 +1,14 @@
 import type { Statement } from 'better-sqlite3'
-import type { FieldFilter } from '../model.ts'
+import type { FieldCondition, FieldFilter, SortKey } from '../model.ts'
 import type { Db } from './db.ts'
 import { otherConnectionsCommits } from './changes.ts'
+import { bindAll, type Bound, conditionTest, type Fragment, indexWalks, join, qTest, raw, walk, scanOrder, sortPageSql, sql, textPhrase, toJsonCandidates, toJsonPath } from './record-sql.ts'
 
 export interface RecordQuery {
-  filters: FieldFilter[]
-  sort: { field: string; descending: boolean } | null
+  filters: FieldCondition[]
+  /** Lower-cased text that some string value of the record must contain. */
+  q: string | null
+  sort: SortKey[]
   limit: number | null
   offset: number
 }
@@ -17,37 +20,8 @@ export interface RecordPage {
   json: string
 }
 
-const NUMERIC = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
-const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
-
-/**
- * A field name becomes a JSON path bound as a parameter (never spliced into SQL).
- * Dots address nested fields, as json-server does: `author.name` → `$."author"."name"`.
- */
-export function toJsonPath(field: string): string {
-  return '$' + field.split('.').map((key) => `."${key}"`).join('')
-}
-
-/**
- * The JSON texts a query value may stand for: the string itself, and its number or boolean
- * reading, so `?views=10` matches `10` and `"10"`, `?done=true` matches `true`.
- */
-export function toJsonCandidates(values: string[]): string {
-  const candidates = new Set<string>()
-  for (const value of values) {
-    candidates.add(JSON.stringify(value))
-    if (NUMERIC.test(value) && Number.isFinite(Number(value))) candidates.add(JSON.stringify(Number(value)))
-    // Stored numbers keep the digits they were sent with (an id past 2^53, `1.50`): match those too.
-    if (JSON_NUMBER.test(value)) candidates.add(value)
-    if (value === 'true' || value === 'false' || value === 'null') candidates.add(value)
-  }
-  return JSON.stringify([...candidates])
-}
-
-// One fixed SQL fragment per filter; only how many of them appear varies, never their text.
+// A record's GET under its parents: one fixed SQL fragment per parent field.
 const FILTER_SQL = ' AND (data -> ?) IN (SELECT value FROM json_each(?))'
-// The same test through the field index: a primary-key lookup per row.
-const INDEXED_FILTER_SQL = ' AND EXISTS (SELECT 1 FROM field_values f WHERE f.collection_id = ? AND f.field = ? AND f.seq = r.seq AND f.json IN (SELECT value FROM json_each(?)))'
 
 /**
  * Rows per statement when seeding. Inside a savepoint (a nested transaction, as `apply` and
@@ -57,77 +31,70 @@ const INDEXED_FILTER_SQL = ' AND EXISTS (SELECT 1 FROM field_values f WHERE f.co
  */
 const INSERT_BATCH = 250
 
-/** Collections this large get their filtered and sorted fields indexed on first use. */
+/** Collections this large get their filtered and sorted fields indexed on first use, and their text when searched. */
 export const INDEX_THRESHOLD = 5000
 const MAX_INDEXED_FIELDS = 8
+/**
+ * Statements kept prepared. Their SQL texts follow the query's shape (how many filters, sort
+ * fields and their directions, which index), never its values; past this many the oldest goes.
+ */
+const MAX_STATEMENTS = 256
+/** Fields whose presence is remembered per collection (see fieldPresent). */
+const MAX_FIELDS_KNOWN = 64
+/** A filtered list of a large collection is sorted from its matches when they are at most 1/16 of it. */
+const FEW_MATCHES = 16
 
 function filterParams(filters: FieldFilter[]): string[] {
   return filters.flatMap((f) => [toJsonPath(f.field), toJsonCandidates(f.values)])
 }
 
-function indexedFilterParams(collectionId: number, filters: FieldFilter[]): (string | number)[] {
-  return filters.flatMap((f) => [collectionId, f.field, toJsonCandidates(f.values)])
+export type RecordRepo = ReturnType<typeof createRecordRepo>
+
+/** A list's `q`: its test, the trigram phrase it searches with (null: it reads the records' values instead). */
+interface QPart {
+  test: Fragment
+  phrase: string | null
+  readsRecord: boolean
 }
 
-export type RecordRepo = ReturnType<typeof createRecordRepo>
+/**
+ * The `like` patterns of the query being run, by slot. Statements run synchronously, one at a
+ * time in a process, so the one list is enough; the store cannot compile patterns itself (the
+ * engine does, and the layers keep the two apart).
+ */
+let activeMatchers: readonly ((text: string) => boolean)[] = []
 
 export function createRecordRepo(db: Db, options: { indexThreshold?: number } = {}) {
   const indexThreshold = options.indexThreshold ?? INDEX_THRESHOLD
+  // JavaScript's lower-casing, as json-server's, where SQLite's lower() folds ASCII only.
+  db.function('mockapi_fold', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value))
+  db.function('mockapi_match', { deterministic: false }, (slot: unknown, value: unknown) => (activeMatchers[Number(slot)]?.(String(value)) ? 1 : 0))
+
   const cache = new Map<string, Statement>()
   const prepared = (key: string, build: () => string): Statement => {
     let statement = cache.get(key)
-    if (!statement) {
+    if (statement) {
+      // Least recently used goes first: the map's order is the order of use.
+      cache.delete(key)
+    } else {
       statement = db.prepare(build())
-      cache.set(key, statement)
+      if (cache.size >= MAX_STATEMENTS) cache.delete(cache.keys().next().value!)
     }
+    cache.set(key, statement)
     return statement
   }
+  const rows = (fragment: Fragment): string[] => prepared(fragment.text, () => fragment.text).pluck().all(...fragment.params) as string[]
+  const count = (fragment: Fragment): number => prepared(fragment.text, () => fragment.text).pluck().get(...fragment.params) as number
 
-  const countStatement = (filterCount: number) =>
-    prepared(`count:${filterCount}`, () =>
-      `SELECT count(*) FROM records WHERE collection_id = ?${FILTER_SQL.repeat(filterCount)}`).pluck()
-
-  // Ties keep the order's direction (newest first when descending); missing values come last, oldest first.
-  const pageStatement = (filterCount: number, sort: RecordQuery['sort']) => {
-    const order = sort ? (sort.descending ? 'desc' : 'asc') : 'none'
-    return prepared(`page:${filterCount}:${order}`, () => {
-      const orderBy = !sort
-        ? 'ORDER BY seq'
-        : sort.descending
-          ? 'ORDER BY (data ->> ?) IS NULL, data ->> ? DESC, CASE WHEN (data ->> ?) IS NULL THEN seq ELSE -seq END'
-          : 'ORDER BY (data ->> ?) IS NULL, data ->> ?, seq'
-      return `SELECT data FROM records r WHERE collection_id = ?${FILTER_SQL.repeat(filterCount)} ${orderBy} LIMIT ? OFFSET ?`
-    }).pluck()
-  }
-
-  const indexedCount = (filterCount: number) =>
-    prepared(`ix-count:${filterCount}`, () =>
-      `SELECT count(*) FROM field_values r WHERE r.collection_id = ? AND r.field = ? AND r.json IN (SELECT value FROM json_each(?))${INDEXED_FILTER_SQL.repeat(filterCount - 1)}`).pluck()
-
-  const indexedPage = (filterCount: number) =>
-    prepared(`ix-page:${filterCount}`, () =>
-      `SELECT data FROM records r WHERE r.collection_id = ?${INDEXED_FILTER_SQL.repeat(filterCount)} ORDER BY r.seq LIMIT ? OFFSET ?`).pluck()
-
-  // Walks the sort field's index in order (values, then the missing ones) and stops after the page.
-  const indexedSortedPage = (filterCount: number, descending: boolean) =>
-    prepared(`ix-sorted:${filterCount}:${descending}`, () => {
-      const part = (present: boolean) =>
-        `SELECT * FROM (SELECT r.data AS data FROM field_values s JOIN records r ON r.seq = s.seq
-          WHERE s.collection_id = ? AND s.field = ? AND s.value IS ${present ? 'NOT ' : ''}NULL${INDEXED_FILTER_SQL.repeat(filterCount)}
-          ORDER BY ${present ? (descending ? 's.value DESC, s.seq DESC' : 's.value, s.seq') : 's.seq'})`
-      return `${part(true)} UNION ALL ${part(false)} LIMIT ? OFFSET ?`
-    }).pluck()
-
-  // Filtered totals are cached until something writes: this connection (the counter below) or another one.
+  // Filtered totals, and which index walk is narrowest, are cached until something writes: this connection (the counter below) or another one.
   const commitsByOthers = otherConnectionsCommits(db)
   let localWrites = 0
   const totals = new Map<string, { stamp: string; total: number }>()
-  const cachedTotal = (collectionId: number, filters: FieldFilter[], count: () => number): number => {
-    const key = `${collectionId}|${JSON.stringify(filters)}`
+  const cachedUntilWrite = (key: string, compute: () => number): number => {
     const stamp = `${commitsByOthers()}:${localWrites}`
     const hit = totals.get(key)
     if (hit && hit.stamp === stamp) return hit.total
-    const total = count()
+    const total = compute()
     if (totals.size >= 1000) totals.clear()
     totals.set(key, { stamp, total })
     return total
@@ -147,24 +114,42 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const indexFields = db.transaction(addFields)
   const dropIndexedFields = db.prepare<[number]>('DELETE FROM indexed_fields WHERE collection_id = ?')
 
+  const textIndexed = db.prepare<[number], number>('SELECT 1 FROM text_indexed WHERE collection_id = ?').pluck()
+  const addTextIndexed = db.prepare<[number]>('INSERT OR IGNORE INTO text_indexed (collection_id) VALUES (?)')
+  const dropTextIndexed = db.prepare<[number]>('DELETE FROM text_indexed WHERE collection_id = ?')
+  // Rows another record once held under these seqs are replaced (see migration 0200).
+  const clearText = db.prepare<[number]>('DELETE FROM record_text WHERE rowid IN (SELECT seq FROM records WHERE collection_id = ?)')
+  const fillText = db.prepare<[number]>(
+    "INSERT INTO record_text (rowid, text) SELECT seq, (SELECT group_concat(value, char(31)) FROM json_tree(records.data) WHERE type = 'text') FROM records WHERE collection_id = ?",
+  )
+  const addText = (collectionId: number): void => {
+    if (addTextIndexed.run(collectionId).changes === 0) return
+    clearText.run(collectionId)
+    fillText.run(collectionId)
+  }
+  const indexText = db.transaction(addText)
+
   /**
-   * Rewrites many records with the collection's field index lifted, then builds it again with one
-   * INSERT … SELECT per field: the triggers keep it row by row, which costs a temporary table per
-   * record deleted. Runs inside the caller's transaction, so nobody sees the index missing.
+   * Rewrites many records with the collection's field and text indexes lifted, then builds them
+   * again with one INSERT … SELECT each: the triggers keep them row by row, which costs a temporary
+   * table per record deleted. Runs inside the caller's transaction, so nobody sees an index missing.
    */
   const withIndexLifted = <T>(collectionId: number, rewrite: () => T): T => {
     const fields = indexedFields.all(collectionId) as string[]
-    if (fields.length === 0) return rewrite()
+    const hadText = textIndexed.get(collectionId) === 1
+    if (fields.length === 0 && !hadText) return rewrite()
     dropIndexedFields.run(collectionId)
+    if (hadText) dropTextIndexed.run(collectionId)
     const result = rewrite()
     addFields(collectionId, fields)
+    if (hadText) addText(collectionId)
     return result
   }
 
   /** The fields this query needs, indexed when the collection is large enough; null: scan instead. */
   const usableIndex = (collectionId: number, query: RecordQuery, size: number): Set<string> | null => {
     if (size < indexThreshold) return null
-    const wanted = [...new Set([...query.filters.map((f) => f.field), ...(query.sort ? [query.sort.field] : [])])]
+    const wanted = [...new Set([...query.filters.map((f) => f.field), ...query.sort.map((key) => key.field)])]
     if (wanted.length === 0) return null
     let indexed = new Set(indexedFields.all(collectionId) as string[])
     const missing = wanted.filter((field) => !indexed.has(field))
@@ -175,6 +160,123 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     }
     return wanted.every((field) => indexed.has(field)) ? indexed : null
   }
+
+  /** `q` through the trigram index once the collection is large (indexed on first search), else by reading the records. */
+  const qPart = (collectionId: number, q: string | null, size: number): QPart => {
+    if (q === null) return { test: raw(''), phrase: null, readsRecord: false }
+    const phrase = size >= indexThreshold ? textPhrase(q) : null
+    if (phrase !== null && textIndexed.get(collectionId) !== 1) indexText.immediate(collectionId)
+    return { test: sql` AND ${qTest(q, phrase)}`, phrase, readsRecord: phrase === null }
+  }
+
+  // The key's text (as JSON.stringify writes it, which every record write goes through) rules out most records before any is parsed.
+  const hasField = db.prepare<[number, string, string], number>('SELECT EXISTS (SELECT 1 FROM records WHERE collection_id = ? AND instr(data, ?) > 0 AND (data -> ?) IS NOT NULL)').pluck()
+  const keyText = (field: string) => `${JSON.stringify(field.split('.').at(-1))}:`
+
+  /**
+   * Which fields each collection has, as asked so far. Finding a field absent reads the whole
+   * collection, so this connection's writes only forget what they may have changed (a record
+   * written with the key's text, a present field once records go); another connection's commit
+   * forgets everything.
+   */
+  const presence = new Map<number, Map<string, boolean>>()
+  let presenceStamp = -1
+  const fieldPresent = (collectionId: number, field: string): boolean => {
+    const stamp = commitsByOthers()
+    if (stamp !== presenceStamp) {
+      presence.clear()
+      presenceStamp = stamp
+    }
+    let fields = presence.get(collectionId)
+    if (!fields) presence.set(collectionId, (fields = new Map()))
+    let present = fields.get(field)
+    if (present === undefined) {
+      present = hasField.get(collectionId, keyText(field), toJsonPath(field)) === 1
+      if (fields.size < MAX_FIELDS_KNOWN) fields.set(field, present)
+    }
+    return present
+  }
+  const forgetPresenceOnInsert = (collectionId: number, written: readonly string[]): void => {
+    // An empty collection may be a new one under a deleted one's id (SQLite reuses them): nothing known of the old one holds.
+    if (countAll.get(collectionId) === 0) presence.delete(collectionId)
+    else forgetPresence(collectionId, written, false)
+  }
+  const forgetPresence = (collectionId: number, written: readonly string[], removed: boolean): void => {
+    const fields = presence.get(collectionId)
+    if (!fields) return
+    for (const [field, present] of fields) {
+      if (present ? removed : written.some((json) => json.includes(keyText(field)))) fields.delete(field)
+    }
+  }
+
+  const scanPage = (collectionId: number, query: RecordQuery, size: number, bounds: Bound[]): RecordPage => {
+    const tests = bounds.map((bound) => {
+      const path = toJsonPath(bound.field)
+      return sql` AND ${conditionTest(bound, sql`(r.data ->> ${path})`, sql`(r.data -> ${path})`)}`
+    })
+    const where = join([...tests, qPart(collectionId, query.q, size).test], '')
+    const total = where.text === '' ? size : cachedUntilWrite(totalKey(collectionId, query), () => count(sql`SELECT count(*) FROM records r WHERE r.collection_id = ${collectionId}${where}`))
+    const page = rows(sql`SELECT r.data FROM records r WHERE r.collection_id = ${collectionId}${where} ${scanOrder(query.sort)} LIMIT ${query.limit ?? -1} OFFSET ${query.offset}`)
+    return { total, json: `[${page.join(',')}]` }
+  }
+
+  // Each condition is tested on the record's own entry of the field index: a primary-key lookup per row.
+  const indexedPage = (collectionId: number, query: RecordQuery, size: number, bounds: Bound[]): RecordPage => {
+    const test = (bound: Bound) =>
+      sql` AND EXISTS (SELECT 1 FROM field_values f WHERE f.collection_id = ${collectionId} AND f.field = ${bound.field} AND f.seq = r.seq AND ${conditionTest(bound, raw('f.value'), raw('f.json'))})`
+    const q = qPart(collectionId, query.q, size)
+    const where = join([...bounds.map(test), q.test], '')
+    const matching = (select: 'count' | 'page') => narrowest(collectionId, query, bounds, test, q, select)
+    const total = where.text === '' ? size : cachedUntilWrite(totalKey(collectionId, query), () => count(matching('count')))
+    const limit = query.limit ?? -1
+    // Few matches: read them all from the narrowest walk and sort them; many: walk the sort index (or the records in order) until the page is full.
+    const page = total * FEW_MATCHES <= size
+      ? rows(sql`${matching('page')} ${scanOrder(query.sort)} LIMIT ${limit} OFFSET ${query.offset}`)
+      : query.sort.length > 0
+        ? rows(sortPageSql(collectionId, query.sort, where, limit, query.offset))
+        : rows(sql`SELECT r.data FROM records r WHERE r.collection_id = ${collectionId}${where} ORDER BY r.seq LIMIT ${limit} OFFSET ${query.offset}`)
+    return { total, json: `[${page.join(',')}]` }
+  }
+
+  /**
+   * Which index walk (see indexWalks) visits the fewest entries; -1: none does better than the
+   * records themselves, narrowed by `q`'s trigram index when it has one. Entries are counted only
+   * up to the best so far, and the choice is kept until the next write.
+   */
+  const narrowestWalk = (collectionId: number, query: RecordQuery, walks: ReturnType<typeof indexWalks>, qPhrase: string | null): number =>
+    cachedUntilWrite(`walk|${totalKey(collectionId, query)}`, () => {
+      let best = -1
+      let fewest = qPhrase === null ? Infinity : count(sql`SELECT count(*) FROM record_text WHERE record_text MATCH ${qPhrase}`)
+      walks.forEach(({ field, range }, at) => {
+        const cap = Number.isFinite(fewest) ? fewest : -1
+        const entries = count(sql`SELECT count(*) FROM (SELECT 1 FROM field_values r WHERE r.collection_id = ${collectionId} AND r.field = ${field} AND ${walk('r', range)} LIMIT ${cap})`)
+        if (entries < fewest) {
+          best = at
+          fewest = entries
+        }
+      })
+      return best
+    })
+
+  /** The matching records (or their count) over the narrowest walk; a walked equality needs no test of its own. */
+  const narrowest = (collectionId: number, query: RecordQuery, bounds: Bound[], test: (bound: Bound) => Fragment, q: QPart, select: 'count' | 'page'): Fragment => {
+    const what = raw(select === 'count' ? 'count(*)' : 'r.data')
+    const walks = indexWalks(bounds)
+    const chosen = walks[narrowestWalk(collectionId, query, walks, q.phrase)]
+    if (!chosen && q.phrase !== null) {
+      // CROSS JOIN keeps the trigram matches the outer loop: SQLite would otherwise walk every record of the collection and look each up in them.
+      return sql`SELECT ${what} FROM (SELECT rowid AS seq FROM record_text WHERE record_text MATCH ${q.phrase}) t CROSS JOIN records r ON r.seq = t.seq WHERE r.collection_id = ${collectionId}${join(bounds.map(test), '')}`
+    }
+    if (!chosen) return sql`SELECT ${what} FROM records r WHERE r.collection_id = ${collectionId}${join([...bounds.map(test), q.test], '')}`
+    const rest = join([...bounds.filter((_, at) => at !== chosen.covers).map(test), q.test], '')
+    // A count reads no record when no test does (only `q` without its trigram index reads one): the index entry stands in for it.
+    if (select === 'count' && !q.readsRecord) {
+      return sql`SELECT count(*) FROM field_values r WHERE r.collection_id = ${collectionId} AND r.field = ${chosen.field} AND ${walk('r', chosen.range)}${rest}`
+    }
+    return sql`SELECT ${what} FROM field_values d JOIN records r ON r.seq = d.seq WHERE d.collection_id = ${collectionId} AND d.field = ${chosen.field} AND ${walk('d', chosen.range)}${rest}`
+  }
+
+  const totalKey = (collectionId: number, query: RecordQuery) => `total|${collectionId}|${JSON.stringify(query.filters)}|${query.q}`
 
   const getStatement = (filterCount: number) =>
     prepared(`get:${filterCount}`, () =>
@@ -204,32 +306,22 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   return {
     page(collectionId: number, query: RecordQuery): RecordPage {
       const size = (countAll.get(collectionId) as number | undefined) ?? 0
-      const limit = query.limit ?? -1
-      const filters = query.filters
-      if (usableIndex(collectionId, query, size)) {
-        const [first, ...rest] = filters
-        const total = first
-          ? cachedTotal(collectionId, filters, () => indexedCount(filters.length).get(collectionId, first.field, toJsonCandidates(first.values), ...indexedFilterParams(collectionId, rest)) as number)
-          : size
-        const where = indexedFilterParams(collectionId, filters)
-        const rows = (query.sort
-          ? indexedSortedPage(filters.length, query.sort.descending).all(collectionId, query.sort.field, ...where, collectionId, query.sort.field, ...where, limit, query.offset)
-          : indexedPage(filters.length).all(collectionId, ...where, limit, query.offset)) as string[]
-        return { total, json: `[${rows.join(',')}]` }
+      const bounds = bindAll(query.filters)
+      activeMatchers = query.filters.map((condition) => condition.matches ?? (() => false))
+      try {
+        return usableIndex(collectionId, query, size) ? indexedPage(collectionId, query, size, bounds) : scanPage(collectionId, query, size, bounds)
+      } finally {
+        activeMatchers = []
       }
-      const where = filterParams(filters)
-      const total = filters.length === 0 ? size : cachedTotal(collectionId, filters, () => countStatement(filters.length).get(collectionId, ...where) as number)
-      const path = query.sort ? toJsonPath(query.sort.field) : null
-      const sortParams = path === null ? [] : query.sort!.descending ? [path, path, path] : [path, path]
-      const rows = pageStatement(filters.length, query.sort).all(collectionId, ...where, ...sortParams, limit, query.offset) as string[]
-      return { total, json: `[${rows.join(',')}]` }
     },
     /**
      * Whether the field has an index in this collection, made now when the collection is large
      * enough, as a list filtered by it would make it (relations read children through it).
      */
     indexed: (collectionId: number, field: string): boolean =>
-      usableIndex(collectionId, { filters: [{ field, values: [] }], sort: null, limit: null, offset: 0 }, (countAll.get(collectionId) as number | undefined) ?? 0) !== null,
+      usableIndex(collectionId, { filters: [{ field, op: 'eq', values: [] }], q: null, sort: [], limit: null, offset: 0 }, (countAll.get(collectionId) as number | undefined) ?? 0) !== null,
+    /** Whether some record of the collection has the field (null counts). */
+    hasField: fieldPresent,
     /** The stored JSON text of one record, if it exists and matches the filters. */
     get(collectionId: number, id: string, filters: FieldFilter[] = []): string | undefined {
       return getStatement(filters.length).get(collectionId, id, ...filterParams(filters)) as string | undefined
@@ -237,12 +329,14 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
     insert(collectionId: number, id: string, json: string): void {
       localWrites += 1
+      forgetPresenceOnInsert(collectionId, [json])
       insert.run(collectionId, id, json)
     },
     /** Inserts records in order, many to a statement; `rows` are [id, json] pairs. */
     insertMany(collectionId: number, rows: readonly (readonly [string, string])[]): void {
       if (rows.length === 0) return
       localWrites += 1
+      forgetPresenceOnInsert(collectionId, rows.map(([, json]) => json))
       let at = 0
       for (; at + INSERT_BATCH <= rows.length; at += INSERT_BATCH) {
         insertBatch.run(rows.slice(at, at + INSERT_BATCH).flatMap(([id, json]) => [collectionId, id, json]))
@@ -251,15 +345,18 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     replace(collectionId: number, id: string, json: string): void {
       localWrites += 1
+      forgetPresence(collectionId, [json], true)
       replace.run(json, collectionId, id)
     },
     remove(collectionId: number, id: string): void {
       localWrites += 1
+      forgetPresence(collectionId, [], true)
       remove.run(collectionId, id)
     },
     /** Empties the collection; callers run it inside a transaction (see withIndexLifted). */
     removeAll(collectionId: number): void {
       localWrites += 1
+      presence.delete(collectionId)
       withIndexLifted(collectionId, () => removeAll.run(collectionId))
     },
     allJson: (collectionId: number): string[] => allJson.all(collectionId) as string[],
@@ -276,6 +373,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     /** Returns how many records were restored. */
     restoreSnapshot(collectionId: number): number {
       localWrites += 1
+      presence.delete(collectionId)
       return withIndexLifted(collectionId, () => {
         removeAll.run(collectionId)
         return restoreSnapshot.run(collectionId).changes

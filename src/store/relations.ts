@@ -1,5 +1,6 @@
 import type { Db } from './db.ts'
-import { toJsonPath, type RecordRepo } from './records.ts'
+import type { RecordRepo } from './records.ts'
+import { toJsonPath } from './record-sql.ts'
 
 const INTEGER = /^-?(?:0|[1-9][0-9]*)$/
 
