@@ -188,7 +188,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     }
     for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker)
 
-    // Endpoints: each resource's five (less `without`), then the file's entries over them.
+    // Endpoints: each resource's six (less `without`), then the file's entries over them.
     const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
     const current = new Map(endpoints.listByProject(project.id).map((e) => [key(e.method, e.path), e]))
     for (const [path, spec] of wanted) {

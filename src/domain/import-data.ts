@@ -103,9 +103,7 @@ export function storeData(context: Context, project: Project, input: DataImportI
       }
       const created = createResource(context, { project: project.slug, path, rules: false })
       resource = created.resource
-      // json-server answers PATCH on an item too: it merges the fields sent.
-      const patch = addEndpoint(context, { project: project.slug, method: 'PATCH', path: `${path}/:id`, rules: false }).endpoint
-      result.created.push(...created.endpoints, patch)
+      result.created.push(...created.endpoints)
     }
     result.records += seedResource(context, resource, { fields: {}, seedCount: 0, seedValue: null, seedRecords: records }, makeFaker)
     result.resources.push(resource)

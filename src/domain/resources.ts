@@ -12,10 +12,11 @@ const RESOURCE_ENDPOINTS: { method: HttpMethod; onItem: boolean; action: Resourc
   { method: 'POST', onItem: false, action: 'create', status: 201 },
   { method: 'GET', onItem: true, action: 'read', status: 200 },
   { method: 'PUT', onItem: true, action: 'replace', status: 200 },
+  { method: 'PATCH', onItem: true, action: 'patch', status: 200 },
   { method: 'DELETE', onItem: true, action: 'delete', status: 200 },
 ]
 
-/** The five endpoints of a resource path, as method and path. */
+/** The six endpoints of a resource path, as method and path. */
 export function standardEndpoints(path: string): { method: HttpMethod; path: string; action: ResourceAction }[] {
   return RESOURCE_ENDPOINTS.map((spec) => ({ method: spec.method, path: spec.onItem ? `${path}/:id` : path, action: spec.action }))
 }

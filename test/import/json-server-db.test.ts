@@ -183,7 +183,7 @@ describe('mockapi import db.json (a json-server database)', () => {
     const refused = await run('import', 'db.json')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('project "blog" already keeps "posts" records for /api/posts; import into another project (--project) or under --prefix /api to fill that resource')
-    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toHaveLength(5)
+    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toHaveLength(6)
     expect((await run('import', 'db.json', '--prefix', '/api')).code).toBe(0)
   })
 

@@ -19,6 +19,7 @@ import { up as negotiation } from './0160-negotiation.ts'
 import { up as callbacks } from './0170-callbacks.ts'
 import { up as resourceOnDelete } from './0180-resource-on-delete.ts'
 import { up as typedIds } from './0190-typed-ids.ts'
+import { up as resourcePatch } from './0210-resource-patch.ts'
 
 export interface Migration {
   version: number
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 170, up: callbacks },
   { version: 180, up: resourceOnDelete },
   { version: 190, up: typedIds },
+  { version: 210, up: resourcePatch },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
