@@ -211,8 +211,10 @@ function cascadeTargets(context: Context, projectId: number, collectionName: str
   const targets = new Map<string, Dependents>()
   const add = (target: Dependents) => targets.set(`${target.collectionId}|${target.field}`, target)
   const field = foreignKey(collectionName)
-  for (const collectionId of context.repos.collections.listIds(projectId)) add({ collectionId, field })
   const all = context.repos.resources.listByProject(projectId)
+  // A singular resource's object is not a record that belongs to another: a `userId` in it is a field like any.
+  const singular = new Set(all.filter((r) => r.singular).map((r) => r.collectionId))
+  for (const collectionId of context.repos.collections.listIds(projectId)) if (!singular.has(collectionId)) add({ collectionId, field })
   for (const resource of cascading) {
     for (const nested of all) {
       const rest = nested.path.startsWith(`${resource.path}/:`) ? nested.path.slice(resource.path.length + 2) : null

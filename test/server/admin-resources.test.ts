@@ -41,8 +41,8 @@ describe('GET /api/projects/{id}/resources', () => {
     const listed = await send(`${api}/1/resources`, { headers: auth })
     expect(listed.status).toBe(200)
     expect(listed.json).toEqual([
-      { id: 1, path: '/api/posts', fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' }, seedCount: 12, onDelete: 'keep', recordCount: 12, endpointIds: [1, 2, 3, 4, 5, 6] },
-      { id: 2, path: '/api/users/:userId/comments', fields: {}, seedCount: 0, onDelete: 'keep', recordCount: 0, endpointIds: [7, 8, 9, 10, 11, 12] },
+      { id: 1, path: '/api/posts', fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' }, seedCount: 12, onDelete: 'keep', singular: false, recordCount: 12, endpointIds: [1, 2, 3, 4, 5, 6] },
+      { id: 2, path: '/api/users/:userId/comments', fields: {}, seedCount: 0, onDelete: 'keep', singular: false, recordCount: 0, endpointIds: [7, 8, 9, 10, 11, 12] },
     ])
     expect((await send(`${api}/1/resources`, { method: 'DELETE', headers: auth })).headers.get('allow')).toBe('GET, POST')
     expect((await send(`${api}/1/resources`)).status).toBe(401)
@@ -80,7 +80,7 @@ describe('POST /api/projects/{id}/resources', () => {
     expect(created.status).toBe(201)
     const { resource, endpoints, warnings } = created.json
     expect(warnings).toEqual([])
-    expect(resource).toEqual({ id: expect.any(Number), path: '/api/tickets', fields: { subject: 'lorem.sentence', votes: 'int' }, seedCount: 3, onDelete: 'keep', recordCount: 3, endpointIds: endpoints.map((e: { id: number }) => e.id) })
+    expect(resource).toEqual({ id: expect.any(Number), path: '/api/tickets', fields: { subject: 'lorem.sentence', votes: 'int' }, seedCount: 3, onDelete: 'keep', singular: false, recordCount: 3, endpointIds: endpoints.map((e: { id: number }) => e.id) })
     expect(endpoints.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`)).toEqual([
       'GET /api/tickets 200', 'POST /api/tickets 201', 'GET /api/tickets/:id 200', 'PUT /api/tickets/:id 200', 'PATCH /api/tickets/:id 200', 'DELETE /api/tickets/:id 200',
     ])
