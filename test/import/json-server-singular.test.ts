@@ -162,6 +162,26 @@ describe('a json-server singular resource ("profile": {…})', () => {
     expect(refused.stderr).toMatch(/line 5: resources\[0\]\.records cannot be given with object: a singular resource is its one object/)
   })
 
+  it('made read-only (PUT and PATCH removed) it exports as such; add-endpoint brings a write back, working on its object', async () => {
+    const { cwd, db, ok } = workspace()
+    await ok('import', 'db.json')
+    await ok('remove-endpoint', 'PUT', '/profile')
+    await ok('remove-endpoint', 'PATCH', '/profile')
+    const exported = await ok('export')
+    expect(exported).toContain('  - path: /profile\n    object:\n      name: typicode\n    without:\n      - PUT /profile\n      - PATCH /profile\n')
+    const elsewhere = join(cwd, 'other.db')
+    writeFileSync(join(cwd, 'db.yaml'), exported)
+    expect((await cli(['--db', elsewhere, 'apply', 'db.yaml'], { cwd })).code).toBe(0)
+    expect((await cli(['--db', elsewhere, 'export'], { cwd })).stdout).toBe(exported)
+    const server = await serve(db)
+    expect((await send(`${server.url}/profile`, { method: 'PUT', body: { name: 'x' } })).status).toBe(405)
+    await ok('add-endpoint', 'PATCH', '/profile')
+    expect((await send(`${server.url}/profile`, { method: 'PATCH', body: { a: 1 } })).json).toEqual({ name: 'typicode', a: 1 })
+    expect(JSON.parse(await ok('endpoints', '--json')).find((e: { method: string; path: string }) => e.method === 'PATCH' && e.path === '/profile'))
+      .toMatchObject({ kind: 'resource', action: 'patch' })
+    await server.close()
+  })
+
   it('a file that turns a collection into a singular (or back) makes it again as the file says', async () => {
     const { cwd, db, ok } = workspace()
     await ok('init', '--yes', '--slug', 'shop', '--resource', '/api/settings')

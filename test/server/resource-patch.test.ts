@@ -128,6 +128,8 @@ describe('migration 0210', () => {
       '/api/posts/:id resource patch 200 1',
       '/api/tags/:id resource patch 202 3',
     ])
+    // Migration 0220 after it: every resource made before is a collection, not a singular.
+    expect(context.repos.resources.listByProject(1).map((r) => r.singular)).toEqual([false, false, false, false, false])
     const server = await serve(path)
     const patched = await send(`${server.url}/api/shop/posts/1`, { method: 'PATCH', body: { views: 2 } })
     expect(patched.json).toEqual({ id: 1, title: 'a', views: 2 })
