@@ -137,11 +137,21 @@ describe('a json-server singular resource ("profile": {…})', () => {
     await server.close()
   })
 
-  it('is no record: relations never delete it, the management API says where its object is, and the file refuses records beside it', async () => {
-    const { cwd, db, ok, run } = workspace({ users: [{ id: 1, name: 'Ada' }], profile: { userId: 1, theme: 'dark' } })
+  it('is no record: relations never name nor delete it, the management API says where its object is, and the file refuses records beside it', async () => {
+    const { cwd, db, ok, run } = workspace({ users: [{ id: 1, name: 'Ada' }, { id: 2 }], posts: [{ id: 1, userId: 1 }], profile: { userId: 1, theme: 'dark' } })
     await ok('import', 'db.json')
+    // Users cascade: deleting one takes its posts, never the profile that names it.
+    writeFileSync(join(cwd, 'db.yaml'), (await ok('export')).replace('  - path: /users\n', '  - path: /users\n    onDelete: cascade\n'))
+    expect(await ok('apply', 'db.yaml')).toContain('~ onDelete /users: cascade')
     const server = await serve(db)
-    expect((await send(`${server.url}/users/1?_dependent=profile`, { method: 'DELETE' })).status).toBe(200)
+    for (const query of ['/users/2?_dependent=profile', '/users?_embed=profile', '/posts?_expand=profile']) {
+      const refused = await send(`${server.url}${query}`, { method: query.includes('_dependent') ? 'DELETE' : 'GET' })
+      expect([refused.status, refused.json.error.code], query).toEqual([400, 'INVALID_QUERY'])
+      expect(refused.json.error.message).toContain('which is not a collection of this project (its collections: posts, users)')
+    }
+    const deleted = await send(`${server.url}/users/1`, { method: 'DELETE' })
+    expect([deleted.status, deleted.headers.get('x-deleted-dependents')]).toEqual([200, '1'])
+    expect((await send(`${server.url}/posts`)).json).toEqual([])
     expect((await send(`${server.url}/profile`)).json).toEqual({ userId: 1, theme: 'dark' })
 
     const { context } = openStore(db)
