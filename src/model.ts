@@ -136,6 +136,11 @@ export interface Resource {
   seedRecords: Record<string, unknown>[]
   /** What deleting one of its records does to the records that belong to it (docs/mocking.md, "Relations"). */
   onDelete: OnDelete
+  /**
+   * One object at `path` (json-server's `"profile": {…}`), answering GET, PUT and PATCH there: its
+   * seed is `seedRecords[0]`, its current value the only record of its collection.
+   */
+  singular: boolean
   createdAt: string
 }
 

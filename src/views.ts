@@ -149,6 +149,8 @@ export function resourceView(resource: Resource, recordCount: number, endpointId
     fields: resource.fields,
     seedCount: resource.seedCount,
     onDelete: resource.onDelete,
+    /** One object at its path (json-server's singular resources), not records. */
+    singular: resource.singular,
     recordCount,
     endpointIds,
   }

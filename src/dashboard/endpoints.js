@@ -401,7 +401,7 @@ async function checkResourcePath() {
     if (sequence !== checkSequence) return
     if (check.ok) {
       const warnings = check.warnings.length ? ` (warning: ${check.warnings.join('; ')})` : ''
-      setCheck(`✓ ${check.path} makes five endpoints${warnings}`, 'ok')
+      setCheck(`✓ ${check.path} makes six endpoints${warnings}`, 'ok')
     } else setCheck(`✗ ${check.message}`, 'bad')
     button('resource-add').disabled = !check.ok
   }, (message) => setCheck(message, 'bad'))

@@ -10,7 +10,8 @@ import { freshRecords, state, stillCurrent } from './state.js'
 export async function loadResources() {
   const current = stillCurrent()
   await guard(async () => {
-    const resources = await listResources()
+    // A singular resource's object is no record: it is read and written at its own path.
+    const resources = (await listResources()).filter((r) => !r.singular)
     if (!current()) return
     state.resources = resources
     if (!resources.some((r) => r.id === state.records.resourceId)) state.records = freshRecords(resources[0]?.id ?? null)

@@ -10,9 +10,10 @@ import { addEndpoint, resourceBinding, routeShape } from './endpoints.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import type { OpenApiOperation } from '../model.ts'
 import { storeSpecDocument } from './import.ts'
-import { checkResourcePath } from './path-rules.ts'
+import { checkEndpointPath, checkResourcePath } from './path-rules.ts'
 import type { EndpointSpec, ProjectFile, ResourceSpec } from './project-file.ts'
 import { checkSlug, createProject, slugify } from './projects.ts'
+import { deleteResource } from './resource-admin.ts'
 import { createResource, standardEndpoints } from './resources.ts'
 import { checkSeed, reseedCollection } from './seeding.ts'
 import { checkTargetUrl, createSubscription, deleteSubscription, updateSubscription } from './subscriptions.ts'
@@ -155,10 +156,11 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     }
     // Paths a spec defines are not judged by the path rules (`/pets` has no /api).
     const specPaths = new Set(file.endpoints.filter((e) => e.import).map((e) => routeShape(e.path)))
-    const resourcePath = (path: string) => (specPaths.has(routeShape(path)) ? path : checkResourcePath(path, project.pathRules).path)
+    // A singular's path is judged as a custom endpoint's (`/api/profile` may be singular).
+    const resourcePath = ({ path, singular }: ResourceSpec) => (specPaths.has(routeShape(path)) ? path : (singular ? checkEndpointPath : checkResourcePath)(path, project.pathRules).path)
 
     // Resources.
-    const wanted = new Map(file.resources.map((spec) => [resourcePath(spec.path), spec]))
+    const wanted = new Map(file.resources.map((spec) => [resourcePath(spec), spec]))
     const reseed = new Set<number>()
     for (const resource of resources.listByProject(project.id)) {
       if (wanted.has(resource.path) || !options.prune) continue
@@ -168,8 +170,14 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     }
     for (const [path, spec] of wanted) {
       let resource = resources.byPath(project.id, path)
+      if (resource && resource.singular !== spec.singular) {
+        // A collection becoming one object (or back) keeps nothing of what it was: made again as the file says.
+        deleteResource(context, resource)
+        changes.push(`- resource ${path}`)
+        resource = undefined
+      }
       if (!resource) {
-        const created = createResource(context, { project: project.slug, path, rules: !specPaths.has(routeShape(path)), onDelete: spec.onDelete })
+        const created = createResource(context, { project: project.slug, path, rules: !specPaths.has(routeShape(path)), onDelete: spec.onDelete, singular: spec.singular })
         warnings.push(...created.warnings)
         resource = created.resource
         changes.push(`+ resource ${path}`)
@@ -188,7 +196,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     }
     for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker)
 
-    // Endpoints: each resource's five (less `without`), then the file's entries over them.
+    // Endpoints: each resource's six (less `without`), then the file's entries over them.
     const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
     const current = new Map(endpoints.listByProject(project.id).map((e) => [key(e.method, e.path), e]))
     for (const [path, spec] of wanted) {
@@ -196,7 +204,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         const [method, ...rest] = entry.split(' ')
         return key(method!, rest.join(' '))
       }))
-      for (const standard of standardEndpoints(path)) {
+      for (const standard of standardEndpoints(path, spec.singular)) {
         const k = key(standard.method, standard.path)
         if (!without.has(k)) desired.set(k, { method: standard.method, path: standard.path })
       }

@@ -85,14 +85,20 @@ export function findEndpoint(context: Context, projectId: number, method: HttpMe
 export function resourceBinding(resources: readonly Resource[], method: HttpMethod, path: string): { resource: Resource; action: ResourceAction } | null {
   const shape = routeShape(path)
   const collection = resources.find((r) => routeShape(r.path) === shape)
-  const item = collection ? undefined : resources.find((r) => routeShape(`${r.path}/:id`) === shape)
+  // A singular resource has no item path: its object is at its own.
+  const item = collection ? undefined : resources.find((r) => !r.singular && routeShape(`${r.path}/:id`) === shape)
   const resource = collection ?? item
-  const action = resource ? resourceActionFor(method, resource === item) : null
+  const action = !resource ? null : resource.singular ? singularActionFor(method) : resourceActionFor(method, resource === item)
   return resource && action ? { resource, action } : null
 }
 
 /** Actions on one record (the item path); the others act on the collection. */
 export const ON_ITEM = new Set<ResourceAction>(['read', 'replace', 'patch', 'delete'])
+
+/** What a method does to a singular resource's object. */
+function singularActionFor(method: HttpMethod): ResourceAction | null {
+  return ({ GET: 'read', HEAD: 'read', PUT: 'replace', PATCH: 'patch' } as const)[method as 'GET'] ?? null
+}
 
 /** A resource action a method can take on a resource's collection or item path; HEAD reads as GET does (no body goes out). */
 export function resourceActionFor(method: HttpMethod, onItem: boolean): ResourceAction | null {
@@ -145,7 +151,7 @@ export function addEndpoint(context: Context, input: AddEndpointInput): { endpoi
       resourceId: binding?.resource.id ?? null,
       method,
       // A resource endpoint keeps the resource's own parameter names.
-      path: binding ? (ON_ITEM.has(binding.action) ? `${binding.resource.path}/:id` : binding.resource.path) : path,
+      path: binding ? (ON_ITEM.has(binding.action) && !binding.resource.singular ? `${binding.resource.path}/:id` : binding.resource.path) : path,
       kind: binding ? 'resource' : 'custom',
       action: binding?.action ?? null,
       status: status ?? (binding?.action === 'create' ? 201 : 200),

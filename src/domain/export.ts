@@ -80,12 +80,12 @@ export function exportProject(context: Context, project: Project): ProjectFile {
   const standard = new Set<string>()
   const resources = context.repos.resources.listByProject(project.id).sort(byKeys((r) => r.path)).map((resource): ResourceSpec => {
     const without: string[] = []
-    for (const { method, path } of standardEndpoints(resource.path)) {
+    for (const { method, path } of standardEndpoints(resource.path, resource.singular)) {
       const key = `${method} ${routeShape(path)}`
       if (byShape.has(key)) standard.add(key)
       else without.push(`${method} ${path}`)
     }
-    return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without, onDelete: resource.onDelete }
+    return { path: resource.path, fields: resource.fields, count: resource.seedCount, seed: resource.seedValue, records: resource.seedRecords, without, onDelete: resource.onDelete, singular: resource.singular }
   })
   const endpointSpecs = endpoints
     .map((endpoint) => ({ endpoint, spec: endpointSpec(context, endpoint, importTitles) }))
@@ -122,7 +122,8 @@ export function toYaml(file: ProjectFile): string {
     ...(Object.keys(r.fields).length ? { fields: r.fields } : {}),
     ...(r.count ? { count: r.count } : {}),
     ...(r.seed !== null ? { seed: r.seed } : {}),
-    ...(r.records.length ? { records: r.records } : {}),
+    // A singular's object is what it starts with (its seed), as the file it came from gave it.
+    ...(r.singular ? { object: r.records[0] ?? {} } : r.records.length ? { records: r.records } : {}),
     ...(r.without.length ? { without: r.without } : {}),
     ...(r.onDelete !== 'keep' ? { onDelete: r.onDelete } : {}),
   }))

@@ -3,8 +3,7 @@ import { AppError } from '../errors.ts'
 import type { DataSet } from '../kinds/kind.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
 import type { Context } from './context.ts'
-import { addEndpoint, findEndpoint } from './endpoints.ts'
-import { configureEndpoint } from './endpoint-config.ts'
+import { findEndpoint } from './endpoints.ts'
 import { checkEndpointPath, checkResourcePath } from './path-rules.ts'
 import { deleteResource } from './resource-admin.ts'
 import { collectionName, createResource } from './resources.ts'
@@ -12,8 +11,9 @@ import { seedResource } from './seeding.ts'
 
 /**
  * A json-server database stored as resources: each array a resource at `{prefix}/{name}` whose
- * literal records (its seed, so `reset` and `export` keep them) are the file's; each object a GET
- * answering it. Importing again fills the same resources in place.
+ * literal records (its seed, so `reset` and `export` keep them) are the file's; each object a
+ * singular resource there, its object the seed in the same way, answering GET, PUT and PATCH.
+ * Importing again fills the same resources in place.
  */
 export interface DataImportInput {
   set: DataSet
@@ -28,7 +28,7 @@ export interface DataImportInput {
 export interface DataImportResult {
   project: Project
   created: Endpoint[]
-  /** Endpoints of resources already there (their records replaced) and singular answers replaced. */
+  /** Endpoints of resources already there (their records, or a singular's object, replaced). */
   updated: Endpoint[]
   /** Resources directly under the prefix that the file does not name: kept, or removed with `replace`. */
   kept: Endpoint[]
@@ -93,6 +93,9 @@ export function storeData(context: Context, project: Project, input: DataImportI
     const path = pathOf(project, input, name, checkResourcePath, result.warnings)
     paths.add(path)
     let resource = before.find((r) => r.path === path)
+    if (resource?.singular) {
+      throw new AppError('CONFLICT', `resource ${path} of project "${project.slug}" is one object (a singular resource); "${name}" of ${input.name} is a list of records: import into another project (--project)`)
+    }
     if (resource) {
       result.updated.push(...endpointsOf(context, project, resource))
     } else {
@@ -103,20 +106,29 @@ export function storeData(context: Context, project: Project, input: DataImportI
       }
       const created = createResource(context, { project: project.slug, path, rules: false })
       resource = created.resource
-      // json-server answers PATCH on an item too: it merges the fields sent.
-      const patch = addEndpoint(context, { project: project.slug, method: 'PATCH', path: `${path}/:id`, rules: false }).endpoint
-      result.created.push(...created.endpoints, patch)
+      result.created.push(...created.endpoints)
     }
     result.records += seedResource(context, resource, { fields: {}, seedCount: 0, seedValue: null, seedRecords: records }, makeFaker)
     result.resources.push(resource)
   }
   for (const { name, value } of input.set.singulars) {
     const path = pathOf(project, input, name, checkEndpointPath, result.warnings)
-    const body = JSON.stringify(value)
-    const existing = findEndpoint(context, project.id, 'GET', path)
-    if (existing && existing.kind !== 'custom') throw new AppError('CONFLICT', `GET ${existing.path} already exists in project "${project.slug}" (${existing.kind}); "${name}" of ${input.name} would answer there`)
-    if (existing) result.updated.push(configureEndpoint(context, existing, { body }, makeFaker))
-    else result.created.push(addEndpoint(context, { project: project.slug, method: 'GET', path, body, rules: false }).endpoint)
+    paths.add(path)
+    let resource = before.find((r) => r.path === path)
+    if (resource && !resource.singular) {
+      throw new AppError('CONFLICT', `resource ${path} of project "${project.slug}" keeps records; "${name}" of ${input.name} is one object (a singular resource): import into another project (--project)`)
+    }
+    if (resource) {
+      result.updated.push(...endpointsOf(context, project, resource))
+    } else {
+      // What an import made before singulars kept their writes: a fixed GET answering the object, replaced by the singular.
+      const fixed = findEndpoint(context, project.id, 'GET', path)
+      if (fixed && fixed.kind === 'custom' && fixed.path === path) context.repos.endpoints.remove(fixed.id)
+      const created = createResource(context, { project: project.slug, path, rules: false, singular: true })
+      resource = created.resource
+      result.created.push(...created.endpoints)
+    }
+    seedResource(context, resource, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [value] }, makeFaker)
   }
   // Only what the file could have made: a resource one segment below the prefix.
   const stale = before.filter((r) => !paths.has(r.path) && r.path.startsWith(`${input.prefix}/`) && !r.path.slice(input.prefix.length + 1).includes('/'))

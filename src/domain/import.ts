@@ -88,14 +88,14 @@ export interface SpecImportResult {
   warnings: string[]
 }
 
-/** A json-server database: resources with their records, and a GET per singular object; nothing stored as a spec. */
+/** A json-server database: resources with their records, and a singular resource per object; nothing stored as a spec. */
 export interface DataImportResult {
   project: Project
   spec: { id: null; title: string; format: DataFormat; version: string; description: string }
   naming: 'records'
-  /** Endpoints of new resources, and new singular answers. */
+  /** Endpoints of new resources, singular ones too. */
   created: Endpoint[]
-  /** Endpoints of the resources filled again, and singular answers replaced. */
+  /** Endpoints of the resources filled again, singular ones too. */
   updated: Endpoint[]
   /** Resources directly under the prefix that the file does not name (removed with `replace`). */
   kept: Endpoint[]

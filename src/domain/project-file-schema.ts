@@ -36,6 +36,7 @@ export interface RawResource {
   records?: Record<string, unknown>[] | null
   without?: string[] | null
   onDelete?: OnDelete
+  object?: Record<string, unknown>
 }
 
 export interface RawEndpoint {

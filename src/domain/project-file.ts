@@ -59,6 +59,8 @@ export interface ResourceSpec {
   without: string[]
   /** What deleting one of its records does to the records that belong to it. */
   onDelete: OnDelete
+  /** A singular resource (`object:` in the file): `records` holds its one object. */
+  singular: boolean
 }
 
 export interface EndpointSpec {
@@ -176,15 +178,22 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
   }
   const projectAuth = file.auth === undefined ? undefined : authAt([], (field) => checkAuthSetting(file.auth, field) ?? undefined)
 
-  const resources = (file.resources ?? []).map((r): ResourceSpec => ({
-    path: r.path,
-    fields: r.fields ?? {},
-    count: r.count ?? 0,
-    seed: r.seed ?? null,
-    records: r.records ?? [],
-    without: r.without ?? [],
-    onDelete: r.onDelete ?? 'keep',
-  }))
+  const resources = (file.resources ?? []).map((r, i): ResourceSpec => {
+    if (r.object !== undefined) {
+      const other = (['fields', 'count', 'seed', 'records', 'onDelete'] as const).find((key) => r[key] !== undefined && r[key] !== null)
+      if (other) fail(['resources', i, other], 'cannot be given with object: a singular resource is its one object')
+    }
+    return {
+      path: r.path,
+      fields: r.fields ?? {},
+      count: r.count ?? 0,
+      seed: r.seed ?? null,
+      records: r.object === undefined ? (r.records ?? []) : [r.object],
+      without: r.without ?? [],
+      onDelete: r.onDelete ?? 'keep',
+      singular: r.object !== undefined,
+    }
+  })
 
   const imports = (file.imports ?? []).map((m): ImportSpec => ({
     format: m.format ?? UNNAMED_FORMAT,

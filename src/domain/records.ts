@@ -52,7 +52,7 @@ export function deeperThan(value: unknown, limit: number): boolean {
 }
 
 /** The body as an object to store, numbers past a double's precision kept as sent. */
-function requireObject(sent: unknown): JsonObject {
+export function requireObject(sent: unknown): JsonObject {
   const body = exactNumbers(sent)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new AppError('INVALID_BODY', 'request body must be a JSON object')

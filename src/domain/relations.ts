@@ -52,14 +52,20 @@ function namesOf(query: URLSearchParams, parameter: string): string[] {
   return [...names]
 }
 
+/** The collections of singular resources: their one object is not a record that relates to others. */
+function singularCollections(context: Context, projectId: number): Set<number> {
+  return new Set(context.repos.resources.listByProject(projectId).filter((r) => r.singular).map((r) => r.collectionId))
+}
+
 /** The collection a name stands for: the first of its candidates the project has. */
 function collectionNamed(context: Context, projectId: number, parameter: string, name: string, candidates: string[]): number {
   const { relations } = context.repos
+  const singular = singularCollections(context, projectId)
   for (const candidate of candidates) {
     const id = relations.collectionByName(projectId, candidate)
-    if (id !== undefined) return id
+    if (id !== undefined && !singular.has(id)) return id
   }
-  const known = relations.collectionNames(projectId)
+  const known = relations.collectionNames(projectId).filter((collection) => !singular.has(relations.collectionByName(projectId, collection)!))
   return invalid(parameter, `names "${name}", which is not a collection of this project (${known.length ? `its collections: ${known.join(', ')}` : 'it has none'})`)
 }
 
@@ -211,8 +217,10 @@ function cascadeTargets(context: Context, projectId: number, collectionName: str
   const targets = new Map<string, Dependents>()
   const add = (target: Dependents) => targets.set(`${target.collectionId}|${target.field}`, target)
   const field = foreignKey(collectionName)
-  for (const collectionId of context.repos.collections.listIds(projectId)) add({ collectionId, field })
   const all = context.repos.resources.listByProject(projectId)
+  // A singular resource's object is not a record that belongs to another: a `userId` in it is a field like any.
+  const singular = singularCollections(context, projectId)
+  for (const collectionId of context.repos.collections.listIds(projectId)) if (!singular.has(collectionId)) add({ collectionId, field })
   for (const resource of cascading) {
     for (const nested of all) {
       const rest = nested.path.startsWith(`${resource.path}/:`) ? nested.path.slice(resource.path.length + 2) : null

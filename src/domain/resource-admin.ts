@@ -92,6 +92,12 @@ export function addResource(context: Context, project: Project, input: unknown, 
   })
 }
 
+/** A resource whose records the management API works on; a singular one has its object instead, at its own path. */
+export function requireRecords(resource: Resource): Resource {
+  if (resource.singular) throw new AppError('CONFLICT', `resource ${resource.path} is singular: its one object is answered at ${resource.path} (GET, PUT, PATCH), it has no records`)
+  return resource
+}
+
 /** A resource of the project by id; unknown (or another project's) → 404. */
 export function requireResource(context: Context, project: Project, idText: string): Resource {
   const id = parseId(idText)

@@ -4,6 +4,7 @@ import type { ResourceSeed } from '../store/resources.ts'
 import { checkFields, recordGenerator, type FakerFactory } from '../engine/generators.ts'
 import type { Context } from './context.ts'
 import { insertRecords } from './records.ts'
+import { storeSingular } from './singulars.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const MAX_SEED_COUNT = 100_000
@@ -37,6 +38,10 @@ export function reseedCollection(context: Context, collectionId: number, makeFak
     records.removeAll(collectionId)
     collections.setNextId(collectionId, 1)
     for (const resource of context.repos.resources.listByCollection(collectionId)) {
+      if (resource.singular) {
+        storeSingular(context, collectionId, resource.seedRecords[0] ?? {})
+        continue
+      }
       insertRecords(context, collectionId, resource.seedRecords)
       if (resource.seedCount > 0) {
         const faker = makeFaker(resource.seedValue ?? projects.byId(resource.projectId)?.seedValue ?? null)

@@ -2,7 +2,7 @@ import type { H3, H3Event } from 'h3'
 import type { Context } from '../domain/context.ts'
 import { runRecordAction } from '../domain/records.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
-import { addResource, checkNewResource, deleteResource, listResources, requireResource } from '../domain/resource-admin.ts'
+import { addResource, checkNewResource, deleteResource, listResources, requireRecords, requireResource } from '../domain/resource-admin.ts'
 import type { Resource, ResourceAction } from '../model.ts'
 import { notAllowed, pathParam, type AdminDeps, type Authorize, isRead, route } from './admin-common.ts'
 import { readJsonBody } from './body.ts'
@@ -60,7 +60,7 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
 
   route(app, '/api/projects/:projectId/resources/:resourceId/records', async (event) => {
     const project = await authorized(event)
-    const resource = requireResource(context, project, pathParam(event, 'resourceId'))
+    const resource = requireRecords(requireResource(context, project, pathParam(event, 'resourceId')))
     if (isRead(event)) return recordResponse(context, event, resource, 'list', undefined)
     if (event.req.method === 'POST') return recordResponse(context, event, resource, 'create', await readJsonBody(event, deps.bodyLimit))
     notAllowed(event, ['GET', 'POST'])
@@ -68,7 +68,7 @@ export function mountAdminResources(app: H3, deps: AdminDeps, authorized: Author
 
   route(app, '/api/projects/:projectId/resources/:resourceId/records/:recordId', async (event) => {
     const project = await authorized(event)
-    const resource = requireResource(context, project, pathParam(event, 'resourceId'))
+    const resource = requireRecords(requireResource(context, project, pathParam(event, 'resourceId')))
     const id = pathParam(event, 'recordId')
     switch (event.req.method) {
       case 'GET':

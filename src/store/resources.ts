@@ -11,6 +11,7 @@ interface ResourceRow {
   seed_value: number | null
   seed_records: string
   on_delete: OnDelete
+  singular: 0 | 1
   created_at: string
 }
 
@@ -25,6 +26,7 @@ function toResource(row: ResourceRow): Resource {
     seedValue: row.seed_value,
     seedRecords: JSON.parse(row.seed_records) as Record<string, unknown>[],
     onDelete: row.on_delete,
+    singular: row.singular === 1,
     createdAt: row.created_at,
   }
 }
@@ -43,8 +45,8 @@ export function createResourceRepo(db: Db) {
   const byCollection = db.prepare<[number], ResourceRow>('SELECT * FROM resources WHERE collection_id = ? ORDER BY id')
   const byId = db.prepare<[number], ResourceRow>('SELECT * FROM resources WHERE id = ?')
   const byPath = db.prepare<[number, string], ResourceRow>('SELECT * FROM resources WHERE project_id = ? AND path = ?')
-  const insert = db.prepare<[number, number, string, OnDelete, string]>(
-    'INSERT INTO resources (project_id, collection_id, path, on_delete, created_at) VALUES (?, ?, ?, ?, ?)',
+  const insert = db.prepare<[number, number, string, OnDelete, 0 | 1, string]>(
+    'INSERT INTO resources (project_id, collection_id, path, on_delete, singular, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   )
   const setOnDelete = db.prepare<[OnDelete, number]>('UPDATE resources SET on_delete = ? WHERE id = ?')
   const setSeed = db.prepare(
@@ -65,8 +67,8 @@ export function createResourceRepo(db: Db) {
       const row = byPath.get(projectId, path)
       return row && toResource(row)
     },
-    insert(resource: { projectId: number; collectionId: number; path: string; onDelete: OnDelete; createdAt: string }): Resource {
-      const info = insert.run(resource.projectId, resource.collectionId, resource.path, resource.onDelete, resource.createdAt)
+    insert(resource: { projectId: number; collectionId: number; path: string; onDelete: OnDelete; singular?: boolean; createdAt: string }): Resource {
+      const info = insert.run(resource.projectId, resource.collectionId, resource.path, resource.onDelete, resource.singular ? 1 : 0, resource.createdAt)
       return toResource(byId.get(Number(info.lastInsertRowid))!)
     },
     setSeed(id: number, seed: ResourceSeed): void {

@@ -38,8 +38,8 @@ describe('mockapi init', () => {
     const endpoints = JSON.parse((await run('endpoints', '--json')).stdout)
     expect(endpoints.map((e: { method: string; path: string }) => `${e.method} ${e.path}`).sort()).toEqual([
       'DELETE /api/orders/:id', 'DELETE /api/products/:id', 'GET /api/orders', 'GET /api/orders/:id',
-      'GET /api/products', 'GET /api/products/:id', 'POST /api/orders', 'POST /api/products',
-      'PUT /api/orders/:id', 'PUT /api/products/:id',
+      'GET /api/products', 'GET /api/products/:id', 'PATCH /api/orders/:id', 'PATCH /api/products/:id',
+      'POST /api/orders', 'POST /api/products', 'PUT /api/orders/:id', 'PUT /api/products/:id',
     ])
     for (const endpoint of endpoints) {
       expect(endpoint.kind).toBe('resource')
@@ -190,7 +190,7 @@ describe('add-resource, add-endpoint, endpoints, remove-endpoint', () => {
     expect(removed.code).toBe(0)
     expect(removed.stdout).toContain('removed DELETE /api/posts/:id')
     const left = JSON.parse((await run('endpoints', '--json')).stdout).map((e: { method: string; path: string }) => `${e.method} ${e.path}`)
-    expect(left).toHaveLength(4)
+    expect(left).toHaveLength(5)
     expect(left).not.toContain('DELETE /api/posts/:id')
     expectUserError(await run('remove-endpoint', 'DELETE', '/api/posts/:id'), /no endpoint DELETE/)
   })
@@ -207,7 +207,7 @@ describe('projects', () => {
     await run('add-resource', '/api/items', '--project', 'other')
     const shown = JSON.parse((await run('project', 'show', 'other', '--json')).stdout)
     expect(shown).toMatchObject({ slug: 'other', name: 'Other', isDefault: false })
-    expect(shown.endpoints).toHaveLength(5)
+    expect(shown.endpoints).toHaveLength(6)
     // Two projects: commands without --project use the default (first created).
     expect(JSON.parse((await run('endpoints', '--json')).stdout)).toEqual([])
     expect((await run('project', 'delete', 'my-shop')).code).toBe(0)

@@ -46,6 +46,9 @@ describe('mockapi serve', () => {
     expect(stats.json).toEqual({ posts: 1 })
     expect((await send(`${url}/api/stats`)).status).toBe(203)
 
+    // A resource's PATCH, removed and brought back while serving.
+    expect((await cli(['--db', db, 'remove-endpoint', 'PATCH', '/api/posts/:id'], { cwd })).code).toBe(0)
+    expect((await send(`${base}/posts/1`, { method: 'PATCH', body: { views: 2 } })).status).toBe(405)
     expect((await cli(['--db', db, 'add-endpoint', 'PATCH', '/api/posts/:id'], { cwd })).code).toBe(0)
     const patched = await send(`${base}/posts/1`, { method: 'PATCH', body: { views: 3 } })
     expect(patched.status).toBe(200)

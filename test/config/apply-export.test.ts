@@ -18,7 +18,7 @@ async function buildRichProject(ok: (...args: string[]) => Promise<string>, cwd:
   await ok('endpoint', 'set', 'GET', '/api/products', '--status', '203', '--header', 'X-Env: mock', '--delay', '5')
   writeFileSync(join(cwd, 'schema.json'), JSON.stringify({ type: 'object', required: ['name'] }))
   await ok('endpoint', 'set', 'POST', '/api/products', '--schema', '@schema.json', '--error-rate', '10', '--error-status', '503')
-  await ok('add-endpoint', 'PATCH', '/api/products/:id')
+  await ok('endpoint', 'set', 'PATCH', '/api/products/:id', '--status', '202')
   await ok('add-endpoint', 'GET', '/api/stats', '--body', '{"visits":"{{faker.number.int}}","at":"{{now}}"}')
   await ok('remove-endpoint', 'DELETE', '/api/users/:id')
   await ok('webhooks', 'add', 'http://127.0.0.1:9999/hook', '--name', 'ci', '--events', 'mock.error')

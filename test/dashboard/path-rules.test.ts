@@ -20,7 +20,7 @@ describe.skipIf(noBrowser)('the project heading\'s path rules', { timeout: 60_00
     expect(stored.json.pathRules).toBe('off')
     await path.fill('/v1/user_profile')
     await path.fill('/v1/user_profiles')
-    await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('✓ /v1/user_profiles makes five endpoints')
+    await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('✓ /v1/user_profiles makes six endpoints')
     await screenshot(page, 'path-rules')
 
     // A reload shows what is stored.

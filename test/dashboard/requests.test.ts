@@ -54,8 +54,8 @@ describe.skipIf(noBrowser)('create an endpoint from a request', { timeout: 60_00
     const again = await send(`${server.url}/api/shop/orders/42?expand=items`)
     expect([again.status, again.json]).toEqual([200, { id: '42', state: 'paid' }])
     expect((await endpointsNow()).filter((e) => e.path === '/api/orders/:id')).toEqual([expect.objectContaining({ method: 'GET', kind: 'custom' })])
-    // The project's endpoint count follows: the shop's five resource endpoints and this one.
-    await expect.poll(() => page.getByTestId('project').first().textContent()).toContain('6 endpoints')
+    // The project's endpoint count follows: the shop's six resource endpoints and this one.
+    await expect.poll(() => page.getByTestId('project').first().textContent()).toContain('7 endpoints')
     await screenshot(page, 'requests-create-endpoint')
     await screenshotDark(page, 'requests-create-endpoint')
     expect(problems).toEqual([])

@@ -12,7 +12,7 @@ async function recordIds(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 }, () => {
-  it('adds a resource, the path checked as you type, and lists its five endpoints with curl lines', async () => {
+  it('adds a resource, the path checked as you type, and lists its six endpoints with curl lines', async () => {
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await endpointRow(page, 'GET', '/api/products').waitFor()
     const path = page.getByTestId('resource-form').getByLabel('Path')
@@ -25,17 +25,17 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     await path.fill('/api/products')
     await expect.poll(() => check.textContent(), { timeout: 15_000 }).toMatch(/^✗ .*exists/i)
     await path.fill('/api/orders')
-    await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('✓ /api/orders makes five endpoints')
+    await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('✓ /api/orders makes six endpoints')
     await page.getByLabel('Fields').fill('total:int, note:helpers.arrayElement(["a, b","c"])')
     await page.getByLabel('Seed records').fill('3')
     await page.getByLabel('On delete').selectOption('cascade')
     await add.click()
-    await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('Added /api/orders with 5 endpoints.')
+    await expect.poll(() => check.textContent(), { timeout: 15_000 }).toBe('Added /api/orders with 6 endpoints.')
 
     const rows = page.locator('[data-testid="endpoint-row"][data-path^="/api/orders"]')
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(5)
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(6)
     const listed = await rows.evaluateAll((all) => all.map((row) => `${row.getAttribute('data-method')} ${row.getAttribute('data-path')}`))
-    expect(listed.sort()).toEqual(['DELETE /api/orders/:id', 'GET /api/orders', 'GET /api/orders/:id', 'POST /api/orders', 'PUT /api/orders/:id'])
+    expect(listed.sort()).toEqual(['DELETE /api/orders/:id', 'GET /api/orders', 'GET /api/orders/:id', 'PATCH /api/orders/:id', 'POST /api/orders', 'PUT /api/orders/:id'])
     expect(await endpointRow(page, 'GET', '/api/orders/:id').getByTestId('endpoint-curl').textContent()).toBe(`curl '${shop.server.url}/api/shop/orders/:id'`)
     expect(await endpointRow(page, 'POST', '/api/orders').getByTestId('endpoint-curl').textContent())
       .toBe(`curl -X POST '${shop.server.url}/api/shop/orders' -H 'content-type: application/json' -d '{}'`)
@@ -44,9 +44,9 @@ describe.skipIf(noBrowser)('projects, endpoints and records', { timeout: 60_000 
     const orders = await send(`${shop.server.url}/api/shop/orders`)
     expect(orders.json).toHaveLength(3)
     expect(['a, b', 'c']).toContain(orders.json[0].note)
-    // The project card counts them too (the shop's five products endpoints, these five, and whatever another test added).
+    // The project card counts them too (the shop's six products endpoints, these six, and whatever another test added).
     const endpoints = await send(`${shop.server.url}/api/projects/1/endpoints`, { headers: { Authorization: `Bearer ${shop.token}` } })
-    expect(endpoints.json.filter((e: { path: string }) => e.path.startsWith('/api/orders'))).toHaveLength(5)
+    expect(endpoints.json.filter((e: { path: string }) => e.path.startsWith('/api/orders'))).toHaveLength(6)
     await expect.poll(() => page.getByTestId('project').textContent()).toContain(`${endpoints.json.length} endpoints`)
     const resources = await send(`${shop.server.url}/api/projects/1/resources`, { headers: { Authorization: `Bearer ${shop.token}` } })
     expect(resources.json.find((r: { path: string }) => r.path === '/api/orders').onDelete).toBe('cascade')

@@ -19,13 +19,13 @@ function workspace() {
 const ids = (records: { id: unknown }[]) => records.map((record) => String(record.id))
 
 describe('mockapi import db.json (a json-server database)', () => {
-  it('makes every top-level array a resource with its records at /{name}, and an object a GET answering it', async () => {
+  it('makes every top-level array a resource with its records at /{name}, and an object a singular resource there', async () => {
     const { db, run } = workspace()
     const imported = await run('import', 'db.json')
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stdout).toContain('imported json-server database db.json (3 resources, 1 singular) into project db')
     expect(imported.stdout).toContain('7 records')
-    expect(imported.stdout).toMatch(/\/profile\s+its object \(GET\)/)
+    expect(imported.stdout).toMatch(/\/profile\s+its object: GET, PUT, PATCH/)
 
     const server = await serve(db)
     const posts = await send(`${server.url}/posts`)
@@ -37,8 +37,7 @@ describe('mockapi import db.json (a json-server database)', () => {
     expect(ids((await send(`${server.url}/comments?postId=1`)).json)).toEqual(['1', '2'])
     expect((await send(`${server.url}/users`)).json.map((u: { name: string }) => u.name)).toEqual(['typicode', 'Ada'])
     expect((await send(`${server.url}/profile`)).json).toEqual({ name: 'typicode' })
-    const put = await send(`${server.url}/profile`, { method: 'PUT', body: { name: 'Ada' } })
-    expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD'])
+    expect((await send(`${server.url}/profile`, { method: 'PUT', body: { name: 'Ada' } })).json).toEqual({ name: 'Ada' })
     // Under the project's slug too, as every project's endpoints are.
     expect((await send(`${server.url}/api/db/posts/1`)).json).toMatchObject({ title: 'json-server' })
 
@@ -183,7 +182,7 @@ describe('mockapi import db.json (a json-server database)', () => {
     const refused = await run('import', 'db.json')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('project "blog" already keeps "posts" records for /api/posts; import into another project (--project) or under --prefix /api to fill that resource')
-    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toHaveLength(5)
+    expect(JSON.parse((await run('endpoints', '--json')).stdout)).toHaveLength(6)
     expect((await run('import', 'db.json', '--prefix', '/api')).code).toBe(0)
   })
 
@@ -196,7 +195,7 @@ describe('mockapi import db.json (a json-server database)', () => {
     const imported = await send(`${server.url}/api/projects/1/imports`, { method: 'POST', headers, body: { text: readFileSync(DB_JSON, 'utf8'), filename: 'db.json', prefix: '/api' } })
     expect(imported.status, imported.text).toBe(201)
     expect(imported.json.import).toEqual({ id: null, title: 'db', format: 'json-server', version: 'db.json' })
-    expect(imported.json.created).toHaveLength(3 * 6 + 1)
+    expect(imported.json.created).toHaveLength(3 * 6 + 3)
     expect((await send(`${server.url}/api/blog/comments?postId=2`)).json).toMatchObject([{ text: 'a comment about mockapi' }])
 
     const refused = await send(`${server.url}/api/projects/1/imports`, { method: 'POST', headers, body: { text: '{"posts": [1]}', format: 'json-server' } })

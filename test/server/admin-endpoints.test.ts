@@ -34,7 +34,7 @@ describe('GET /api/projects[/{id}]', () => {
     expect(listed.status).toBe(200)
     expect(listed.headers.get('content-type')).toMatch(/^application\/json/)
     expect(listed.json).toEqual([
-      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 1, endpointCount: 6 },
+      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 1, endpointCount: 7 },
       { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
     ])
     const one = await send(`${api}/1`, { headers: auth })
@@ -71,7 +71,7 @@ describe('GET /api/projects/{id}/endpoints', () => {
     const listed = await send(`${api}/1/endpoints`, { headers: auth })
     expect(listed.status).toBe(200)
     expect(listed.json.map((e: { method: string; path: string }) => `${e.method} ${e.path}`)).toEqual([
-      'GET /api/posts', 'POST /api/posts', 'DELETE /api/posts/:id', 'GET /api/posts/:id', 'PUT /api/posts/:id', 'GET /api/stats',
+      'GET /api/posts', 'POST /api/posts', 'DELETE /api/posts/:id', 'GET /api/posts/:id', 'PATCH /api/posts/:id', 'PUT /api/posts/:id', 'GET /api/stats',
     ])
     expect(listed.json.at(-1)).toEqual({
       id: expect.any(Number), method: 'GET', path: '/api/stats', kind: 'custom', status: 200, action: null, resourceId: null, delayMs: 0, delay: 0, fault: null, auth: null, pick: 'rules', responses: [],
@@ -187,11 +187,11 @@ describe('DELETE /api/projects/{id}/endpoints/{eid}', () => {
     expect(deleted.text).toBe('')
     const gone = await send(`${url}/api/shop/posts/${created.json.id}`, { method: 'DELETE' })
     expect(gone.status).toBe(405)
-    expect(gone.headers.get('allow')).toBe('GET, HEAD, PUT')
+    expect(gone.headers.get('allow')).toBe('GET, HEAD, PATCH, PUT')
     expect((await send(`${url}/api/shop/posts/${created.json.id}`)).status).toBe(200)
     expect((await endpoints()).some((e: { id: number }) => e.id === remove.id)).toBe(false)
     expect((await send(`${api}/1/endpoints/${remove.id}`, { method: 'DELETE', headers: auth })).status).toBe(404)
-    expect((await send(`${api}/1`, { headers: auth })).json.endpointCount).toBe(5)
+    expect((await send(`${api}/1`, { headers: auth })).json.endpointCount).toBe(6)
   })
 })
 
@@ -232,6 +232,8 @@ describe('POST /api/projects/{id}/endpoints', () => {
     const post = await send(`${url}/api/shop/posts`, { method: 'POST', body: { title: 'gone soon' } })
     expect((await send(`${url}/api/shop/posts/${post.json.id}`, { method: 'DELETE' })).status).toBe(200)
     expect((await send(`${url}/api/shop/posts/${post.json.id}`)).status).toBe(404)
+    const patch = (await endpoints()).find((e: { method: string; path: string }) => e.method === 'PATCH' && e.path === '/api/posts/:id')
+    expect((await send(`${api}/1/endpoints/${patch.id}`, { method: 'DELETE', headers: auth })).status).toBe(204)
     const fixed = await add({ method: 'PATCH', path: '/api/posts/:id', body: { patched: false } })
     expect(fixed.json).toMatchObject({ kind: 'custom', action: null, body: { patched: false } })
     expect((await send(`${url}/api/shop/posts/1`, { method: 'PATCH', body: { title: 'x' } })).json).toEqual({ patched: false })

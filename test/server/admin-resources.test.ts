@@ -41,8 +41,8 @@ describe('GET /api/projects/{id}/resources', () => {
     const listed = await send(`${api}/1/resources`, { headers: auth })
     expect(listed.status).toBe(200)
     expect(listed.json).toEqual([
-      { id: 1, path: '/api/posts', fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' }, seedCount: 12, onDelete: 'keep', recordCount: 12, endpointIds: [1, 2, 3, 4, 5] },
-      { id: 2, path: '/api/users/:userId/comments', fields: {}, seedCount: 0, onDelete: 'keep', recordCount: 0, endpointIds: [6, 7, 8, 9, 10] },
+      { id: 1, path: '/api/posts', fields: { title: 'lorem.words', views: 'number.int({"min":1,"max":5})', tag: 'helpers.arrayElement(["a","b"])' }, seedCount: 12, onDelete: 'keep', singular: false, recordCount: 12, endpointIds: [1, 2, 3, 4, 5, 6] },
+      { id: 2, path: '/api/users/:userId/comments', fields: {}, seedCount: 0, onDelete: 'keep', singular: false, recordCount: 0, endpointIds: [7, 8, 9, 10, 11, 12] },
     ])
     expect((await send(`${api}/1/resources`, { method: 'DELETE', headers: auth })).headers.get('allow')).toBe('GET, POST')
     expect((await send(`${api}/1/resources`)).status).toBe(401)
@@ -75,14 +75,14 @@ describe('GET /api/projects/{id}/resources/check', () => {
 })
 
 describe('POST /api/projects/{id}/resources', () => {
-  it('creates the resource, its five endpoints and seeded records (201); the mock serves them at once', async () => {
+  it('creates the resource, its six endpoints and seeded records (201); the mock serves them at once', async () => {
     const created = await send(`${api}/1/resources`, { method: 'POST', headers: auth, body: { path: '/api/tickets/', fields: { subject: 'lorem.sentence', votes: 'int' }, seed: 3 } })
     expect(created.status).toBe(201)
     const { resource, endpoints, warnings } = created.json
     expect(warnings).toEqual([])
-    expect(resource).toEqual({ id: expect.any(Number), path: '/api/tickets', fields: { subject: 'lorem.sentence', votes: 'int' }, seedCount: 3, onDelete: 'keep', recordCount: 3, endpointIds: endpoints.map((e: { id: number }) => e.id) })
+    expect(resource).toEqual({ id: expect.any(Number), path: '/api/tickets', fields: { subject: 'lorem.sentence', votes: 'int' }, seedCount: 3, onDelete: 'keep', singular: false, recordCount: 3, endpointIds: endpoints.map((e: { id: number }) => e.id) })
     expect(endpoints.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`)).toEqual([
-      'GET /api/tickets 200', 'POST /api/tickets 201', 'GET /api/tickets/:id 200', 'PUT /api/tickets/:id 200', 'DELETE /api/tickets/:id 200',
+      'GET /api/tickets 200', 'POST /api/tickets 201', 'GET /api/tickets/:id 200', 'PUT /api/tickets/:id 200', 'PATCH /api/tickets/:id 200', 'DELETE /api/tickets/:id 200',
     ])
     expect(endpoints[0]).toMatchObject({ kind: 'resource', action: 'list', resourceId: resource.id, body: null, schema: null })
     const served = await send(`${url}/api/shop/tickets`)
@@ -163,7 +163,7 @@ describe('DELETE /api/projects/{id}/resources/{rid}', () => {
     expect(deleted.status).toBe(204)
     expect(deleted.text).toBe('')
     expect((await send(`${url}/api/shop/drafts`)).status).toBe(404)
-    expect(await endpointCount()).toBe(count - 5)
+    expect(await endpointCount()).toBe(count - 6)
     expect((await resources()).some((r: { id: number }) => r.id === created.resource.id)).toBe(false)
     // Made again, it starts with no records: the old ones went with it.
     const again = (await send(`${api}/1/resources`, { method: 'POST', headers: auth, body: { path: '/api/drafts' } })).json

@@ -72,7 +72,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
           ctx.io.out(success(`imported ${spec.description} into project ${project.slug} in ${elapsedMs} ms: ${counts.join(', ')}`))
           printWarnings(ctx.io, result.warnings)
           const rows = [...result.created, ...result.updated].filter((e) => e.method === 'GET' && !e.path.endsWith('/:id')).sort((a, b) => a.path.localeCompare(b.path))
-          return printTable(ctx.io, ['PATH', 'ANSWERS'], rows.map((e) => [e.path, e.kind === 'resource' ? 'records: GET, POST; /:id GET, PUT, PATCH, DELETE' : 'its object (GET)']))
+          return printTable(ctx.io, ['PATH', 'ANSWERS'], rows.map((e) => [e.path, e.action === 'read' ? 'its object: GET, PUT, PATCH' : 'records: GET, POST; /:id GET, PUT, PATCH, DELETE']))
         }
         // Route imports (OpenAPI) update their endpoints in place; named operations are kept or removed.
         if (result.naming === 'routes') {

@@ -10,6 +10,7 @@ import type { Endpoint } from '../../model.ts'
 import type { RoutedEndpoint } from '../catalog.ts'
 import type { Context } from '../context.ts'
 import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../records.ts'
+import { runSingularAction } from '../singulars.ts'
 import { whenStoreFree } from '../transaction.ts'
 
 /*
@@ -164,7 +165,8 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
     return { status, headers: typed(answer.contentType, headers), body: answer.body }
   }
   if (endpoint.action && collectionId !== null && resource !== null) {
-    const result = await whenStoreFree(context.db, () => runRecordAction(context, {
+    const run = resource.singular ? runSingularAction : runRecordAction
+    const result = await whenStoreFree(context.db, () => run(context, {
       action: endpoint.action!,
       resource,
       collectionId,

@@ -20,6 +20,8 @@ import { up as callbacks } from './0170-callbacks.ts'
 import { up as resourceOnDelete } from './0180-resource-on-delete.ts'
 import { up as typedIds } from './0190-typed-ids.ts'
 import { up as recordText } from './0200-record-text.ts'
+import { up as resourcePatch } from './0210-resource-patch.ts'
+import { up as singularResources } from './0220-singular-resources.ts'
 
 export interface Migration {
   version: number
@@ -48,6 +50,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 180, up: resourceOnDelete },
   { version: 190, up: typedIds },
   { version: 200, up: recordText },
+  { version: 210, up: resourcePatch },
+  { version: 220, up: singularResources },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
