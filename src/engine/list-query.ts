@@ -180,23 +180,32 @@ function parseSlice(query: URLSearchParams, envelope: boolean): Slice {
   return { limit, offset: offsetOf(page, limit, pageName), paging: { page, limit, pageName, limitName } }
 }
 
-function likeMatcher(parameter: string, pattern: string): (text: string) => boolean {
-  if (pattern.length > MAX_PATTERN_LENGTH) invalid(parameter, `is a pattern of ${pattern.length} characters, at most ${MAX_PATTERN_LENGTH}`)
-  try {
-    const regex = compileSafeRegex(pattern, { ignoreCase: true })
-    if (regex.programSize > MAX_PATTERN_PROGRAM) invalid(parameter, `is a pattern too costly to run on every record (${regex.programSize} RE2 instructions, at most ${MAX_PATTERN_PROGRAM})`)
-    return (text) => regex.test(text)
-  } catch (error) {
-    if (error instanceof UnsafePatternError) invalid(parameter, error.message.replace(/^pattern /, 'is the pattern '))
-    throw error
+/** The `_like` patterns of one key, any of which a value must match; together they cost at most one pattern's budget. */
+function likeMatcher(parameter: string, patterns: string[]): (text: string) => boolean {
+  const regexes = patterns.map((pattern) => {
+    if (pattern.length > MAX_PATTERN_LENGTH) invalid(parameter, `is a pattern of ${pattern.length} characters, at most ${MAX_PATTERN_LENGTH}`)
+    try {
+      return compileSafeRegex(pattern, { ignoreCase: true })
+    } catch (error) {
+      if (error instanceof UnsafePatternError) invalid(parameter, `holds the pattern ${JSON.stringify(pattern)}, which cannot be used: ${error.reason}`)
+      throw error
+    }
+  })
+  const size = regexes.reduce((sum, regex) => sum + regex.programSize, 0)
+  if (size > MAX_PATTERN_PROGRAM) {
+    invalid(parameter, `${patterns.length > 1 ? 'holds patterns' : 'is a pattern'} too costly to run on every record (${size} RE2 instructions, at most ${MAX_PATTERN_PROGRAM})`)
   }
+  return (text) => regexes.some((regex) => regex.test(text))
 }
+
+/** Operators a repeated key ORs, as a repeated equality does (json-server 0.17 reads `title_like=a&title_like=b` so); the comparisons would be ambiguous. */
+const REPEATABLE = new Set<FilterOperator>(['eq', 'ne', 'in', 'like', 'contains', 'startsWith', 'endsWith'])
 
 function condition(key: string, field: string, op: FilterOperator, values: string[]): PendingCondition {
   checkFieldName(key, field)
   if (op === 'in') return { field, op, values: values.flatMap((value) => value.split(',')) }
-  if (op !== 'eq' && op !== 'ne' && values.length > 1) invalid(key, `must be given once (a repeated "${op}" would be ambiguous)`)
-  if (op === 'like') return { field, op, values, matches: likeMatcher(key, values[0]!) }
+  if (!REPEATABLE.has(op) && values.length > 1) invalid(key, `must be given once (a repeated "${op}" would be ambiguous: write the range with two operators, e.g. "gte" and "lte")`)
+  if (op === 'like') return { field, op, values, matches: likeMatcher(key, values) }
   return { field, op, values }
 }
 
