@@ -258,7 +258,8 @@ export interface FieldFilter {
 export type FilterOperator = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains' | 'startsWith' | 'endsWith' | 'like'
 
 /**
- * One list filter. `eq`/`in` match any of `values`, `ne` none of them; the others take one value.
+ * One list filter. `eq`/`in`/`like`/`contains`/`startsWith`/`endsWith` match any of `values`, `ne`
+ * none of them; the comparisons (`lt`…) take one value.
  * `like` carries its compiled pattern (a linear-time regex), which the store runs on each value.
  */
 export interface FieldCondition {

@@ -1,7 +1,7 @@
 import { AppError } from '../errors.ts'
 import type { FieldCondition, FieldFilter, Resource, ResourceAction } from '../model.ts'
-import { parseItemParams, parseListParams, resolveSuffixes } from '../engine/list-query.ts'
-import { envelopeJson, linkHeader } from '../engine/links.ts'
+import { parseItemParams, parseListParams, refuseUnknownParameters, resolveSuffixes } from '../engine/list-query.ts'
+import { clampToLastPage, envelopeJson, linkHeader } from '../engine/links.ts'
 import { selectFieldsOfList, selectFieldsOfRecord } from '../engine/field-selection.ts'
 import { exactNumbers, keptNumber, parseKeepingNumbers, stringifyKeepingNumbers } from '../engine/exact-numbers.ts'
 import type { IdType } from '../store/collections.ts'
@@ -163,10 +163,12 @@ export function insertRecords(context: Context, collectionId: number, bodies: It
 export function runRecordAction(context: Context, request: RecordRequest): RecordResponse {
   const { records } = context.repos
   const json = { 'Content-Type': 'application/json; charset=utf-8' }
+  // Before anything is read or written: a mistyped `_dependant` must not delete without its children.
+  refuseUnknownParameters(request.action, request.query)
   switch (request.action) {
     case 'list': {
       const params = parseListParams(request.query)
-      const page = records.page(request.collectionId, {
+      const query = {
         filters: [
           ...request.parents.map(({ field, values }): FieldCondition => ({ field, op: 'eq', values })),
           ...resolveSuffixes(params.conditions, (field) => records.hasField(request.collectionId, field)),
@@ -175,12 +177,20 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
         sort: params.sort,
         limit: params.limit,
         offset: params.offset,
-      })
+      }
+      let page = records.page(request.collectionId, query)
+      let paging = params.paging
+      // json-server 1.x's envelope answers a page past the end with the last one; a plain list answers [] there.
+      const clamped = params.envelope && paging !== null ? clampToLastPage(paging, page.total) : null
+      if (clamped !== null) {
+        paging = clamped
+        page = records.page(request.collectionId, { ...query, offset: (clamped.page - 1) * clamped.limit })
+      }
       const headers: Record<string, string> = { ...json, 'X-Total-Count': String(page.total) }
-      if (params.paging !== null) headers.Link = linkHeader(request.url, params.paging, page.total)
+      if (paging !== null) headers.Link = linkHeader(request.url, paging, page.total)
       const related = withRelations(context, request, page.json)
       const body = params.fields === null ? related : selectFieldsOfList(related, params.fields)
-      return { status: request.status, headers, body: params.envelope && params.paging !== null ? envelopeJson(params.paging, page.total, body) : body }
+      return { status: request.status, headers, body: params.envelope && paging !== null ? envelopeJson(paging, page.total, body) : body }
     }
     case 'create': {
       const body = requireObject(request.body)

@@ -123,12 +123,15 @@ function parseRecords(texts: string[]): JsonObject[] {
   return texts.map((text) => parseKeepingNumbers(text) as JsonObject)
 }
 
-/** Children by the id they name, in stored order. */
-function embed(context: Context, records: JsonObject[], relation: Relation): void {
+/** Children by the id they name, in stored order; `one` when the answer is a single record, which cannot be paged. */
+function embed(context: Context, records: JsonObject[], relation: Relation, one: boolean): void {
   const ids = [...new Set(records.map((r) => idText(r.id)).filter((id) => id !== null))]
   const rows = context.repos.relations.children(relation.collectionId, relation.field, ids, MAX_EMBEDDED + 1)
   if (rows.length > MAX_EMBEDDED) {
-    invalid(EMBED, `would embed more than ${MAX_EMBEDDED} ${relation.key} records in one answer; ask for fewer records (limit) or filter the list`)
+    const instead = one
+      ? `this record has more; list them from their own collection instead, filtered by ${relation.field} and paged (e.g. ?${relation.field}=${encodeURIComponent(idText(records[0]!.id) ?? '')}&_page=1)`
+      : 'ask for fewer records (limit) or filter the list'
+    invalid(EMBED, `would embed more than ${MAX_EMBEDDED} ${relation.key} records in one answer; ${instead}`)
   }
   const byParent = new Map<string, JsonObject[]>()
   for (const child of parseRecords(rows)) {
@@ -168,7 +171,7 @@ export function withRelations(context: Context, request: RelationRequest, json: 
   const records = Array.isArray(parsed) ? parsed : [parsed]
   if (records.length === 0) return json
   for (const relation of relations) {
-    if (relation.kind === 'embed') embed(context, records, relation)
+    if (relation.kind === 'embed') embed(context, records, relation, !Array.isArray(parsed))
     else expand(context, records, relation)
   }
   return stringifyKeepingNumbers(parsed)

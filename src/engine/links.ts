@@ -23,13 +23,19 @@ export function linkHeader(url: URL, paging: Paging, total: number): string {
   return links.join(', ')
 }
 
+/** The last page in place of one past it, as json-server 1.x's envelope pages; null when `paging` is within the list. */
+export function clampToLastPage(paging: Paging, total: number): Paging | null {
+  const last = lastPage(paging.limit, total)
+  return paging.page > last ? { ...paging, page: last } : null
+}
+
 /**
  * json-server 1.x's paged envelope around the page's JSON array text (kept as text: the records
- * are not parsed for it). A page past the end has no next and its prev is the last page.
+ * are not parsed for it). `paging` is within the list (`clampToLastPage`).
  */
 export function envelopeJson(paging: Paging, total: number, dataJson: string): string {
   const last = lastPage(paging.limit, total)
-  const prev = paging.page > 1 ? Math.min(paging.page - 1, last) : null
+  const prev = paging.page > 1 ? paging.page - 1 : null
   const next = paging.page < last ? paging.page + 1 : null
   return `{"first":1,"prev":${prev},"next":${next},"last":${last},"pages":${last},"items":${total},"data":${dataJson}}`
 }

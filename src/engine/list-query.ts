@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts'
-import type { FieldCondition, FilterOperator, SortKey } from '../model.ts'
+import type { FieldCondition, FilterOperator, ResourceAction, SortKey } from '../model.ts'
 import { compileSafeRegex, UnsafePatternError } from './safe-regex.ts'
 
 /**
@@ -34,10 +34,19 @@ export interface PendingCondition extends FieldCondition {
   suffixOf?: string
 }
 
-/** Names `_embed`, `_expand` and `_dependent` belong to relations (domain/relations.ts); `_` is jQuery's cache buster, ignored as json-server does. */
-const RELATIONS = ['_embed', '_expand', '_dependent']
-const LIST_CONTROL = ['_sort', '_order', '_page', '_per_page', '_limit', '_start', '_end', '_envelope', '_fields']
-const ITEM_CONTROL = ['_fields']
+/**
+ * The underscored names each action reads: `_embed`, `_expand` and `_dependent` belong to relations
+ * (domain/relations.ts), the others to this file. `_` is jQuery's cache buster, ignored as json-server does.
+ */
+const UNDERSCORED: Record<ResourceAction, readonly string[]> = {
+  list: ['_sort', '_order', '_page', '_per_page', '_limit', '_start', '_end', '_envelope', '_fields', '_embed', '_expand'],
+  read: ['_fields', '_embed', '_expand'],
+  create: [],
+  replace: [],
+  patch: [],
+  delete: ['_dependent'],
+}
+const METHODS: Record<ResourceAction, string> = { list: 'GET', read: 'GET', create: 'POST', replace: 'PUT', patch: 'PATCH', delete: 'DELETE' }
 const PLAIN_CONTROL = new Set(['sort', 'order', 'page', 'limit', 'q', 'fields'])
 
 const OPERATORS = new Set<FilterOperator>(['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'startsWith', 'endsWith'])
@@ -105,11 +114,23 @@ export function parsePaging(query: URLSearchParams): { limit: number | null; off
   return { limit, offset: offsetOf(page, limit) }
 }
 
-/** Underscored names nobody defined are mistakes (`_sorts`), refused rather than read as filters on a field nobody has. */
-function refuseUnknown(query: URLSearchParams, known: string[]): void {
+/** What each action's refusal of an unknown underscored name adds: what that request does take. */
+function takes(action: ResourceAction, known: readonly string[]): string {
+  if (action === 'list') return `a list's GET takes ${known.join(', ')}; a field starting with "_" is filtered with an operator, e.g. "_private:eq"`
+  if (action === 'read') return `one record's GET takes ${known.join(', ')}; filters and paging belong to the list`
+  if (known.length === 0) return `a ${METHODS[action]} takes none`
+  return `a ${METHODS[action]} takes ${known.join(', ')}`
+}
+
+/**
+ * Underscored names nobody defined are mistakes (`_sorts`, `_dependant`), refused before the
+ * request reads or writes anything rather than read as filters on a field nobody has, or ignored.
+ */
+export function refuseUnknownParameters(action: ResourceAction, query: URLSearchParams): void {
+  const known = UNDERSCORED[action]
   for (const key of query.keys()) {
     if (key.startsWith('_') && key !== '_' && !key.includes(':') && !known.includes(key)) {
-      invalid(key, `is not one of this request's parameters (known: ${known.join(', ')}; a field starting with "_" is filtered as "${key}:eq")`)
+      invalid(key, `is not a parameter of this request (${takes(action, known)})`)
     }
   }
 }
@@ -174,29 +195,39 @@ function parseSlice(query: URLSearchParams, envelope: boolean): Slice {
   if (page === null && limit === null && !envelope) return { limit: null, offset: 0, paging: null }
   page ??= 1
   limit ??= DEFAULT_LIMIT
-  // Unnamed, the spelling follows the other name given, else the dialect asked for (the envelope is 1.x's).
+  // Unnamed, the spelling follows the other name given, else the dialect asked for: the envelope is 1.x's
+  // (`_per_page`), and `_page` alone is 0.17's, whose `_limit` defaults to 10 with it.
   const pageName = pageGiven?.name ?? (limitGiven === null ? (envelope ? '_page' : 'page') : limitGiven.name === 'limit' ? 'page' : '_page')
-  const limitName = limitGiven?.name ?? (pageName === 'page' ? 'limit' : '_per_page')
+  const limitName = limitGiven?.name ?? (pageName === 'page' ? 'limit' : envelope ? '_per_page' : '_limit')
   return { limit, offset: offsetOf(page, limit, pageName), paging: { page, limit, pageName, limitName } }
 }
 
-function likeMatcher(parameter: string, pattern: string): (text: string) => boolean {
-  if (pattern.length > MAX_PATTERN_LENGTH) invalid(parameter, `is a pattern of ${pattern.length} characters, at most ${MAX_PATTERN_LENGTH}`)
-  try {
-    const regex = compileSafeRegex(pattern, { ignoreCase: true })
-    if (regex.programSize > MAX_PATTERN_PROGRAM) invalid(parameter, `is a pattern too costly to run on every record (${regex.programSize} RE2 instructions, at most ${MAX_PATTERN_PROGRAM})`)
-    return (text) => regex.test(text)
-  } catch (error) {
-    if (error instanceof UnsafePatternError) invalid(parameter, error.message.replace(/^pattern /, 'is the pattern '))
-    throw error
+/** The `_like` patterns of one key, any of which a value must match; together they cost at most one pattern's budget. */
+function likeMatcher(parameter: string, patterns: string[]): (text: string) => boolean {
+  const regexes = patterns.map((pattern) => {
+    if (pattern.length > MAX_PATTERN_LENGTH) invalid(parameter, `is a pattern of ${pattern.length} characters, at most ${MAX_PATTERN_LENGTH}`)
+    try {
+      return compileSafeRegex(pattern, { ignoreCase: true })
+    } catch (error) {
+      if (error instanceof UnsafePatternError) invalid(parameter, `holds the pattern ${JSON.stringify(pattern)}, which cannot be used: ${error.reason}`)
+      throw error
+    }
+  })
+  const size = regexes.reduce((sum, regex) => sum + regex.programSize, 0)
+  if (size > MAX_PATTERN_PROGRAM) {
+    invalid(parameter, `${patterns.length > 1 ? 'holds patterns' : 'is a pattern'} too costly to run on every record (${size} RE2 instructions, at most ${MAX_PATTERN_PROGRAM})`)
   }
+  return (text) => regexes.some((regex) => regex.test(text))
 }
+
+/** Operators a repeated key ORs, as a repeated equality does (json-server 0.17 reads `title_like=a&title_like=b` so); the comparisons would be ambiguous. */
+const REPEATABLE = new Set<FilterOperator>(['eq', 'ne', 'in', 'like', 'contains', 'startsWith', 'endsWith'])
 
 function condition(key: string, field: string, op: FilterOperator, values: string[]): PendingCondition {
   checkFieldName(key, field)
   if (op === 'in') return { field, op, values: values.flatMap((value) => value.split(',')) }
-  if (op !== 'eq' && op !== 'ne' && values.length > 1) invalid(key, `must be given once (a repeated "${op}" would be ambiguous)`)
-  if (op === 'like') return { field, op, values, matches: likeMatcher(key, values[0]!) }
+  if (!REPEATABLE.has(op) && values.length > 1) invalid(key, `must be given once (a repeated "${op}" would be ambiguous: write the range with two operators, e.g. "gte" and "lte")`)
+  if (op === 'like') return { field, op, values, matches: likeMatcher(key, values) }
   return { field, op, values }
 }
 
@@ -239,8 +270,8 @@ function parseEnvelope(query: URLSearchParams): boolean {
   return raw === 'true'
 }
 
+/** A list's parameters; `refuseUnknownParameters('list', …)` has run. */
 export function parseListParams(query: URLSearchParams): ListParams {
-  refuseUnknown(query, [...LIST_CONTROL, ...RELATIONS])
   const q = oneOf(query, ['q'])
   const envelope = parseEnvelope(query)
   return {
@@ -253,9 +284,8 @@ export function parseListParams(query: URLSearchParams): ListParams {
   }
 }
 
-/** What a single record's GET reads from its query: `_fields`; other plain names are ignored, as before. */
+/** What a single record's GET reads from its query: `_fields`; other plain names are ignored, as before. `refuseUnknownParameters('read', …)` has run. */
 export function parseItemParams(query: URLSearchParams): { fields: string[] | null } {
-  refuseUnknown(query, [...ITEM_CONTROL, ...RELATIONS])
   return { fields: parseFields(query) }
 }
 

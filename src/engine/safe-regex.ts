@@ -15,9 +15,13 @@ export interface SafeRegex {
 }
 
 export class UnsafePatternError extends Error {
+  /** Why, without the pattern: for messages that name the pattern in their own words. */
+  readonly reason: string
   constructor(pattern: string, reason: string) {
-    super(`pattern ${JSON.stringify(pattern)} cannot be used: ${reason} (patterns run on a linear-time engine, RE2: lookaheads and backreferences are not supported)`)
+    const why = `${reason} (patterns run on a linear-time engine, RE2: lookaheads and backreferences are not supported)`
+    super(`pattern ${JSON.stringify(pattern)} cannot be used: ${why}`)
     this.name = 'UnsafePatternError'
+    this.reason = why
   }
 }
 

@@ -92,6 +92,7 @@ export interface Bound {
   operand: unknown
   lower: unknown
   upper: unknown
+  /** The lower-cased text `contains`… look for; for their `-any` forms (a repeated key), a JSON array of such texts. */
   needle: string | null
   /** 1 when the needle is ASCII: SQLite's own lower() then folds as JavaScript's would, without a call into JavaScript per value. */
   ascii: number
@@ -117,7 +118,12 @@ function bind(condition: FieldCondition, slot: number): Bound {
     return { ...bound, op: condition.op === 'ne' ? 'ne' : 'eq', cands: toJsonCandidates(condition.values) }
   }
   if (condition.op === 'like') return { ...bound, slot }
-  if (!COMPARISONS.has(condition.op)) return { ...bound, needle: value.toLowerCase(), ascii: isAscii(value) ? 1 : 0 }
+  if (!COMPARISONS.has(condition.op)) {
+    const ascii = condition.values.every(isAscii) ? 1 : 0
+    // Repeated, any of the needles will do: they go as a JSON array to a test of their own.
+    if (condition.values.length > 1) return { ...bound, op: `${condition.op}-any`, needle: JSON.stringify(condition.values.map((v) => v.toLowerCase())), ascii }
+    return { ...bound, needle: value.toLowerCase(), ascii }
+  }
   const upward = condition.op === 'gt' || condition.op === 'gte'
   if (NUMERIC.test(value) && Number.isFinite(Number(value))) {
     return { ...bound, operand: Number(value), lower: -Infinity, upper: BEFORE_ALL_TEXT }
@@ -153,6 +159,9 @@ export function conditionTest(b: Bound, value: Fragment, json: Fragment): Fragme
     WHEN 'contains' THEN typeof(${v}) = 'text' AND instr(${folded}, ${b.needle}) > 0
     WHEN 'startsWith' THEN typeof(${v}) = 'text' AND substr(${folded}, 1, length(${b.needle})) = ${b.needle}
     WHEN 'endsWith' THEN typeof(${v}) = 'text' AND (${b.needle} = '' OR substr(${folded}, -length(${b.needle})) = ${b.needle})
+    WHEN 'contains-any' THEN typeof(${v}) = 'text' AND EXISTS (SELECT 1 FROM json_each(${b.needle}) n WHERE instr(${folded}, n.value) > 0)
+    WHEN 'startsWith-any' THEN typeof(${v}) = 'text' AND EXISTS (SELECT 1 FROM json_each(${b.needle}) n WHERE substr(${folded}, 1, length(n.value)) = n.value)
+    WHEN 'endsWith-any' THEN typeof(${v}) = 'text' AND EXISTS (SELECT 1 FROM json_each(${b.needle}) n WHERE n.value = '' OR substr(${folded}, -length(n.value)) = n.value)
     WHEN 'like' THEN typeof(${v}) IN ('text', 'integer', 'real') AND mockapi_match(${b.slot}, ${v})
   END)`
 }

@@ -98,6 +98,20 @@ describe('filter operators, json-server 1.x and 0.17 spellings', () => {
     expect(await ids(query)).toEqual(expected)
   })
 
+  it.each([
+    // json-server 0.17 ORs a repeated _like, as a repeated equality ORs
+    ['?title_like=webhook&title_like=%5Ezero', ['1', '3', '5']],
+    ['?title_like=%5Eten$&title_like=nothing', ['6']],
+    ['?title:contains=zero&title:contains=TEN', ['5', '6']],
+    ['?title:contains=%C3%A9clairs&title:contains=zero', ['4', '5']],
+    ['?title:startsWith=ze&title:startsWith=te', ['5', '6']],
+    ['?title:endsWith=apis&title:endsWith=QUEUE', ['2', '3', '4']],
+    ['?title:endsWith=apis&title:endsWith=', ['1', '2', '3', '4', '5', '6']],
+    ['?views:contains=1&views:contains=0', ['4']],
+  ])('a repeated %s matches any of its values', async (query, expected) => {
+    expect(await ids(query)).toEqual(expected)
+  })
+
   it('reads a suffix as part of the name when the collection has that field', async () => {
     expect(await ids('?price_gte=yes', 'prices')).toEqual(['1'])
     expect(await ids('?price_gte=no', 'prices')).toEqual(['2'])
@@ -154,6 +168,8 @@ describe('q', () => {
     expect((response.json as { n: number }[]).map((r) => r.n)).toEqual([5999, 5997, 5995, 5993, 5991])
     expect(response.headers.get('x-total-count')).toBe('5')
     expect(db.prepare("SELECT field FROM indexed_fields WHERE field IN ('n', 'meta.kind') ORDER BY field").pluck().all()).toEqual(['meta.kind', 'n'])
+    const either = await list('?n:gte=5000&meta.kind:startsWith=EV&meta.kind:startsWith=od&label:endsWith=needle%20inside&label:endsWith=item%205002&sort=n&_limit=3', 'items')
+    expect((either.json as { n: number }[]).map((r) => r.n)).toEqual([5002, 5007, 5107])
   })
 })
 
@@ -194,6 +210,21 @@ describe('slices and pages', () => {
     const classic = (await list('?status_ne=x&_page=1&_limit=4')).headers.get('link')!
     expect(classic).toContain('?status_ne=x&_page=2&_limit=4>; rel="next"')
     expect((await list('?_start=0&_end=2')).headers.get('link')).toBeNull()
+  })
+
+  it('names _limit in the Link of a page asked for with _page alone (json-server 0.17\'s default of 10)', async () => {
+    const link = (await list('?_page=1')).headers.get('link')!
+    expect(link).toBe(`<${base}/posts?_page=1&_limit=10>; rel="first", <${base}/posts?_page=1&_limit=10>; rel="last"`)
+    expect((await list('?_page=1&_envelope=true')).headers.get('link')).toContain('_page=1&_per_page=10>; rel="first"')
+    expect((await list('?page=1')).headers.get('link')).toContain('?page=1&limit=10>; rel="first"')
+  })
+
+  it('answers the last page in the envelope for a page past the end, as json-server 1.x does; a plain list answers []', async () => {
+    const past = await list('?_page=99&_per_page=2&_envelope=true')
+    expect(past.json).toEqual({ first: 1, prev: 2, next: null, last: 3, pages: 3, items: 6, data: [POSTS[4], POSTS[5]] })
+    expect(past.headers.get('link')).toContain('_page=2&_per_page=2>; rel="prev"')
+    expect(past.headers.get('link')).not.toContain('rel="next"')
+    expect((await list('?_page=99&_per_page=2')).json).toEqual([])
   })
 
   it('wraps a page in json-server 1.x\'s envelope with _envelope=true', async () => {
@@ -263,9 +294,28 @@ describe('bad query parameters', () => {
 
   it('names the known parameters when refusing an unknown underscored one', async () => {
     const response = await send(`${base}/posts?_sorts=title`)
-    expect(response.json.error.message).toContain('_sort')
-    expect(response.json.error.message).toContain('_embed')
-    expect((await send(`${base}/posts/1?_limit=1`)).status).toBe(400)
+    expect(response.json.error.message).toBe('query parameter "_sorts" is not a parameter of this request (a list\'s GET takes _sort, _order, _page, _per_page, _limit, _start, _end, _envelope, _fields, _embed, _expand; a field starting with "_" is filtered with an operator, e.g. "_private:eq")')
+  })
+
+  it('says what one record\'s GET takes when refusing an underscored name there', async () => {
+    const response = await send(`${base}/posts/1?_page=1`)
+    expect(response.status).toBe(400)
+    expect(response.json.error.message).toBe('query parameter "_page" is not a parameter of this request (one record\'s GET takes _fields, _embed, _expand; filters and paging belong to the list)')
+    expect((await send(`${base}/posts/1?_dependent=comments`)).status).toBe(400)
+  })
+
+  it('words a pattern RE2 cannot run as a sentence', async () => {
+    const response = await send(`${base}/posts?title_like=${encodeURIComponent('(?=a)')}`)
+    expect(response.status).toBe(400)
+    expect(response.json.error.message).toMatch(/^query parameter "title_like" holds the pattern "\(\?=a\)", which cannot be used: .+ \(patterns run on a linear-time engine, RE2: lookaheads and backreferences are not supported\)$/)
+    const repeated = await send(`${base}/posts?title_like=a&title_like=${encodeURIComponent('(a)\\1')}`)
+    expect(repeated.json.error.message).toContain('holds the pattern "(a)\\\\1", which cannot be used')
+  })
+
+  it('refuses a repeated comparison, which would be ambiguous', async () => {
+    const response = await send(`${base}/posts?views:gte=1&views:gte=2`)
+    expect(response.status).toBe(400)
+    expect(response.json.error.message).toContain('a repeated "gte" would be ambiguous')
   })
 
   it('filters on a field that starts with "_" through its operator spelling', async () => {

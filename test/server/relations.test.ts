@@ -137,8 +137,13 @@ describe('_embed and _expand', () => {
     expect(one.json.comments).toHaveLength(2)
     expect((await send(`${url}/api/comments?postId=1`)).json).toEqual(one.json.comments)
     expect((await send(`${url}/api/posts?_embed=comments&limit=1`)).json[0].comments.map((c: { body: string }) => c.body)).toEqual(['a', 'b'])
+    // One record cannot be paged: its refusal points at the children's own list.
+    await post(`${url}/api/comments`, { id: 'one-more', postId: 3 })
+    const item = await send(`${url}/api/posts/3?_embed=comments`)
+    expect(item.status).toBe(400)
+    expect(item.json.error.message).toBe(`query parameter "_embed" would embed more than ${MAX_EMBEDDED} comments records in one answer; this record has more; list them from their own collection instead, filtered by postId and paged (e.g. ?postId=3&_page=1)`)
     const cleared = await send(`${url}/api/posts/3?_dependent=comments`, { method: 'DELETE' })
-    expect(cleared.headers.get('x-deleted-dependents')).toBe(String(MAX_EMBEDDED))
+    expect(cleared.headers.get('x-deleted-dependents')).toBe(String(MAX_EMBEDDED + 1))
   })
 
   it('refuses a collection deleted since, by name', async () => {
@@ -243,6 +248,30 @@ describe('DELETE with _dependent and onDelete: cascade', () => {
     const badges = await send(`${url}/api/tags/3?_dependent=badge`, { method: 'DELETE' })
     expect(badges.headers.get('x-deleted-dependents')).toBe('1')
     expect(stored(ws.db, 'badges').map((b) => [b.id, b.label])).toEqual([['b4', 4]])
+  })
+
+  it('refuses an underscored name a write does not take with 400 INVALID_QUERY, deleting and storing nothing', async () => {
+    await post(`${url}/api/tags`, { id: 9 })
+    await post(`${url}/api/tags/9/links`, { id: 'l9' })
+    const refused = async (method: string, query: string, parameter: string, takes: string, body?: unknown) => {
+      const response = await send(`${url}/api/tags${query}`, { method, body })
+      expect(response.status, response.text).toBe(400)
+      expect(response.json.error.code).toBe('INVALID_QUERY')
+      expect(response.json.error.message).toBe(`query parameter "${parameter}" is not a parameter of this request (${takes})`)
+    }
+    await refused('DELETE', '/9?_dependant=links', '_dependant', 'a DELETE takes _dependent')
+    await refused('DELETE', '/9?_sorts=1', '_sorts', 'a DELETE takes _dependent')
+    await refused('DELETE', '/9?_embed=links', '_embed', 'a DELETE takes _dependent')
+    await refused('POST', '?_dependent=links', '_dependent', 'a POST takes none', { id: 10 })
+    await refused('PUT', '/9?_fields=id', '_fields', 'a PUT takes none', { name: 'put' })
+    await refused('PATCH', '/9?_x=1', '_x', 'a PATCH takes none', { name: 'patched' })
+    expect(stored(ws.db, 'tags').filter((t) => ['9', '10'].includes(String(t.id)))).toEqual([{ id: 9 }])
+    expect(stored(ws.db, 'links').filter((l) => l.id === 'l9')).toHaveLength(1)
+    // jQuery's cache buster and operator spellings are not underscored names of the request.
+    expect((await send(`${url}/api/tags/9?_=1700000000000`, { method: 'PATCH', body: { name: 'ok' } })).status).toBe(200)
+    const deleted = await send(`${url}/api/tags/9?_dependent=links&_=1`, { method: 'DELETE' })
+    expect(deleted.status).toBe(200)
+    expect(deleted.headers.get('x-deleted-dependents')).toBe('1')
   })
 
   it('onDelete: cascade takes the records naming it, those of nested resources, and theirs while they cascade', async () => {
