@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts'
 import type { Resource } from '../model.ts'
+import type { IdType } from '../store/collections.ts'
 import type { ResourceSeed } from '../store/resources.ts'
 import { checkFields, recordGenerator, type FakerFactory } from '../engine/generators.ts'
 import type { Context } from './context.ts'
@@ -29,6 +30,17 @@ function* generatedRecords(fields: Record<string, string>, faker: ReturnType<Fak
 }
 
 /**
+ * The type of generated ids that a collection's literal seed records ask for: strings when every
+ * id they give is a string (json-server 1.x writes `"id": "1"`), numbers when any is a number;
+ * null when they give none (a `--stateful` import's type, set from its spec, stays).
+ */
+function seededIdType(resources: Resource[]): IdType | null {
+  const ids = resources.filter((r) => !r.singular).flatMap((r) => r.seedRecords.map((record) => record.id)).filter((id) => id !== undefined)
+  if (ids.length === 0) return null
+  return ids.every((id) => typeof id === 'string') ? 'string' : 'number'
+}
+
+/**
  * Empties a collection and seeds it again from its resources: their literal records, then their
  * generated ones (reproducible when a seed value is set). The result becomes the reset snapshot.
  */
@@ -37,7 +49,10 @@ export function reseedCollection(context: Context, collectionId: number, makeFak
     const { records, collections } = context.repos
     records.removeAll(collectionId)
     collections.setNextId(collectionId, 1)
-    for (const resource of context.repos.resources.listByCollection(collectionId)) {
+    const resources = context.repos.resources.listByCollection(collectionId)
+    const idType = seededIdType(resources)
+    if (idType !== null) collections.setIdType(collectionId, idType)
+    for (const resource of resources) {
       if (resource.singular) {
         storeSingular(context, collectionId, resource.seedRecords[0] ?? {})
         continue
