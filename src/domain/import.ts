@@ -204,7 +204,9 @@ async function detect(located: Located, formatOption: string): Promise<SpecKind 
   const text = await located.read()
   const found = SPEC_KINDS.find((kind) => kind.detect.looksLike.test(text))
     ?? DATA_KINDS.find((kind) => kind.detect.looksLike(text))
-    // A document that only claims a format gets that format's loader's own, exact complaint.
+    // A document that only claims a format gets that format's loader's own, exact complaint. A
+    // database's claim comes first: it is never made for a document with a spec's top-level key.
+    ?? DATA_KINDS.find((kind) => kind.detect.claims?.(text))
     ?? SPEC_KINDS.find((kind) => kind.detect.claims?.(extension, text))
   if (found) return found
   const named = located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name
@@ -289,7 +291,9 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
   const formatOption = 'source' in request ? '--format' : '"format"'
   const kind = request.format === undefined ? await detect(located, formatOption) : importKindOf(parseFormat(request.format))
   if (isDataKind(kind)) {
-    const set = kind.load(await located.read(), located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name)
+    const named = located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name
+    // Not named by the caller: a refusal says which format the document was read as.
+    const set = kind.load(await located.read(), request.format === undefined ? `${named} (read as a ${kind.label})` : named)
     return {
       kind,
       title: request.title?.trim() || titleFromLocation(located) || kind.name,

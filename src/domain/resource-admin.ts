@@ -6,7 +6,7 @@ import type { Context } from './context.ts'
 import { parseId } from './endpoints.ts'
 import { checkResourcePath, pathField, type PathCheck } from './path-rules.ts'
 import { checkOnDelete, createResource, resourceConflict } from './resources.ts'
-import { MAX_SEED_COUNT, seedResource } from './seeding.ts'
+import { MAX_SEED_COUNT, seedNewResource } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 
 /** What the management API does with resources: list, check a path, create with seeding, delete. */
@@ -77,7 +77,7 @@ export function addResource(context: Context, project: Project, input: unknown, 
     if (conflict) throw new AppError('CONFLICT', conflict)
     const created = createResource(context, { project: project.slug, path, onDelete })
     try {
-      seedResource(context, created.resource, seed, makeFaker)
+      seedNewResource(context, created.resource, seed, makeFaker)
     } catch (error) {
       // An unknown generator: the transaction is undone, nothing stays.
       if (error instanceof AppError && error.code === 'INVALID_INPUT') invalidField('fields', `is not valid: ${error.message}`)

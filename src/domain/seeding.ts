@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts'
 import type { Resource } from '../model.ts'
+import type { IdType } from '../store/collections.ts'
 import type { ResourceSeed } from '../store/resources.ts'
 import { checkFields, recordGenerator, type FakerFactory } from '../engine/generators.ts'
 import type { Context } from './context.ts'
@@ -29,28 +30,46 @@ function* generatedRecords(fields: Record<string, string>, faker: ReturnType<Fak
 }
 
 /**
+ * The type of generated ids that a collection's literal seed records ask for: strings when every
+ * id they give is a string (json-server 1.x writes `"id": "1"`), numbers when any is a number;
+ * null when they give none (a `--stateful` import's type, set from its spec, stays).
+ */
+function seededIdType(resources: Resource[]): IdType | null {
+  const ids = resources.filter((r) => !r.singular).flatMap((r) => r.seedRecords.map((record) => record.id)).filter((id) => id !== undefined)
+  if (ids.length === 0) return null
+  return ids.every((id) => typeof id === 'string') ? 'string' : 'number'
+}
+
+/**
  * Empties a collection and seeds it again from its resources: their literal records, then their
  * generated ones (reproducible when a seed value is set). The result becomes the reset snapshot.
  */
 export function reseedCollection(context: Context, collectionId: number, makeFaker: FakerFactory): number {
   return writeTransaction(context.db, () => {
-    const { records, collections, projects } = context.repos
+    const { records, collections } = context.repos
     records.removeAll(collectionId)
     collections.setNextId(collectionId, 1)
-    for (const resource of context.repos.resources.listByCollection(collectionId)) {
+    const resources = context.repos.resources.listByCollection(collectionId)
+    const idType = seededIdType(resources)
+    if (idType !== null) collections.setIdType(collectionId, idType)
+    for (const resource of resources) {
       if (resource.singular) {
         storeSingular(context, collectionId, resource.seedRecords[0] ?? {})
         continue
       }
-      insertRecords(context, collectionId, resource.seedRecords)
-      if (resource.seedCount > 0) {
-        const faker = makeFaker(resource.seedValue ?? projects.byId(resource.projectId)?.seedValue ?? null)
-        insertRecords(context, collectionId, generatedRecords(resource.fields, faker, resource.seedCount))
-      }
+      insertRecords(context, collectionId, seededRecords(context, resource, makeFaker))
     }
     records.saveSnapshot(collectionId)
     return records.count(collectionId)
   })
+}
+
+/** A resource's seed: its literal records, then its generated ones (reproducible when a seed value is set). */
+function* seededRecords(context: Context, resource: Resource, makeFaker: FakerFactory): Generator<Record<string, unknown>> {
+  yield* resource.seedRecords
+  if (resource.seedCount === 0) return
+  const faker = makeFaker(resource.seedValue ?? context.repos.projects.byId(resource.projectId)?.seedValue ?? null)
+  yield* generatedRecords(resource.fields, faker, resource.seedCount)
 }
 
 /** Sets a resource's seed (fields, count, value, literal records) and reseeds its collection. */
@@ -59,6 +78,35 @@ export function seedResource(context: Context, resource: Resource, seed: Resourc
   return writeTransaction(context.db, () => {
     context.repos.resources.setSeed(resource.id, seed)
     return reseedCollection(context, resource.collectionId, makeFaker)
+  })
+}
+
+/** What seeding a new resource did: the records it added, and those already in its collection that it kept. */
+export interface NewResourceSeeding {
+  added: number
+  kept: number
+  /** The resource that already kept records in the collection (`/comments` for `/posts/:postId/comments`), if any. */
+  sharedWith: string | null
+}
+
+/**
+ * Seeds a resource just made. Alone in its collection, it fills it as `seedResource` does. Sharing
+ * one that another resource already keeps (`/posts/:postId/comments` beside `/comments`), the
+ * records there are what clients wrote and are kept: its own seed is added after them, and to the
+ * reset snapshot, so `reset` gives back every resource's seed.
+ */
+export function seedNewResource(context: Context, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory): NewResourceSeeding {
+  checkSeed(seed, makeFaker)
+  return writeTransaction(context.db, () => {
+    const { records, resources } = context.repos
+    const other = resources.listByCollection(resource.collectionId).find((r) => r.id !== resource.id)
+    resources.setSeed(resource.id, seed)
+    if (other === undefined) return { added: reseedCollection(context, resource.collectionId, makeFaker), kept: 0, sharedWith: null }
+    const kept = records.count(resource.collectionId)
+    const after = records.lastSeq(resource.collectionId)
+    insertRecords(context, resource.collectionId, seededRecords(context, resources.byId(resource.id)!, makeFaker))
+    records.snapshotAfter(resource.collectionId, after)
+    return { added: records.count(resource.collectionId) - kept, kept, sharedWith: other.path }
   })
 }
 

@@ -173,6 +173,8 @@ export interface DataKind {
     /** Content that says the format (tried after every spec kind's `looksLike`). */
     looksLike(text: string): boolean
     described: string
+    /** A document that only claims the format (a db.json with one value that is no resource): its loader's complaint beats "none of the formats". */
+    claims?(text: string): boolean
   }
   /** Parses and checks the whole document; refuses (INVALID_INPUT naming where) what it cannot take. */
   load(text: string, name: string): DataSet

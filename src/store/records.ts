@@ -302,6 +302,11 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const restoreSnapshot = db.prepare<[number]>(
     'INSERT INTO records (collection_id, id, data) SELECT collection_id, id, data FROM snapshot_records WHERE collection_id = ? ORDER BY seq',
   )
+  const lastSeq = db.prepare<[number], number>('SELECT coalesce(max(seq), 0) FROM records WHERE collection_id = ?').pluck()
+  const snapshotAfter = db.prepare<[number, number, number]>(
+    `INSERT INTO snapshot_records (collection_id, id, data) SELECT collection_id, id, data FROM records
+     WHERE collection_id = ? AND seq > ? AND id NOT IN (SELECT id FROM snapshot_records WHERE collection_id = ?) ORDER BY seq`,
+  )
 
   return {
     page(collectionId: number, query: RecordQuery): RecordPage {
@@ -369,6 +374,12 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     saveSnapshot(collectionId: number): void {
       clearSnapshot.run(collectionId)
       takeSnapshot.run(collectionId)
+    },
+    /** Where the collection's records end now: `snapshotAfter` takes those written after it. */
+    lastSeq: (collectionId: number): number => lastSeq.get(collectionId) as number,
+    /** Adds to the snapshot the records written after `seq` (an id it already holds is not added twice). */
+    snapshotAfter(collectionId: number, seq: number): void {
+      snapshotAfter.run(collectionId, seq, collectionId)
     },
     /** Returns how many records were restored. */
     restoreSnapshot(collectionId: number): number {

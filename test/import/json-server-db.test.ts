@@ -176,6 +176,33 @@ describe('mockapi import db.json (a json-server database)', () => {
     expect(JSON.parse((await run('projects', '--json')).stdout)).toEqual([])
   })
 
+  it.each([
+    ['an array of strings beside the records', '{"posts": [{"id": 1}], "tags": ["x", "y"]}', 'db.json (read as a json-server database): tags[0] is a string, not a record (an object)'],
+    ['only an array of strings', '{"tags": ["x", "y"]}', 'db.json (read as a json-server database): tags[0] is a string, not a record (an object)'],
+    ['a number beside the records', '{"posts": [{"id": 1}], "count": 5}', 'db.json (read as a json-server database): "count" is a number; each top-level value is an array of records (a resource) or an object (a singular resource)'],
+  ])('without --format, refuses a database with %s for the json-server reason', async (_what, text, message) => {
+    const { cwd, run } = workspace()
+    writeFileSync(join(cwd, 'db.json'), text)
+    const refused = await run('import', 'db.json')
+    console.log(refused.stderr.trim())
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(message)
+    expect(JSON.parse((await run('projects', '--json')).stdout)).toEqual([])
+  })
+
+  it('never reads as a database a JSON object of mostly scalars, or one with a spec\'s key', async () => {
+    const { cwd, run } = workspace()
+    writeFileSync(join(cwd, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, keywords: ['x'] }))
+    const scalars = await run('import', 'package.json')
+    expect(scalars.code).toBe(1)
+    expect(scalars.stderr).toContain('package.json is none of the formats mockapi imports')
+    writeFileSync(join(cwd, 'broken.json'), JSON.stringify({ openapi: 3, tags: ['x'], paths: {} }))
+    // OpenAPI's loader takes it (the version as a number read as "3"), as before databases claimed anything.
+    const spec = await run('import', 'broken.json')
+    expect(spec.stdout + spec.stderr).toContain('OpenAPI')
+    expect(spec.stdout + spec.stderr).not.toContain('json-server')
+  })
+
   it('refuses a name whose records another resource of the project keeps, storing nothing', async () => {
     const { run } = workspace()
     expect((await run('init', '--yes', '--slug', 'blog', '--path-rules', 'off', '--resource', '/api/posts')).code).toBe(0)
@@ -201,6 +228,9 @@ describe('mockapi import db.json (a json-server database)', () => {
     const refused = await send(`${server.url}/api/projects/1/imports`, { method: 'POST', headers, body: { text: '{"posts": [1]}', format: 'json-server' } })
     expect(refused.status).toBe(400)
     expect(refused.json).toEqual({ error: { code: 'INVALID_INPUT', message: 'the pasted document: posts[0] is a number, not a record (an object)', details: [{ field: 'posts[0]', message: 'posts[0] is a number, not a record (an object)' }] } })
+    const unnamed = await send(`${server.url}/api/projects/1/imports`, { method: 'POST', headers, body: { text: '{"posts": [{"id": 1}], "count": 5}' } })
+    expect(unnamed.status).toBe(400)
+    expect(unnamed.json.error.message).toBe('the pasted document (read as a json-server database): "count" is a number; each top-level value is an array of records (a resource) or an object (a singular resource)')
     const formats = await send(`${server.url}/api/projects/1/imports/formats`, { headers })
     expect(formats.json.at(-1)).toMatchObject({ name: 'json-server', label: 'json-server database' })
     await server.close()

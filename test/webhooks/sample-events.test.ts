@@ -112,9 +112,16 @@ describe('webhooks send --standard', () => {
     expect(new Webhook(secret).verify(body, headers as Record<string, string>)).toMatchObject({ event: 'payment.refunded' })
   })
 
-  it('refuses a secret that is not a whsec_ base64 secret, sending nothing', async () => {
+  // The standardwebhooks library itself keys with a bare base64 text, or any text it can decode ("notwhsec").
+  it.each([
+    ['not base64', 'not base64!'],
+    ['without whsec_', 'notwhsec'],
+    ['bare base64', 'c2VjcmV0'],
+    ['whsec_ and no key', 'whsec_'],
+    ['whsec_ and broken base64', 'whsec_c2VjcmV0='],
+  ])('refuses a secret that is not a whsec_ base64 secret (%s), sending nothing', async (_case, given) => {
     const receiver = await startReceiver()
-    const result = await cli(['webhooks', 'send', receiver.url, '--event', 'user.login', '--standard', 'not base64!'])
+    const result = await cli(['webhooks', 'send', receiver.url, '--event', 'user.login', '--standard', given])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('--standard takes a Standard Webhooks secret: "whsec_" followed by base64')
     expect(receiver.requests).toHaveLength(0)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { checkOnDelete, createResource } from '../../domain/resources.ts'
 import { selectProject } from '../../domain/projects.ts'
-import { checkSeed, seedResource } from '../../domain/seeding.ts'
+import { checkSeed, seedNewResource, type NewResourceSeeding } from '../../domain/seeding.ts'
 import { writeTransaction } from '../../domain/transaction.ts'
 import { loadFaker, parseFieldSpec } from '../../engine/generators.ts'
 import { endpointView } from '../../views.ts'
@@ -42,11 +42,18 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
         const project = selectProject(context, options.project)
         const { resource, endpoints, warnings, seeded } = writeTransaction(context.db, () => {
           const created = createResource(context, { project: project.slug, path, onDelete })
-          return { ...created, seeded: seedResource(context, created.resource, seed, makeFaker) }
+          return { ...created, seeded: seedNewResource(context, created.resource, seed, makeFaker) }
         })
         printWarnings(ctx.io, warnings)
         if (options.json) return printJson(ctx.io, endpoints.map(endpointView))
-        ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}${seed.seedCount ? ` with ${seeded} generated records` : ''}${onDelete === 'cascade' ? ', deleting its records cascades' : ''}`))
+        ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}${seedingNote(seeded, seed.seedCount)}${onDelete === 'cascade' ? ', deleting its records cascades' : ''}`))
         printTable(ctx.io, ['METHOD', 'PATH', 'STATUS'], endpoints.map((e) => [e.method, e.path, e.status]))
       }))
+}
+
+/** What the resource's records are: generated ones, those of the resource whose collection it shares (kept), or both. */
+function seedingNote(seeded: NewResourceSeeding, seedCount: number): string {
+  const generated = seedCount > 0 ? ` with ${seeded.added} generated records` : ''
+  if (seeded.sharedWith === null) return generated
+  return `${generated}, sharing the ${seeded.kept} records of ${seeded.sharedWith} (kept${seedCount > 0 ? `; the generated ones are added after them` : ''})`
 }

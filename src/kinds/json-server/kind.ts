@@ -29,6 +29,23 @@ function looksLikeDb(value: unknown): value is JsonObject {
   return values.some(Array.isArray) && values.every((v) => Array.isArray(v) || isObject(v))
 }
 
+/** Top-level keys that say a JSON document is a spec of another kind, never a database. */
+const SPEC_KEYS = new Set(['openapi', 'swagger', 'asyncapi', '__schema'])
+
+/**
+ * What a json-server database with a mistake in it looks like: a JSON object naming no spec's key,
+ * with an array among its values and at least as many arrays and objects as other values
+ * (`{"posts": [...], "count": 5}`, `{"tags": ["x", "y"]}`).
+ */
+function claimsDb(value: unknown): boolean {
+  if (!isObject(value)) return false
+  const entries = entriesOf(value)
+  if (entries.some(([name]) => SPEC_KEYS.has(name))) return false
+  const values = entries.map(([, v]) => v)
+  const collections = values.filter((v) => Array.isArray(v) || isObject(v)).length
+  return values.some(Array.isArray) && collections * 2 >= values.length
+}
+
 /** A collection's records: objects, each id (when given) a non-empty string or a number, none twice. */
 function checkRecords(file: string, name: string, records: unknown[]): JsonObject[] {
   const seen = new Map<string, number>()
@@ -62,6 +79,7 @@ export const jsonServerKind: DataKind = {
     extensions: [],
     looksLike: (text) => text.trimStart().startsWith('{') && looksLikeDb(parse(text)),
     described: 'json-server database (a JSON object of arrays of records, db.json)',
+    claims: (text) => text.trimStart().startsWith('{') && claimsDb(parse(text)),
   },
   load(text, file): DataSet {
     const db = parse(text)
