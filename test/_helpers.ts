@@ -1,4 +1,5 @@
 import { expect } from 'vitest'
+import Database from 'better-sqlite3'
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,6 +11,7 @@ import { resolveDbPath } from '../src/config.ts'
 import type { Clock } from '../src/model.ts'
 import { openRuntime, type Runtime } from '../src/runtime.ts'
 import { startServer, type RunningServer } from '../src/server/start.ts'
+import { migrate } from '../src/store/migrations/index.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const BIN = join(ROOT, 'bin', 'mockapi.js')
@@ -29,6 +31,16 @@ export function tempDir(): string {
 
 export function tempDb(): string {
   return join(tempDir(), 'mockapi.db')
+}
+
+/** A database file built by the migrations up to `version` only, as an older mockapi left it; the caller fills it and closes it. */
+export function databaseAt(version: number): { path: string; old: Database.Database } {
+  const path = tempDb()
+  const old = new Database(path)
+  old.pragma('journal_mode = WAL')
+  old.pragma('foreign_keys = ON')
+  migrate(old, version)
+  return { path, old }
 }
 
 /** A second connection to the same file, to arrange data through the real domain code. */

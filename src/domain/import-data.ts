@@ -25,7 +25,8 @@ export interface DataImportInput {
   name: string
 }
 
-export interface DataImportResult {
+/** What storing a json-server database did; import.ts adds what the import itself names. */
+export interface StoredData {
   project: Project
   created: Endpoint[]
   /** Endpoints of resources already there (their records, or a singular's object, replaced). */
@@ -85,8 +86,8 @@ const endpointsOf = (context: Context, project: Project, resource: Resource) =>
   context.repos.endpoints.listByProject(project.id).filter((endpoint) => endpoint.resourceId === resource.id)
 
 /** Runs inside the import's transaction: a refusal part way leaves nothing stored. */
-export function storeData(context: Context, project: Project, input: DataImportInput, makeFaker: FakerFactory): DataImportResult {
-  const result: DataImportResult = { project, created: [], updated: [], kept: [], removed: [], resources: [], records: 0, warnings: [] }
+export function storeData(context: Context, project: Project, input: DataImportInput, makeFaker: FakerFactory): StoredData {
+  const result: StoredData = { project, created: [], updated: [], kept: [], removed: [], resources: [], records: 0, warnings: [] }
   const before = context.repos.resources.listByProject(project.id)
   const paths = new Set<string>()
   for (const { name, records } of input.set.collections) {

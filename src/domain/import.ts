@@ -11,7 +11,7 @@ import { DATA_KINDS, importKindOf, isDataKind, parseFormat, SPEC_KINDS } from '.
 import { AppError } from '../errors.ts'
 import type { DataFormat, Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { Context } from './context.ts'
-import { checkPrefix, storeData } from './import-data.ts'
+import { checkPrefix, storeData, type StoredData } from './import-data.ts'
 import { storeOperations } from './import-operations.ts'
 import { storeRoutes, type ExamplesOf, type RouteOperation } from './import-routes.ts'
 import { createProject, RESERVED_SLUGS, selectProject, slugify, updateProjectSettings } from './projects.ts'
@@ -89,20 +89,9 @@ export interface SpecImportResult {
 }
 
 /** A json-server database: resources with their records, and a singular resource per object; nothing stored as a spec. */
-export interface DataImportResult {
-  project: Project
+export interface DataImportResult extends StoredData {
   spec: { id: null; title: string; format: DataFormat; version: string; description: string }
   naming: 'records'
-  /** Endpoints of new resources, singular ones too. */
-  created: Endpoint[]
-  /** Endpoints of the resources filled again, singular ones too. */
-  updated: Endpoint[]
-  /** Resources directly under the prefix that the file does not name (removed with `replace`). */
-  kept: Endpoint[]
-  removed: Endpoint[]
-  resources: Resource[]
-  records: number
-  warnings: string[]
 }
 
 /** The project to import into, or how to pick it once the spec's title is known. */

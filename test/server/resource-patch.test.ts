@@ -1,9 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import Database from 'better-sqlite3'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { migrate } from '../../src/store/migrations/index.ts'
-import { cleanup, cliWorkspace, openStore, send, serve, tempDb } from '../_helpers.ts'
+import { cleanup, databaseAt, cliWorkspace, openStore, send, serve } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -95,11 +93,7 @@ describe('project files', () => {
 
 describe('migration 0210', () => {
   it('adds PATCH to each resource that has its own PUT and no PATCH on its item path; keeps one added by hand; leaves read-only and imported ones alone', async () => {
-    const path = tempDb()
-    const old = new Database(path)
-    old.pragma('journal_mode = WAL')
-    old.pragma('foreign_keys = ON')
-    migrate(old, 190)
+    const { path, old } = databaseAt(190)
     const standard = (resource: number, base: string, skip: string[] = []) => [
       ['GET', base, 'list', 200], ['POST', base, 'create', 201], ['GET', `${base}/:id`, 'read', 200],
       ['PUT', `${base}/:id`, 'replace', 200], ['DELETE', `${base}/:id`, 'delete', 200],

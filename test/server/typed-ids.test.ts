@@ -1,14 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import Database from 'better-sqlite3'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { mintToken } from '../../src/domain/auth.ts'
 import { entryOf } from '../../src/domain/journal-view.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { resetProject, seedResource } from '../../src/domain/seeding.ts'
-import { LATEST_VERSION, migrate } from '../../src/store/migrations/index.ts'
+import { LATEST_VERSION } from '../../src/store/migrations/index.ts'
 import type { RunningServer } from '../../src/server/start.ts'
-import { cleanup, openStore, send, serve, tempDb, waitFor } from '../_helpers.ts'
+import { cleanup, databaseAt, openStore, send, serve, tempDb, waitFor } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -109,11 +108,7 @@ describe('seeded ids', () => {
 
 describe('migration 0190', () => {
   it('turns the stored string ids of all-integer collections into numbers, in records and the seed snapshot', async () => {
-    const path = tempDb()
-    const old = new Database(path)
-    old.pragma('journal_mode = WAL')
-    old.pragma('foreign_keys = ON')
-    migrate(old, 170)
+    const { path, old } = databaseAt(170)
     old.exec(`
       INSERT INTO projects (id, name, slug, share_token, is_default, created_at) VALUES (1, 'Shop', 'shop', 'share', 0, '2024-01-01');
       INSERT INTO collections (id, project_id, name, next_id) VALUES (1, 1, 'items', 11), (2, 1, 'tags', 3), (3, 1, 'codes', 1);

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createSubscription } from '../../src/domain/subscriptions.ts'
-import { LATEST_VERSION, migrate } from '../../src/store/migrations/index.ts'
-import { cleanup, cli, cliWorkspace, expectAliveAndIntact, openStore, send, serve, serveCli, startReceiver, tempDb, waitFor, type CliWorkspace, type ServeRun } from '../_helpers.ts'
+import { LATEST_VERSION } from '../../src/store/migrations/index.ts'
+import { cleanup, databaseAt, cli, cliWorkspace, expectAliveAndIntact, openStore, send, serve, serveCli, startReceiver, waitFor, type CliWorkspace, type ServeRun } from '../_helpers.ts'
 
 afterEach(cleanup)
 
@@ -121,11 +121,7 @@ const TABLES = ['projects', 'collections', 'records', 'resources', 'api_specs', 
 
 describe('migrating a database made at version 70', () => {
   it('keeps every row, moves the seed snapshot, continues ids above the old maximum and keeps cascades', async () => {
-    const path = tempDb()
-    const old = new Database(path)
-    old.pragma('journal_mode = WAL')
-    old.pragma('foreign_keys = ON')
-    migrate(old, 70)
+    const { path, old } = databaseAt(70)
     const snapshot = JSON.stringify([JSON.stringify({ id: '1', title: 'one' }), JSON.stringify({ id: '2', title: 'two' }), JSON.stringify({ id: 'abc', title: 'x' })])
     old.exec(`
       INSERT INTO projects (id, name, slug, share_token, is_default, created_at, description, seed_value)
