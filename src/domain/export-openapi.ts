@@ -1,0 +1,377 @@
+import { stringify } from 'yaml'
+import { AppError } from '../errors.ts'
+import { describeWhen } from '../engine/conditions.ts'
+import { contentTypeOf, TEXT_TYPE } from '../engine/media-type.ts'
+import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
+import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
+import { resolvePointer } from '../kinds/openapi/pointer.ts'
+import type { AuthScheme, Endpoint, EndpointAuth, EndpointResponse, Project, Resource } from '../model.ts'
+import type { StoredSpec } from '../store/specs.ts'
+import type { Context } from './context.ts'
+import { currentSettings } from './endpoint-config.ts'
+import { routeShape } from './endpoints.ts'
+import { standardEndpoints } from './resources.ts'
+
+/** What `mockapi export --format` and the API's `?format=` take: a project file, or an OpenAPI document. */
+export const EXPORT_FORMATS = ['project', 'openapi'] as const
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]
+
+export function parseExportFormat(format: string): ExportFormat {
+  const found = EXPORT_FORMATS.find((known) => known === format.toLowerCase())
+  if (!found) throw new AppError('INVALID_INPUT', `unknown export format "${format}": use ${EXPORT_FORMATS.join(' or ')}`)
+  return found
+}
+
+/** What `export --format openapi` writes, with what it had to leave out. */
+export interface OpenApiExport {
+  document: Record<string, unknown>
+  warnings: string[]
+}
+
+type Obj = Record<string, unknown>
+
+/** Records a resource's schema is inferred from: enough to see every field, bounded for huge collections. */
+const SAMPLED_RECORDS = 1000
+/** Records a list's example shows. */
+const LISTED_EXAMPLE = 3
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } },
+  required: ['error'],
+}
+
+/**
+ * The list parameters every resource list reads (docs/mocking.md, "Resources"); json-server's
+ * dialects are named in the description rather than listed one by one.
+ */
+const LIST_PARAMETERS: Obj[] = [
+  { name: 'page', in: 'query', required: false, description: 'page number (from 1); json-server spells it `_page`', schema: { type: 'integer', minimum: 1 } },
+  { name: 'limit', in: 'query', required: false, description: 'items per page (page 1 alone); json-server spells it `_per_page` (1.x) or `_limit` (0.17), and 0.17 slices with `_start`/`_end`', schema: { type: 'integer', minimum: 1 } },
+  { name: 'sort', in: 'query', required: false, description: 'fields to sort by, comma-separated, `-` for descending (`sort=-views,title`); json-server 0.17 spells it `_sort` with `_order`', schema: { type: 'string' } },
+  { name: 'order', in: 'query', required: false, description: 'order of a single sort field', schema: { type: 'string', enum: ['asc', 'desc'] } },
+  { name: 'q', in: 'query', required: false, description: 'full-text search over string values, case-insensitive', schema: { type: 'string' } },
+]
+
+const LIST_DESCRIPTION = 'Any other `field=value` filters by equality; `field:op=` (json-server 1.x: eq, ne, lt, lte, gt, gte) and `field_op=` (0.17: gte, lte, ne, like) compare; `_fields` keeps some keys; `_envelope=true` wraps the page in json-server 1.x\'s envelope.'
+
+/** `:id` → `{id}`; null for what OpenAPI cannot write (`*`, `**`). */
+function openApiPath(path: string): string | null {
+  const segments = parseRoutePath(path)
+  const text = (pattern: SegmentPattern): string | null => {
+    switch (pattern.kind) {
+      case 'literal': return pattern.text
+      case 'param': return `{${pattern.name}}`
+      case 'mixed': return pattern.parts.map((part) => (part.kind === 'param' ? `{${part.name}}` : part.text)).join('')
+      default: return null
+    }
+  }
+  const written = segments.map(text)
+  return written.includes(null) ? null : `/${written.join('/')}`
+}
+
+function pathParameters(path: string): Obj[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }))
+}
+
+/** A schema's name in `components`: the resource path's last literal, in PascalCase, singular-ish. */
+function schemaName(resource: Resource, taken: Set<string>): string {
+  const literal = resource.path.split('/').filter((s) => s && !s.startsWith(':')).at(-1) ?? 'Item'
+  const words = literal.split(/[^A-Za-z0-9]+/).filter(Boolean)
+  let base = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('') || 'Item'
+  if (!resource.singular && base.length > 3 && base.endsWith('s') && !base.endsWith('ss')) base = base.slice(0, -1)
+  if (!/^[A-Za-z]/.test(base)) base = `R${base}`
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}${n}`
+  taken.add(name)
+  return name
+}
+
+/** The same schema without `required`, anywhere: what a PUT or PATCH may send (the resource takes any object). */
+function withoutRequired(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutRequired)
+  if (schema === null || typeof schema !== 'object') return schema
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'required').map(([key, value]) => [key, key === 'properties' || key === 'items' || key === 'anyOf' ? withoutRequiredIn(key, value) : value]))
+}
+
+function withoutRequiredIn(key: string, value: unknown): unknown {
+  if (key === 'properties') return Object.fromEntries(Object.entries(value as Obj).map(([name, schema]) => [name, withoutRequired(schema)]))
+  return withoutRequired(value)
+}
+
+/** securitySchemes names, one per distinct scheme (tokens, keys and users are secrets: never written). */
+class SecuritySchemes {
+  readonly schemes: Record<string, Obj> = {}
+  private readonly names = new Map<string, string>()
+
+  nameOf(scheme: AuthScheme): string {
+    const written: Obj = scheme.type === 'bearer' ? { type: 'http', scheme: 'bearer' } : scheme.type === 'basic' ? { type: 'http', scheme: 'basic' } : { type: 'apiKey', in: scheme.in, name: scheme.name }
+    const key = JSON.stringify(written)
+    let name = this.names.get(key)
+    if (!name) {
+      const base = scheme.type === 'apiKey' ? `apiKey_${scheme.in}_${scheme.name.replace(/[^A-Za-z0-9_.-]/g, '_')}` : `${scheme.type}Auth`
+      name = base
+      for (let n = 2; this.schemes[name]; n++) name = `${base}${n}`
+      this.names.set(key, name)
+      this.schemes[name] = written
+    }
+    return name
+  }
+
+  /** Any one scheme passes: one requirement object each. */
+  requirements(schemes: AuthScheme[]): Obj[] {
+    return schemes.map((scheme) => ({ [this.nameOf(scheme)]: [] }))
+  }
+}
+
+/** An endpoint's own `security`, when it differs from the project's: `[]` for a public one. */
+function endpointSecurity(auth: EndpointAuth, security: SecuritySchemes): Obj[] | undefined {
+  if (auth === 'none') return []
+  if (auth === null) return undefined
+  return security.requirements(auth)
+}
+
+/** What a custom endpoint or response answers: the Content-Type its body goes out with. */
+function mediaTypeOf(headers: Record<string, string>, answer: Pick<Endpoint, 'bodyType' | 'contentType' | 'file'>): string {
+  const header = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1]
+  if (header) return header
+  if (answer.contentType !== null) return answer.contentType
+  if (answer.bodyType === 'text') return TEXT_TYPE
+  if (answer.bodyType === 'file') return contentTypeOf(answer.file?.name ?? '')
+  return 'application/json'
+}
+
+/** One answer of a custom endpoint, as its response would be effective. */
+interface Answer {
+  name: string
+  description: string | null
+  status: number
+  headers: Record<string, string>
+  /** null: no body. */
+  media: { type: string; value: unknown; binary: boolean } | null
+}
+
+function answerOf(endpoint: Endpoint, response: EndpointResponse | null, name: string, description: string | null): Answer {
+  const headers = response ? { ...endpoint.headers, ...response.headers } : endpoint.headers
+  const answer = response
+    ? { bodyType: response.bodyType, body: response.body, contentType: response.contentType, file: response.file }
+    : { bodyType: endpoint.bodyType, body: endpoint.body, contentType: endpoint.contentType, file: endpoint.file }
+  const hasBody = answer.bodyType === 'file' ? answer.file !== null : answer.body !== null && answer.bodyType !== null
+  const media = !hasBody
+    ? null
+    : {
+        type: mediaTypeOf(headers, { bodyType: answer.bodyType ?? 'json', contentType: answer.contentType, file: answer.file }),
+        value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : answer.bodyType === 'text' ? answer.body : null,
+        binary: answer.bodyType === 'file',
+      }
+  return { name, description, status: response?.status ?? endpoint.status, headers, media }
+}
+
+/**
+ * A custom endpoint's answers: its own body, or its responses in order, the one a plain request gets
+ * first (the first without conditions under `rules`; the first of a sequence), since an import
+ * answers the first example.
+ */
+function answersOf(endpoint: Endpoint): Answer[] {
+  const settings = currentSettings(endpoint)
+  if (settings.responses.length === 0) return [answerOf(endpoint, null, 'default', null)]
+  const named = settings.responses.map((response, index) => {
+    const pick = settings.pick === 'rules' ? (response.when === null ? 'the fallback: answered when no rule before it holds' : `answered when ${describeWhen(response.when)}`) : settings.pick === 'sequence' ? `answer ${index + 1} of the sequence` : 'one of the answers picked at random'
+    return answerOf(endpoint, response, response.name ?? `response${index + 1}`, pick)
+  })
+  const first = settings.pick === 'rules' ? named.findIndex((_, index) => settings.responses[index]!.when === null) : 0
+  return first > 0 ? [named[first]!, ...named.filter((_, index) => index !== first)] : named
+}
+
+function headerObjects(answers: Answer[]): Obj | undefined {
+  const headers: Record<string, Obj> = {}
+  for (const answer of answers) {
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (/^content-(type|length)$/i.test(name) || headers[name]) continue
+      headers[name] = { schema: { type: 'string' }, example: value }
+    }
+  }
+  return Object.keys(headers).length > 0 ? headers : undefined
+}
+
+/** The responses object of a custom endpoint: one per status, each media with its examples. */
+function customResponses(endpoint: Endpoint): Obj {
+  const byStatus = new Map<number, Answer[]>()
+  for (const answer of answersOf(endpoint)) {
+    const list = byStatus.get(answer.status)
+    if (list) list.push(answer)
+    else byStatus.set(answer.status, [answer])
+  }
+  const responses: Obj = {}
+  for (const [status, answers] of byStatus) {
+    const content: Record<string, Obj> = {}
+    const byType = new Map<string, Answer[]>()
+    for (const answer of answers) {
+      if (!answer.media) continue
+      const list = byType.get(answer.media.type)
+      if (list) list.push(answer)
+      else byType.set(answer.media.type, [answer])
+    }
+    for (const [type, typed] of byType) {
+      if (typed[0]!.media!.binary) {
+        content[type] = { schema: { type: 'string', format: 'binary' } }
+        continue
+      }
+      const values = typed.map((answer) => answer.media!.value)
+      const schema = inferSchema(values)
+      content[type] = typed.length === 1 && typed[0]!.description === null
+        ? { schema, example: values[0] }
+        : { schema, examples: Object.fromEntries(typed.map((answer) => [answer.name, { ...(answer.description ? { description: answer.description } : {}), value: answer.media!.value }])) }
+    }
+    const headers = headerObjects(answers)
+    responses[String(status)] = {
+      description: answers.map((answer) => answer.description ?? `status ${status}`).filter((text, index, all) => all.indexOf(text) === index).join('; '),
+      ...(headers ? { headers } : {}),
+      ...(Object.keys(content).length > 0 ? { content } : {}),
+    }
+  }
+  return responses
+}
+
+function records(context: Context, resource: Resource): Obj[] {
+  const page = context.repos.records.page(resource.collectionId, { filters: [], q: null, sort: [], limit: SAMPLED_RECORDS, offset: 0 })
+  return (JSON.parse(page.json) as unknown[]).filter((record): record is Obj => record !== null && typeof record === 'object' && !Array.isArray(record))
+}
+
+const json = (schema: unknown, example?: unknown): Obj => ({ 'application/json': { schema, ...(example !== undefined ? { example } : {}) } })
+const notFound = { description: 'no record with that id', content: json({ $ref: '#/components/schemas/Error' }) }
+
+/** The operations of a resource's standard endpoints that exist, each answering its records. */
+function resourceOperations(resource: Resource, schemaRef: Obj, input: unknown, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes): [string, string, Obj][] {
+  const item = sample[0]
+  const operations: [string, string, Obj][] = []
+  for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
+    const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
+    const written = endpoint && openApiPath(path)
+    if (!endpoint || !written) continue
+    const status = String(endpoint.status)
+    const onItem = path !== resource.path
+    const answer = action === 'list' ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample.slice(0, LISTED_EXAMPLE)) } : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, item) }
+    const operation: Obj = {
+      operationId: `${action}${resource.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      ...(action === 'list' ? { description: LIST_DESCRIPTION } : {}),
+      parameters: [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])],
+      ...(action === 'create' || action === 'replace' || action === 'patch' ? { requestBody: { required: true, content: json(input) } } : {}),
+      responses: { [status]: answer, ...(onItem || resource.singular ? { '404': notFound } : {}) },
+    }
+    const own = endpointSecurity(endpoint.auth, security)
+    if (own) operation.security = own
+    if ((operation.parameters as Obj[]).length === 0) delete operation.parameters
+    operations.push([written, method.toLowerCase(), operation])
+  }
+  return operations
+}
+
+/** An imported operation with its path item's parameters, when it stands alone (no `$ref` in it). */
+function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint): Obj | null {
+  if (!endpoint.operation || spec.version === '2.0') return null
+  const pointer = endpoint.operation.pointer
+  const operation = resolvePointer(document, pointer)
+  const pathItem = resolvePointer(document, pointer.slice(0, pointer.lastIndexOf('/')))
+  if (!operation || typeof operation !== 'object' || !pathItem || typeof pathItem !== 'object') return null
+  const shared = (pathItem as Obj).parameters
+  const copied = JSON.parse(JSON.stringify(operation)) as Obj
+  if (Array.isArray(shared) && shared.length > 0) {
+    const own = Array.isArray(copied.parameters) ? (copied.parameters as Obj[]) : []
+    const key = (p: Obj) => `${String(p.in)} ${String(p.name)}`
+    const owned = new Set(own.map(key))
+    copied.parameters = [...(shared as Obj[]).filter((p) => !owned.has(key(p))), ...own]
+  }
+  return JSON.stringify(copied).includes('"$ref"') ? null : copied
+}
+
+const SPEC_LABELS: Record<string, string> = { graphql: 'GraphQL', soap: 'SOAP', grpc: 'gRPC' }
+
+/**
+ * The project as an OpenAPI 3.1 document (docs/imports.md, "Round trip"): resources as collection
+ * and item paths with schemas inferred from their records, custom endpoints with their answers as
+ * examples, auth as security schemes, and the imported OpenAPI operations that stand alone.
+ */
+export function exportOpenApi(context: Context, project: Project): OpenApiExport {
+  const warnings: string[] = []
+  const security = new SecuritySchemes()
+  const endpoints = context.repos.endpoints.listByProject(project.id)
+  const byShape = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
+  const paths: Record<string, Obj> = {}
+  const put = (path: string, method: string, operation: Obj, what: string) => {
+    const item = (paths[path] ??= {})
+    if (item[method]) warnings.push(`${what} left out: ${method.toUpperCase()} ${path} is already written`)
+    else item[method] = operation
+  }
+
+  const schemas: Record<string, JsonSchema> = {}
+  const names = new Set<string>(['Error'])
+  const resources = context.repos.resources.listByProject(project.id).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const standard = new Set<number>()
+  for (const resource of resources) {
+    const sample = records(context, resource)
+    const name = schemaName(resource, names)
+    schemas[name] = { ...inferSchema(sample), ...(sample.length === 0 ? { type: 'object' } : {}), ...(sample[0] ? { example: sample[0] } : {}) }
+    const input = withoutRequired({ ...inferSchema(sample), type: 'object' })
+    for (const [path, method, operation] of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, input, sample, byShape, security)) {
+      put(path, method, operation, `resource ${resource.path}`)
+    }
+    for (const { method, path } of standardEndpoints(resource.path, resource.singular)) {
+      const endpoint = byShape.get(`${method} ${routeShape(path)}`)
+      if (endpoint && endpoint.resourceId === resource.id && endpoint.kind === 'resource') standard.add(endpoint.id)
+    }
+  }
+
+  const specs = new Map(context.repos.specs.listByProject(project.id).map((spec) => [spec.id, spec]))
+  const documents = new Map<number, Obj>()
+  const leftOut = new Map<string, string[]>()
+  for (const endpoint of endpoints) {
+    if (standard.has(endpoint.id)) continue
+    const written = openApiPath(endpoint.path)
+    if (endpoint.kind === 'custom' || endpoint.kind === 'resource') {
+      if (!written) {
+        warnings.push(`${endpoint.method} ${endpoint.path} left out: OpenAPI paths have no wildcards`)
+        continue
+      }
+      const own = endpointSecurity(endpoint.auth, security)
+      const parameters = pathParameters(written)
+      put(written, endpoint.method.toLowerCase(), { ...(parameters.length ? { parameters } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }, `endpoint ${endpoint.method} ${endpoint.path}`)
+      continue
+    }
+    const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
+    if (endpoint.kind === 'openapi' && spec && written) {
+      if (!documents.has(spec.id)) documents.set(spec.id, JSON.parse(spec.document) as Obj)
+      const operation = importedOperation(spec, documents.get(spec.id)!, endpoint)
+      if (operation) {
+        put(written, endpoint.method.toLowerCase(), operation, `imported ${endpoint.method} ${endpoint.path}`)
+        continue
+      }
+    }
+    const label = endpoint.kind === 'openapi' ? `OpenAPI operations of "${spec?.title ?? '?'}" that use $ref or come from Swagger 2.0` : `${SPEC_LABELS[endpoint.kind] ?? endpoint.kind} operations of "${spec?.title ?? '?'}"`
+    const list = leftOut.get(label) ?? []
+    list.push(endpoint.kind === 'openapi' ? `${endpoint.method} ${endpoint.path}` : endpoint.path)
+    leftOut.set(label, list)
+  }
+  for (const [label, list] of leftOut) warnings.push(`left out ${list.length} ${label}: ${list.slice(0, 5).join(', ')}${list.length > 5 ? ` and ${list.length - 5} more` : ''}`)
+  if (Object.keys(paths).length === 0) warnings.push(`project "${project.slug}" has nothing OpenAPI can describe: the document has no paths`)
+
+  const projectSecurity = project.auth && project.auth.length > 0 ? security.requirements(project.auth) : null
+  const needsError = Object.values(paths).some((item) => JSON.stringify(item).includes('#/components/schemas/Error'))
+  const components: Obj = {
+    ...(Object.keys(schemas).length > 0 || needsError ? { schemas: { ...schemas, ...(needsError ? { Error: ERROR_SCHEMA } : {}) } } : {}),
+    ...(Object.keys(security.schemes).length > 0 ? { securitySchemes: security.schemes } : {}),
+  }
+  const document: Obj = {
+    openapi: '3.1.0',
+    info: { title: project.name, version: '1.0.0', ...(project.description ? { description: project.description } : {}) },
+    ...(projectSecurity ? { security: projectSecurity } : {}),
+    paths,
+    ...(Object.keys(components).length > 0 ? { components } : {}),
+  }
+  return { document, warnings }
+}
+
+/** JSON, or YAML for a file named `.yaml`/`.yml`. */
+export function openApiText(document: Obj, fileName: string | null): string {
+  return fileName !== null && /\.ya?ml$/i.test(fileName) ? stringify(document, { lineWidth: 0 }) : `${JSON.stringify(document, null, 2)}\n`
+}
