@@ -133,3 +133,131 @@ describe('export --format openapi', () => {
     expect(JSON.stringify(exported)).not.toContain('k-1')
   })
 })
+
+/** What a request answered, as the round trip compares it. */
+async function answer(base: string, method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+  const sent = await send(`${base}${path}`, { method, overSocket: true, headers: { authorization: 'Bearer any', ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) })
+  // The media type without its parameters: JSON goes out with `; charset=utf-8` from a custom endpoint, without from an import.
+  return { status: sent.status, body: sent.json ?? sent.text, type: sent.headers.get('content-type')?.split(';')[0] ?? null }
+}
+
+describe('export → import round trip', () => {
+  it('the imported project answers the same routes with the same statuses and bodies', async () => {
+    await shop.ok('export', '--format', 'openapi', '-o', 'shop.openapi.json')
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Shop', '--slug', 'shop')
+    const imported = await copy.run('import', join(shop.cwd, 'shop.openapi.json'), '--project', 'shop', '--stateful', '--seed', '2')
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stdout).toMatch(/GET +\/api\/users\/:userId\/orders +200 +list/)
+    expect(imported.stdout).toMatch(/DELETE +\/api\/users\/:id +200 +delete/)
+    const original = await serve(shop.db)
+    const again = await serve(copy.db)
+    const both = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
+      const [a, b] = [await answer(original.url, method, `/api/shop${path}`, init), await answer(again.url, method, `/api/shop${path}`, init)]
+      return { original: a, imported: b }
+    }
+    const same = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
+      const { original: a, imported: b } = await both(method, path, init)
+      expect(b, `${method} ${path}`).toEqual(a)
+      return a
+    }
+    // Custom endpoints: the same status, body and type; the fallback is what a plain request gets.
+    expect((await same('GET', '/health')).body).toEqual({ ok: true })
+    expect((await same('GET', '/motd')).body).toBe('hello there')
+    expect((await same('POST', '/sessions', { body: { username: 'someone' } })).body).toEqual({ token: 't-1' })
+    expect((await same('GET', '/keyed', { headers: { 'x-api-key': 'k-1' } })).status).toBe(200)
+    // Auth: no credentials, no answer, in both; a public endpoint stays public.
+    // (The message's wording differs: the imported operation's `security` is checked, not the project's auth.)
+    const refused = await both('GET', '/users', { headers: { authorization: '' } })
+    for (const { status, body } of [refused.original, refused.imported]) expect({ status, code: (body as Doc).error.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' })
+    expect((await answer(again.url, 'GET', '/api/shop/health', { headers: { authorization: '' } })).status).toBe(200)
+    // Resources: the first record is the example each stateful collection is seeded with.
+    expect((await same('GET', '/users/1')).body).toMatchObject({ id: 1, name: 'Ada' })
+    expect((await same('GET', '/users/99')).status).toBe(404)
+    const created = await same('POST', '/users', { body: { name: 'Cy', email: 'cy@example.com' } })
+    expect(created.status).toBe(201)
+    expect((await same('PATCH', '/users/3', { body: { name: 'Cyd' } })).body).toEqual({ id: 3, name: 'Cyd', email: 'cy@example.com' })
+    expect((await same('GET', '/users/3')).body).toEqual({ id: 3, name: 'Cyd', email: 'cy@example.com' })
+    expect((await same('DELETE', '/users/3')).status).toBe(200)
+    expect((await same('GET', '/users/3')).status).toBe(404)
+    expect((await same('GET', '/users?limit=1')).body).toHaveLength(1)
+    expect((await same('GET', '/users/1/orders/1')).body).toEqual({ id: 1, userId: 1, total: 30, placed: '2024-05-01' })
+    expect((await same('GET', '/profile')).body).toEqual({ name: 'Ada', theme: 'dark' })
+    // What is not the same: a rule's condition is not carried (the named example is, for Prefer), a file's bytes are not.
+    const admin = await both('POST', '/sessions', { body: { username: 'admin' } })
+    expect(admin.original.body).toEqual({ token: 'admin-token' })
+    expect(admin.imported.body).toEqual({ token: 't-1' })
+    expect((await answer(again.url, 'POST', '/api/shop/sessions', { body: {}, headers: { prefer: 'example=admin' } })).body).toEqual({ token: 'admin-token' })
+    expect((await answer(again.url, 'POST', '/api/shop/sessions', { body: {}, headers: { prefer: 'code=423' } })).body).toEqual({ error: 'locked' })
+    const logo = await both('GET', '/logo')
+    expect([logo.original.status, logo.imported.status]).toEqual([200, 200])
+    expect(logo.original.type).toBe('image/png')
+    expect(logo.imported).toEqual({ status: 200, body: '', type: null })
+  })
+})
+
+/** An OpenAPI operation that stands alone (no `$ref`), with a path item's parameter. */
+const PLAIN_SPEC = {
+  openapi: '3.1.0',
+  info: { title: 'Plain', version: '1' },
+  paths: {
+    '/v1/things/{thingId}': {
+      parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { operationId: 'getThing', responses: { '200': { description: 'a thing', content: { 'application/json': { schema: { type: 'object' }, example: { name: 'lamp' } } } } } },
+    },
+  },
+}
+
+describe('export --format openapi: what it leaves out, and how it writes', () => {
+  it('keeps an imported operation that stands alone, leaves out $ref ones and GraphQL with a warning naming them', async () => {
+    const mixed = cliWorkspace()
+    await mixed.ok('init', '--yes', '--name', 'Mixed', '--slug', 'mixed')
+    writeFileSync(join(mixed.cwd, 'plain.json'), JSON.stringify(PLAIN_SPEC))
+    await mixed.ok('import', 'plain.json')
+    await mixed.ok('import', join(ROOT, 'fixtures/openapi/oai-v3.0/petstore.yaml'))
+    await mixed.ok('import', join(ROOT, 'fixtures/graphql/swapi/schema.graphql'))
+    const run = await mixed.run('export', '--format', 'openapi')
+    expect(run.code, run.stderr).toBe(0)
+    const document = JSON.parse(run.stdout) as Doc
+    await SwaggerParser.validate(structuredClone(document) as never)
+    // As imported, with the path item's parameters carried into the operation.
+    expect(document.paths['/v1/things/{thingId}'].get).toEqual({ ...PLAIN_SPEC.paths['/v1/things/{thingId}'].get, parameters: PLAIN_SPEC.paths['/v1/things/{thingId}'].parameters })
+    expect(document.paths['/pets']).toBeUndefined()
+    expect(run.stderr).toMatch(/left out 3 OpenAPI operations of "Swagger Petstore" that use \$ref or come from Swagger 2\.0: GET \/pets, POST \/pets, GET \/pets\/:petId/)
+    expect(run.stderr).toMatch(/left out \d+ GraphQL operations of "[^"]+": \/graphql#/)
+  })
+
+  it('writes YAML to a file named .yaml, JSON otherwise', async () => {
+    const written = await shop.run('export', '--format', 'openapi', '-o', 'shop.openapi.yaml')
+    expect(written.code, written.stderr).toBe(0)
+    expect(written.stderr).toContain('wrote shop.openapi.yaml')
+    const text = readFileSync(join(shop.cwd, 'shop.openapi.yaml'), 'utf8')
+    expect(text.startsWith('openapi: 3.1.0\n')).toBe(true)
+    expect(parse(text)).toEqual(exported)
+    await shop.ok('export', '--format', 'openapi', '-o', 'shop.json')
+    expect(JSON.parse(readFileSync(join(shop.cwd, 'shop.json'), 'utf8'))).toEqual(exported)
+  })
+
+  it('refuses an unknown format, listing the formats', async () => {
+    const run = await shop.run('export', '--format', 'postman')
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain('unknown export format "postman": use project or openapi')
+    expect(run.stdout).toBe('')
+  })
+
+  it('writes a valid empty document, with a warning, for a project with nothing to describe', async () => {
+    const empty = cliWorkspace()
+    await empty.ok('init', '--yes', '--name', 'Empty', '--slug', 'empty')
+    const run = await empty.run('export', '--format', 'openapi')
+    expect(run.code, run.stderr).toBe(0)
+    const document = JSON.parse(run.stdout) as Doc
+    expect(document).toEqual({ openapi: '3.1.0', info: { title: 'Empty', version: '1.0.0' }, paths: {} })
+    await SwaggerParser.validate(structuredClone(document) as never)
+    expect(run.stderr).toContain('project "empty" has nothing OpenAPI can describe: the document has no paths')
+  })
+
+  it('still writes the project file without --format, or with --format project', async () => {
+    expect(await shop.ok('export', '--format', 'project')).toBe(await shop.ok('export'))
+    expect(await shop.ok('export')).toContain('# mockapi project file')
+  })
+})
