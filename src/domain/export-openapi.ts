@@ -55,18 +55,25 @@ const LIST_PARAMETERS: Obj[] = [
 
 const LIST_DESCRIPTION = 'Any other `field=value` filters by equality; `field:op=` (json-server 1.x: eq, ne, lt, lte, gt, gte) and `field_op=` (0.17: gte, lte, ne, like) compare; `_fields` keeps some keys; `_envelope=true` wraps the page in json-server 1.x\'s envelope.'
 
-/** `:id` → `{id}`; null for what OpenAPI cannot write (`*`, `**`). */
+/**
+ * `:id` → `{id}`; null for what an OpenAPI path cannot say: a wildcard (`*`, `**`, `*.png`, whose
+ * parameter has no name) or literal text with a brace or a decoded `/`.
+ */
 function openApiPath(path: string): string | null {
-  const segments = parseRoutePath(path)
+  const literal = (text: string) => (/[{}/]/.test(text) ? null : text)
+  const param = (name: string) => (/^\d/.test(name) ? null : `{${name}}`)
   const text = (pattern: SegmentPattern): string | null => {
     switch (pattern.kind) {
-      case 'literal': return pattern.text
-      case 'param': return `{${pattern.name}}`
-      case 'mixed': return pattern.parts.map((part) => (part.kind === 'param' ? `{${part.name}}` : part.text)).join('')
+      case 'literal': return literal(pattern.text)
+      case 'param': return param(pattern.name)
+      case 'mixed': {
+        const parts = pattern.parts.map((part) => (part.kind === 'param' ? param(part.name) : literal(part.text)))
+        return parts.includes(null) ? null : parts.join('')
+      }
       default: return null
     }
   }
-  const written = segments.map(text)
+  const written = parseRoutePath(path).map(text)
   return written.includes(null) ? null : `/${written.join('/')}`
 }
 
@@ -241,28 +248,38 @@ function records(context: Context, resource: Resource): Obj[] {
 const json = (schema: unknown, example?: unknown): Obj => ({ 'application/json': { schema, ...(example !== undefined ? { example } : {}) } })
 const notFound = { description: 'no record with that id', content: json({ $ref: '#/components/schemas/Error' }) }
 
-/** The operations of a resource's standard endpoints that exist, each answering its records. */
-function resourceOperations(resource: Resource, schemaRef: Obj, input: unknown, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes): [string, string, Obj][] {
-  const item = sample[0]
-  const operations: [string, string, Obj][] = []
+/** One operation to write: where, and which endpoint it describes. */
+interface Written {
+  path: string
+  method: string
+  operation: Obj
+  endpointId: number
+}
+
+/**
+ * The operations of a resource's standard endpoints that exist (at their own paths: a stateful
+ * import's item path keeps its `{petId}`), each answering its records.
+ */
+function resourceOperations(resource: Resource, schemaRef: Obj, input: unknown, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes): Written[] {
+  const operations: Written[] = []
   for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
     const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
-    const written = endpoint && openApiPath(path)
+    const written = endpoint && openApiPath(endpoint.path)
     if (!endpoint || !written) continue
-    const status = String(endpoint.status)
-    const onItem = path !== resource.path
-    const answer = action === 'list' ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample.slice(0, LISTED_EXAMPLE)) } : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, item) }
+    const answer = action === 'list'
+      ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample.slice(0, LISTED_EXAMPLE)) }
+      : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, sample[0]) }
+    const parameters = [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])]
+    const own = endpointSecurity(endpoint.auth, security)
     const operation: Obj = {
       operationId: `${action}${resource.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(action === 'list' ? { description: LIST_DESCRIPTION } : {}),
-      parameters: [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])],
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(action === 'create' || action === 'replace' || action === 'patch' ? { requestBody: { required: true, content: json(input) } } : {}),
-      responses: { [status]: answer, ...(onItem || resource.singular ? { '404': notFound } : {}) },
+      responses: { [String(endpoint.status)]: answer, ...(action !== 'list' && action !== 'create' ? { '404': notFound } : {}) },
+      ...(own ? { security: own } : {}),
     }
-    const own = endpointSecurity(endpoint.auth, security)
-    if (own) operation.security = own
-    if ((operation.parameters as Obj[]).length === 0) delete operation.parameters
-    operations.push([written, method.toLowerCase(), operation])
+    operations.push({ path: written, method: method.toLowerCase(), operation, endpointId: endpoint.id })
   }
   return operations
 }
@@ -296,57 +313,69 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
   const warnings: string[] = []
   const security = new SecuritySchemes()
   const endpoints = context.repos.endpoints.listByProject(project.id)
-  const byShape = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
-  const paths: Record<string, Obj> = {}
-  const put = (path: string, method: string, operation: Obj, what: string) => {
-    const item = (paths[path] ??= {})
-    if (item[method]) warnings.push(`${what} left out: ${method.toUpperCase()} ${path} is already written`)
-    else item[method] = operation
+  const specs = new Map(context.repos.specs.listByProject(project.id).map((spec) => [spec.id, spec]))
+  const documents = new Map<number, Obj>()
+  const documentOf = (spec: StoredSpec): Obj => {
+    if (!documents.has(spec.id)) documents.set(spec.id, JSON.parse(spec.document) as Obj)
+    return documents.get(spec.id)!
   }
 
+  const paths: Record<string, Obj> = {}
+  const done = new Set<number>()
+  const operationIds = new Set<string>()
+  const put = ({ path, method, operation, endpointId }: Written) => {
+    done.add(endpointId)
+    const item = (paths[path] ??= {})
+    if (item[method]) {
+      warnings.push(`${method.toUpperCase()} ${path} left out: that operation is already written`)
+      return
+    }
+    // A document's operationIds are unique: one that two imports (or an import and a resource) share gets a number.
+    if (typeof operation.operationId === 'string') {
+      let id = operation.operationId
+      for (let n = 2; operationIds.has(id); n++) id = `${operation.operationId}${n}`
+      operationIds.add(id)
+      operation.operationId = id
+    }
+    item[method] = operation
+  }
+
+  // Imported operations that stand alone are written as imported, even where a stateful import made a resource of them.
+  for (const endpoint of endpoints) {
+    const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
+    const written = openApiPath(endpoint.path)
+    if (endpoint.kind !== 'openapi' || !spec || !written) continue
+    const operation = importedOperation(spec, documentOf(spec), endpoint)
+    if (operation) put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
+  }
+
+  const byShape = new Map(endpoints.filter((e) => !done.has(e.id)).map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
   const schemas: Record<string, JsonSchema> = {}
   const names = new Set<string>(['Error'])
   const resources = context.repos.resources.listByProject(project.id).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-  const standard = new Set<number>()
   for (const resource of resources) {
     const sample = records(context, resource)
     const name = schemaName(resource, names)
-    schemas[name] = { ...inferSchema(sample), ...(sample.length === 0 ? { type: 'object' } : {}), ...(sample[0] ? { example: sample[0] } : {}) }
-    const input = withoutRequired({ ...inferSchema(sample), type: 'object' })
-    for (const [path, method, operation] of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, input, sample, byShape, security)) {
-      put(path, method, operation, `resource ${resource.path}`)
-    }
-    for (const { method, path } of standardEndpoints(resource.path, resource.singular)) {
-      const endpoint = byShape.get(`${method} ${routeShape(path)}`)
-      if (endpoint && endpoint.resourceId === resource.id && endpoint.kind === 'resource') standard.add(endpoint.id)
-    }
+    const inferred = { ...inferSchema(sample), type: 'object' }
+    schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }
+    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, security)) put(written)
   }
 
-  const specs = new Map(context.repos.specs.listByProject(project.id).map((spec) => [spec.id, spec]))
-  const documents = new Map<number, Obj>()
   const leftOut = new Map<string, string[]>()
   for (const endpoint of endpoints) {
-    if (standard.has(endpoint.id)) continue
+    if (done.has(endpoint.id)) continue
     const written = openApiPath(endpoint.path)
-    if (endpoint.kind === 'custom' || endpoint.kind === 'resource') {
-      if (!written) {
-        warnings.push(`${endpoint.method} ${endpoint.path} left out: OpenAPI paths have no wildcards`)
-        continue
-      }
+    if ((endpoint.kind === 'custom' || endpoint.kind === 'resource') && written) {
       const own = endpointSecurity(endpoint.auth, security)
       const parameters = pathParameters(written)
-      put(written, endpoint.method.toLowerCase(), { ...(parameters.length ? { parameters } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }, `endpoint ${endpoint.method} ${endpoint.path}`)
+      put({ path: written, method: endpoint.method.toLowerCase(), operation: { ...(parameters.length ? { parameters } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }, endpointId: endpoint.id })
+      continue
+    }
+    if (endpoint.kind === 'custom' || endpoint.kind === 'resource') {
+      warnings.push(`${endpoint.method} ${endpoint.path} left out: OpenAPI paths have no wildcards`)
       continue
     }
     const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
-    if (endpoint.kind === 'openapi' && spec && written) {
-      if (!documents.has(spec.id)) documents.set(spec.id, JSON.parse(spec.document) as Obj)
-      const operation = importedOperation(spec, documents.get(spec.id)!, endpoint)
-      if (operation) {
-        put(written, endpoint.method.toLowerCase(), operation, `imported ${endpoint.method} ${endpoint.path}`)
-        continue
-      }
-    }
     const label = endpoint.kind === 'openapi' ? `OpenAPI operations of "${spec?.title ?? '?'}" that use $ref or come from Swagger 2.0` : `${SPEC_LABELS[endpoint.kind] ?? endpoint.kind} operations of "${spec?.title ?? '?'}"`
     const list = leftOut.get(label) ?? []
     list.push(endpoint.kind === 'openapi' ? `${endpoint.method} ${endpoint.path}` : endpoint.path)

@@ -214,6 +214,10 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     await mixed.ok('init', '--yes', '--name', 'Mixed', '--slug', 'mixed')
     writeFileSync(join(mixed.cwd, 'plain.json'), JSON.stringify(PLAIN_SPEC))
     await mixed.ok('import', 'plain.json')
+    // Another spec with the same operationId: a document's operationIds are unique, so it gets a number.
+    writeFileSync(join(mixed.cwd, 'plain2.json'), JSON.stringify({ ...PLAIN_SPEC, info: { title: 'Plain 2', version: '1' }, paths: { '/v2/things/{thingId}': PLAIN_SPEC.paths['/v1/things/{thingId}'] } }))
+    await mixed.ok('import', 'plain2.json')
+    await mixed.ok('add-endpoint', 'GET', '/api/assets/**', '--body', '{}')
     await mixed.ok('import', join(ROOT, 'fixtures/openapi/oai-v3.0/petstore.yaml'))
     await mixed.ok('import', join(ROOT, 'fixtures/graphql/swapi/schema.graphql'))
     const run = await mixed.run('export', '--format', 'openapi')
@@ -222,9 +226,29 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     await SwaggerParser.validate(structuredClone(document) as never)
     // As imported, with the path item's parameters carried into the operation.
     expect(document.paths['/v1/things/{thingId}'].get).toEqual({ ...PLAIN_SPEC.paths['/v1/things/{thingId}'].get, parameters: PLAIN_SPEC.paths['/v1/things/{thingId}'].parameters })
+    expect(document.paths['/v2/things/{thingId}'].get.operationId).toBe('getThing2')
     expect(document.paths['/pets']).toBeUndefined()
+    expect(run.stderr).toContain('GET /api/assets/** left out: OpenAPI paths have no wildcards')
     expect(run.stderr).toMatch(/left out 3 OpenAPI operations of "Swagger Petstore" that use \$ref or come from Swagger 2\.0: GET \/pets, POST \/pets, GET \/pets\/:petId/)
     expect(run.stderr).toMatch(/left out \d+ GraphQL operations of "[^"]+": \/graphql#/)
+  })
+
+  it('exports a project imported from its own export: stateful collections as resources again', async () => {
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Shop', '--slug', 'shop')
+    writeFileSync(join(copy.cwd, 'shop.json'), JSON.stringify(exported))
+    await copy.ok('import', 'shop.json', '--stateful', '--seed', '2')
+    const run = await copy.run('export', '--format', 'openapi')
+    expect(run.code, run.stderr).toBe(0)
+    const again = JSON.parse(run.stdout) as Doc
+    await SwaggerParser.validate(structuredClone(again) as never)
+    // The stateful operations name the spec's schemas ($ref): they are described from the records instead.
+    expect(Object.keys(again.paths['/api/users/{id}'])).toEqual(['get', 'put', 'patch', 'delete'])
+    expect(again.components.schemas.User.required).toEqual(['id', 'name', 'email', 'joined', 'site', 'tags', 'address'])
+    // The others as imported, or left out with a warning when they name a schema.
+    expect(again.paths['/api/sessions'].post).toEqual(exported.paths['/api/sessions'].post)
+    expect(again.paths['/api/profile']).toBeUndefined()
+    expect(run.stderr).toContain('left out 3 OpenAPI operations of "Shop" that use $ref or come from Swagger 2.0: GET /api/profile, PUT /api/profile, PATCH /api/profile')
   })
 
   it('writes YAML to a file named .yaml, JSON otherwise', async () => {
