@@ -12,7 +12,7 @@ import { currentSettings } from './endpoint-config.ts'
 import { routeShape } from './endpoints.ts'
 import { standardEndpoints } from './resources.ts'
 
-/** What `mockapi export --format` and the API's `?format=` take: a project file, or an OpenAPI document. */
+/** What `mockapi export --format` takes: a project file, or an OpenAPI document. */
 export const EXPORT_FORMATS = ['project', 'openapi'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
@@ -94,16 +94,18 @@ function schemaName(resource: Resource, taken: Set<string>): string {
   return name
 }
 
-/** The same schema without `required`, anywhere: what a PUT or PATCH may send (the resource takes any object). */
-function withoutRequired(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutRequired)
-  if (schema === null || typeof schema !== 'object') return schema
-  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'required').map(([key, value]) => [key, key === 'properties' || key === 'items' || key === 'anyOf' ? withoutRequiredIn(key, value) : value]))
-}
-
-function withoutRequiredIn(key: string, value: unknown): unknown {
-  if (key === 'properties') return Object.fromEntries(Object.entries(value as Obj).map(([name, schema]) => [name, withoutRequired(schema)]))
-  return withoutRequired(value)
+/**
+ * The schema without `required` at any depth: what a POST, PUT or PATCH may send, since a resource
+ * takes any object (a property named `required` is a property, and stays).
+ */
+function withoutRequired(schema: JsonSchema): JsonSchema {
+  const { required: _required, properties, items, anyOf, ...rest } = schema
+  return {
+    ...rest,
+    ...(properties ? { properties: Object.fromEntries(Object.entries(properties as Record<string, JsonSchema>).map(([name, property]) => [name, withoutRequired(property)])) } : {}),
+    ...(items ? { items: withoutRequired(items as JsonSchema) } : {}),
+    ...(anyOf ? { anyOf: (anyOf as JsonSchema[]).map(withoutRequired) } : {}),
+  }
 }
 
 /** securitySchemes names, one per distinct scheme (tokens, keys and users are secrets: never written). */
@@ -242,7 +244,7 @@ function customResponses(endpoint: Endpoint): Obj {
 
 function records(context: Context, resource: Resource): Obj[] {
   const page = context.repos.records.page(resource.collectionId, { filters: [], q: null, sort: [], limit: SAMPLED_RECORDS, offset: 0 })
-  return (JSON.parse(page.json) as unknown[]).filter((record): record is Obj => record !== null && typeof record === 'object' && !Array.isArray(record))
+  return JSON.parse(page.json) as Obj[]
 }
 
 const json = (schema: unknown, example?: unknown): Obj => ({ 'application/json': { schema, ...(example !== undefined ? { example } : {}) } })
@@ -260,7 +262,7 @@ interface Written {
  * The operations of a resource's standard endpoints that exist (at their own paths: a stateful
  * import's item path keeps its `{petId}`), each answering its records.
  */
-function resourceOperations(resource: Resource, schemaRef: Obj, input: unknown, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes): Written[] {
+function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes): Written[] {
   const operations: Written[] = []
   for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
     const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
