@@ -250,6 +250,19 @@ function records(context: Context, resource: Resource): Obj[] {
 const json = (schema: unknown, example?: unknown): Obj => ({ 'application/json': { schema, ...(example !== undefined ? { example } : {}) } })
 const notFound = { description: 'no record with that id', content: json({ $ref: '#/components/schemas/Error' }) }
 
+/**
+ * The JSON Schema an endpoint checks request bodies against, as a request body; one with a `$ref`
+ * is left out (with a warning), since its references would point into the OpenAPI document.
+ */
+function configuredRequestBody(endpoint: Endpoint, warnings: string[]): Obj | undefined {
+  if (endpoint.schema === null) return undefined
+  if (endpoint.schema.includes('"$ref"')) {
+    warnings.push(`${endpoint.method} ${endpoint.path}: its request body schema uses $ref and is left out`)
+    return undefined
+  }
+  return { required: true, content: json(JSON.parse(endpoint.schema) as unknown) }
+}
+
 /** One operation to write: where, and which endpoint it describes. */
 interface Written {
   path: string
@@ -262,7 +275,7 @@ interface Written {
  * The operations of a resource's standard endpoints that exist (at their own paths: a stateful
  * import's item path keeps its `{petId}`), each answering its records.
  */
-function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes): Written[] {
+function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes, warnings: string[]): Written[] {
   const operations: Written[] = []
   for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
     const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
@@ -273,11 +286,13 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
       : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, sample[0]) }
     const parameters = [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])]
     const own = endpointSecurity(endpoint.auth, security)
+    const writes = action === 'create' || action === 'replace' || action === 'patch'
+    const requestBody = configuredRequestBody(endpoint, warnings) ?? (writes ? { required: true, content: json(input) } : undefined)
     const operation: Obj = {
       operationId: `${action}${resource.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(action === 'list' ? { description: LIST_DESCRIPTION } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(action === 'create' || action === 'replace' || action === 'patch' ? { requestBody: { required: true, content: json(input) } } : {}),
+      ...(requestBody ? { requestBody } : {}),
       responses: { [String(endpoint.status)]: answer, ...(action !== 'list' && action !== 'create' ? { '404': notFound } : {}) },
       ...(own ? { security: own } : {}),
     }
@@ -360,7 +375,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const name = schemaName(resource, names)
     const inferred = { ...inferSchema(sample), type: 'object' }
     schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }
-    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, security)) put(written)
+    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, security, warnings)) put(written)
   }
 
   const leftOut = new Map<string, string[]>()
@@ -370,7 +385,9 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     if ((endpoint.kind === 'custom' || endpoint.kind === 'resource') && written) {
       const own = endpointSecurity(endpoint.auth, security)
       const parameters = pathParameters(written)
-      put({ path: written, method: endpoint.method.toLowerCase(), operation: { ...(parameters.length ? { parameters } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }, endpointId: endpoint.id })
+      const requestBody = configuredRequestBody(endpoint, warnings)
+      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }
+      put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
       continue
     }
     if (endpoint.kind === 'custom' || endpoint.kind === 'resource') {

@@ -45,6 +45,11 @@ endpoints:
     body: { secret: false }
     auth: [{ type: apiKey, in: header, name: X-API-Key, keys: [k-1] }]
   - method: POST
+    path: /api/signup
+    status: 201
+    body: { welcome: true }
+    schema: { type: object, required: [email], properties: { email: { type: string } } }
+  - method: POST
     path: /api/sessions
     status: 201
     responses:
@@ -132,6 +137,10 @@ describe('export --format openapi', () => {
     expect(exported.paths['/api/keyed'].get.security).toEqual([{ 'apiKey_header_X-API-Key': [] }])
     expect(JSON.stringify(exported)).not.toContain('k-1')
   })
+
+  it('writes the JSON Schema an endpoint checks bodies against as its request body', () => {
+    expect(exported.paths['/api/signup'].post.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } } } } })
+  })
 })
 
 /** What a request answered, as the round trip compares it. */
@@ -165,6 +174,9 @@ describe('export → import round trip', () => {
     expect((await same('GET', '/health')).body).toEqual({ ok: true })
     expect((await same('GET', '/motd')).body).toBe('hello there')
     expect((await same('POST', '/sessions', { body: { username: 'someone' } })).body).toEqual({ token: 't-1' })
+    expect((await same('POST', '/signup', { body: { email: 'a@b.co' } })).body).toEqual({ welcome: true })
+    const refusedSignup = await both('POST', '/signup', { body: {} })
+    for (const { status, body } of [refusedSignup.original, refusedSignup.imported]) expect({ status, code: (body as Doc).error.code }).toEqual({ status: 422, code: 'VALIDATION_FAILED' })
     expect((await same('GET', '/keyed', { headers: { 'x-api-key': 'k-1' } })).status).toBe(200)
     // Auth: no credentials, no answer, in both; a public endpoint stays public.
     // (The message's wording differs: the imported operation's `security` is checked, not the project's auth.)
