@@ -28,6 +28,10 @@ describe('inferSchema', () => {
     expect(inferSchema(['https://example.com/a?b=1'])).toEqual({ type: 'string', format: 'uri' })
     expect(inferSchema(['123e4567-e89b-12d3-a456-426614174000'])).toEqual({ type: 'string', format: 'uuid' })
     expect(inferSchema(['a@example.com', 'not an email'])).toEqual({ type: 'string' })
+    // Narrower than ajv-formats where its reading surprises: a time without zone, any URI scheme, a urn.
+    expect(inferSchema(['2024-03-01T10:00:00'])).toEqual({ type: 'string' })
+    expect(inferSchema(['mailto:a@example.com'])).toEqual({ type: 'string' })
+    expect(inferSchema(['urn:uuid:123e4567-e89b-12d3-a456-426614174000'])).toEqual({ type: 'string' })
   })
 
   it('describes nested objects and arrays, requiring the keys every object has', () => {
