@@ -5,7 +5,7 @@ import { contentTypeOf, TEXT_TYPE } from '../engine/media-type.ts'
 import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
 import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
 import { resolvePointer } from '../kinds/openapi/pointer.ts'
-import type { AuthScheme, Endpoint, EndpointAuth, EndpointResponse, Project, Resource } from '../model.ts'
+import { HTTP_METHODS, type AuthScheme, type Endpoint, type EndpointAuth, type EndpointResponse, type Project, type Resource } from '../model.ts'
 import type { StoredSpec } from '../store/specs.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
@@ -319,6 +319,17 @@ function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint):
   return JSON.stringify(copied).includes('"$ref"') ? null : copied
 }
 
+const METHOD_ORDER = HTTP_METHODS.map((method) => method.toLowerCase())
+
+/**
+ * Paths in code-unit order, their operations in method order: the same project writes the same
+ * document from any database, whatever order its endpoints were made in.
+ */
+function sortedPaths(paths: Record<string, Obj>): Record<string, Obj> {
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  return Object.fromEntries(Object.keys(paths).sort(byText).map((path) => [path, Object.fromEntries(METHOD_ORDER.filter((method) => paths[path]![method]).map((method) => [method, paths[path]![method]]))]))
+}
+
 const SPEC_LABELS: Record<string, string> = { graphql: 'GraphQL', soap: 'SOAP', grpc: 'gRPC' }
 
 /**
@@ -413,7 +424,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     openapi: '3.1.0',
     info: { title: project.name, version: '1.0.0', ...(project.description ? { description: project.description } : {}) },
     ...(projectSecurity ? { security: projectSecurity } : {}),
-    paths,
+    paths: sortedPaths(paths),
     ...(Object.keys(components).length > 0 ? { components } : {}),
   }
   return { document, warnings }

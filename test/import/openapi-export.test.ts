@@ -113,6 +113,8 @@ describe('export --format openapi', () => {
     expect(exported.paths['/api/users'].get.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/User' } })
     expect(exported.paths['/api/users'].post.responses['201']).toBeDefined()
     expect(Object.keys(exported.paths['/api/profile'])).toEqual(['get', 'put', 'patch'])
+    // Paths in code-unit order, whatever order the endpoints were made in.
+    expect(Object.keys(exported.paths)).toEqual([...Object.keys(exported.paths)].sort())
   })
 
   it('writes custom endpoints with their bodies, headers and rules as named examples', () => {
