@@ -127,6 +127,21 @@ class SecuritySchemes {
     return name
   }
 
+  /**
+   * An imported spec's scheme under its own name, or under another when this document already
+   * gives that name to a different scheme; the name it is written under.
+   */
+  adopt(name: string, scheme: Obj): string {
+    const key = JSON.stringify(scheme)
+    const known = this.names.get(key)
+    if (known) return known
+    let written = name
+    for (let n = 2; this.schemes[written]; n++) written = `${name}${n}`
+    this.names.set(key, written)
+    this.schemes[written] = scheme
+    return written
+  }
+
   /** Any one scheme passes: one requirement object each. */
   requirements(schemes: AuthScheme[]): Obj[] {
     return schemes.map((scheme) => ({ [this.nameOf(scheme)]: [] }))
@@ -275,7 +290,7 @@ interface Written {
  * The operations of a resource's standard endpoints that exist (at their own paths: a stateful
  * import's item path keeps its `{petId}`), each answering its records.
  */
-function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, security: SecuritySchemes, warnings: string[]): Written[] {
+function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, securityOf: (endpoint: Endpoint) => Obj[] | undefined, warnings: string[]): Written[] {
   const operations: Written[] = []
   for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
     const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
@@ -285,7 +300,7 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
       ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample.slice(0, LISTED_EXAMPLE)) }
       : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, sample[0]) }
     const parameters = [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])]
-    const own = endpointSecurity(endpoint.auth, security)
+    const own = securityOf(endpoint)
     const writes = action === 'create' || action === 'replace' || action === 'patch'
     const requestBody = configuredRequestBody(endpoint, warnings) ?? (writes ? { required: true, content: json(input) } : undefined)
     const operation: Obj = {
@@ -301,8 +316,11 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
   return operations
 }
 
-/** An imported operation with its path item's parameters, when it stands alone (no `$ref` in it). */
-function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint): Obj | null {
+/**
+ * An imported operation as its spec has it, when it stands alone (no `$ref` in it): with its path
+ * item's parameters, and the spec's own `security` and schemes where it takes them from the spec.
+ */
+function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, security: SecuritySchemes): Obj | null {
   if (!endpoint.operation || spec.version === '2.0') return null
   const pointer = endpoint.operation.pointer
   const operation = resolvePointer(document, pointer)
@@ -316,7 +334,25 @@ function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint):
     const owned = new Set(own.map(key))
     copied.parameters = [...(shared as Obj[]).filter((p) => !owned.has(key(p))), ...own]
   }
-  return JSON.stringify(copied).includes('"$ref"') ? null : copied
+  if (JSON.stringify(copied).includes('"$ref"')) return null
+  const requirements = importedSecurity(document, copied, security)
+  if (requirements === null) return null
+  if (requirements !== undefined) copied.security = requirements
+  return copied
+}
+
+/**
+ * An imported operation's `security` (its own, else its spec's top level, which here is the
+ * project's), its schemes adopted into this document; undefined when it has none, null when it names
+ * a scheme its spec does not define plainly.
+ */
+function importedSecurity(document: Obj, operation: Obj, security: SecuritySchemes): Obj[] | undefined | null {
+  const requirements = (operation.security ?? document.security) as unknown
+  if (requirements === undefined) return undefined
+  const schemes = ((document.components as Obj | undefined)?.securitySchemes ?? {}) as Record<string, Obj | undefined>
+  const plain = (name: string) => schemes[name] !== undefined && !JSON.stringify(schemes[name]).includes('"$ref"')
+  if (!Array.isArray(requirements) || !requirements.every((requirement: Obj) => Object.keys(requirement).every(plain))) return null
+  return requirements.map((requirement: Obj) => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [security.adopt(name, schemes[name]!), scopes])))
 }
 
 const METHOD_ORDER = HTTP_METHODS.map((method) => method.toLowerCase())
@@ -373,10 +409,20 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
     const written = openApiPath(endpoint.path)
     if (endpoint.kind !== 'openapi' || !spec || !written) continue
-    const operation = importedOperation(spec, documentOf(spec), endpoint)
+    const operation = importedOperation(spec, documentOf(spec), endpoint, security)
     if (operation) put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
   }
 
+  // A stateful import's operation described as its resource's keeps the security its spec gave it.
+  const securityOf = (endpoint: Endpoint): Obj[] | undefined => {
+    const own = endpointSecurity(endpoint.auth, security)
+    const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
+    if (own || endpoint.kind !== 'openapi' || !endpoint.operation || !spec || spec.version === '2.0') return own
+    const document = documentOf(spec)
+    const operation = resolvePointer(document, endpoint.operation.pointer)
+    if (!operation || typeof operation !== 'object') return undefined
+    return importedSecurity(document, operation as Obj, security) ?? undefined
+  }
   const byShape = new Map(endpoints.filter((e) => !done.has(e.id)).map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
   const schemas: Record<string, JsonSchema> = {}
   const names = new Set<string>(['Error'])
@@ -386,7 +432,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const name = schemaName(resource, names)
     const inferred = { ...inferSchema(sample), type: 'object' }
     schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }
-    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, security, warnings)) put(written)
+    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, securityOf, warnings)) put(written)
   }
 
   const leftOut = new Map<string, string[]>()

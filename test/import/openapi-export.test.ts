@@ -221,6 +221,8 @@ describe('export → import round trip', () => {
 const PLAIN_SPEC = {
   openapi: '3.1.0',
   info: { title: 'Plain', version: '1' },
+  security: [{ key: [] }],
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
   paths: {
     '/v1/things/{thingId}': {
       parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }],
@@ -236,7 +238,7 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     writeFileSync(join(mixed.cwd, 'plain.json'), JSON.stringify(PLAIN_SPEC))
     await mixed.ok('import', 'plain.json')
     // Another spec with the same operationId: a document's operationIds are unique, so it gets a number.
-    writeFileSync(join(mixed.cwd, 'plain2.json'), JSON.stringify({ ...PLAIN_SPEC, info: { title: 'Plain 2', version: '1' }, paths: { '/v2/things/{thingId}': PLAIN_SPEC.paths['/v1/things/{thingId}'] } }))
+    writeFileSync(join(mixed.cwd, 'plain2.json'), JSON.stringify({ ...PLAIN_SPEC, info: { title: 'Plain 2', version: '1' }, components: { securitySchemes: { key: { type: 'http', scheme: 'basic' } } }, paths: { '/v2/things/{thingId}': PLAIN_SPEC.paths['/v1/things/{thingId}'] } }))
     await mixed.ok('import', 'plain2.json')
     await mixed.ok('add-endpoint', 'GET', '/api/assets/**', '--body', '{}')
     await mixed.ok('import', join(ROOT, 'fixtures/openapi/oai-v3.0/petstore.yaml'))
@@ -245,9 +247,12 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     expect(run.code, run.stderr).toBe(0)
     const document = JSON.parse(run.stdout) as Doc
     await SwaggerParser.validate(structuredClone(document) as never)
-    // As imported, with the path item's parameters carried into the operation.
-    expect(document.paths['/v1/things/{thingId}'].get).toEqual({ ...PLAIN_SPEC.paths['/v1/things/{thingId}'].get, parameters: PLAIN_SPEC.paths['/v1/things/{thingId}'].parameters })
+    // As imported, with the path item's parameters and the spec's security carried into the operation.
+    expect(document.paths['/v1/things/{thingId}'].get).toEqual({ ...PLAIN_SPEC.paths['/v1/things/{thingId}'].get, parameters: PLAIN_SPEC.paths['/v1/things/{thingId}'].parameters, security: [{ key: [] }] })
     expect(document.paths['/v2/things/{thingId}'].get.operationId).toBe('getThing2')
+    // Two specs' schemes of one name: the second is renamed.
+    expect(document.paths['/v2/things/{thingId}'].get.security).toEqual([{ key2: [] }])
+    expect(document.components.securitySchemes).toEqual({ key: { type: 'apiKey', in: 'header', name: 'X-Key' }, key2: { type: 'http', scheme: 'basic' } })
     expect(document.paths['/pets']).toBeUndefined()
     expect(run.stderr).toContain('GET /api/assets/** left out: OpenAPI paths have no wildcards')
     expect(run.stderr).toMatch(/left out 3 OpenAPI operations of "Swagger Petstore" that use \$ref or come from Swagger 2\.0: GET \/pets, POST \/pets, GET \/pets\/:petId/)
@@ -267,7 +272,11 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     expect(Object.keys(again.paths['/api/users/{id}'])).toEqual(['get', 'put', 'patch', 'delete'])
     expect(again.components.schemas.User.required).toEqual(['id', 'name', 'email', 'joined', 'site', 'tags', 'address'])
     // The others as imported, or left out with a warning when they name a schema.
-    expect(again.paths['/api/sessions'].post).toEqual(exported.paths['/api/sessions'].post)
+    // The spec's top-level security is carried into its operations: the project has no auth of its own.
+    expect(again.paths['/api/sessions'].post).toEqual({ ...exported.paths['/api/sessions'].post, security: [{ bearerAuth: [] }] })
+    expect(again.paths['/api/users/{id}'].get.security).toEqual([{ bearerAuth: [] }])
+    expect(again.paths['/api/health'].get.security).toEqual([])
+    expect(again.security).toBeUndefined()
     expect(again.paths['/api/profile']).toBeUndefined()
     expect(run.stderr).toContain('left out 3 OpenAPI operations of "Shop" that use $ref or come from Swagger 2.0: GET /api/profile, PUT /api/profile, PATCH /api/profile')
   })
