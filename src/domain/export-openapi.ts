@@ -448,7 +448,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
       continue
     }
     if (endpoint.kind === 'custom' || endpoint.kind === 'resource') {
-      warnings.push(`${endpoint.method} ${endpoint.path} left out: OpenAPI paths have no wildcards`)
+      warnings.push(`${endpoint.method} ${endpoint.path} left out: an OpenAPI path has no wildcards (nor braces in its text)`)
       continue
     }
     const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
