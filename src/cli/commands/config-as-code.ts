@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { applyProjectFile } from '../../domain/apply.ts'
 import { exportProject, toYaml } from '../../domain/export.ts'
+import { EXPORT_FORMATS, exportOpenApi, openApiText, parseExportFormat } from '../../domain/export-openapi.ts'
 import { selectProject } from '../../domain/projects.ts'
 import { resetProject } from '../../domain/seeding.ts'
 import { loadFaker } from '../../engine/generators.ts'
@@ -12,17 +13,27 @@ import { printWarnings, success } from '../output.ts'
 export function registerConfigAsCode(program: Command, ctx: CliContext): void {
   program
     .command('export')
-    .description('write the project as YAML (resources, endpoints and settings, generators, subscriptions without secrets)')
+    .description('write the project as YAML (resources, endpoints and settings, generators, subscriptions without secrets), or as an OpenAPI 3.1 document')
     .option('--project <slug>', 'project (default: the only or the default one)')
-    .option('-o, --output <file>', 'write to a file instead of stdout')
-    .action((options: { project?: string; output?: string }, command: Command) =>
+    .option('--format <format>', `${EXPORT_FORMATS.join(' | ')} (default: project)`)
+    .option('-o, --output <file>', 'write to a file instead of stdout (openapi: YAML when it ends in .yaml or .yml, else JSON)')
+    .action((options: { project?: string; format?: string; output?: string }, command: Command) =>
       withRuntime(command, ctx, ({ context }) => {
-        const yaml = toYaml(exportProject(context, selectProject(context, options.project)))
+        const format = parseExportFormat(options.format ?? 'project')
+        const project = selectProject(context, options.project)
+        let text: string
+        if (format === 'openapi') {
+          const exported = exportOpenApi(context, project)
+          printWarnings(ctx.io, exported.warnings)
+          text = openApiText(exported.document, options.output ?? null)
+        } else {
+          text = toYaml(exportProject(context, project))
+        }
         if (options.output) {
-          writeFileSync(resolve(ctx.environment.cwd, options.output), yaml)
+          writeFileSync(resolve(ctx.environment.cwd, options.output), text)
           ctx.io.err(success(`wrote ${options.output}`))
         } else {
-          ctx.io.out(yaml.trimEnd())
+          ctx.io.out(text.trimEnd())
         }
       }))
 

@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import { cleanup, cliWorkspace, ROOT, send, serve, type CliWorkspace } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+type Doc = Record<string, any>
+
+/**
+ * A project with every part the export writes: resources (one nested, one singular) with records,
+ * custom endpoints with JSON, text and file bodies, responses chosen by rules, project and
+ * endpoint auth.
+ */
+const SHOP = `
+name: Shop
+slug: shop
+auth: { type: bearer }
+resources:
+  - path: /api/users
+    records:
+      - { id: 1, name: Ada, email: ada@example.com, joined: "2024-03-01T10:00:00Z", site: "https://ada.example.com", tags: [admin], address: { city: London } }
+      - { id: 2, name: Bob, email: bob@example.com, joined: "2024-04-02T11:30:00Z", site: "https://bob.example.com", tags: [], score: 2.5 }
+  - path: /api/users/:userId/orders
+    records:
+      - { id: 1, userId: 1, total: 30, placed: "2024-05-01" }
+  - path: /api/profile
+    object: { name: Ada, theme: dark }
+endpoints:
+  - method: GET
+    path: /api/health
+    body: { ok: true }
+    headers: { X-Env: mock }
+    auth: none
+  - method: GET
+    path: /api/motd
+    text: hello there
+  - method: GET
+    path: /api/logo
+    file: ./logo.png
+  - method: GET
+    path: /api/keyed
+    body: { secret: false }
+    auth: [{ type: apiKey, in: header, name: X-API-Key, keys: [k-1] }]
+  - method: POST
+    path: /api/signup
+    status: 201
+    body: { welcome: true }
+    schema: { type: object, required: [email], properties: { email: { type: string } } }
+  - method: POST
+    path: /api/sessions
+    status: 201
+    responses:
+      - name: locked
+        when: { body: { username: locked } }
+        status: 423
+        body: { error: locked }
+      - name: admin
+        when: { body: { username: admin } }
+        status: 201
+        body: { token: admin-token }
+      - name: welcome
+        status: 201
+        body: { token: t-1 }
+`
+
+async function buildShop(shop: CliWorkspace): Promise<void> {
+  writeFileSync(join(shop.cwd, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]))
+  writeFileSync(join(shop.cwd, 'shop.yaml'), SHOP)
+  await shop.ok('apply', 'shop.yaml')
+}
+
+let shop: CliWorkspace
+let exported: Doc
+let stderr: string
+
+beforeAll(async () => {
+  shop = cliWorkspace()
+  await buildShop(shop)
+  const run = await shop.run('export', '--format', 'openapi')
+  expect(run.code, run.stderr).toBe(0)
+  exported = JSON.parse(run.stdout) as Doc
+  stderr = run.stderr
+})
+
+describe('export --format openapi', () => {
+  it('writes an OpenAPI 3.1 document that swagger-parser validates', async () => {
+    expect(exported.openapi).toBe('3.1.0')
+    expect(exported.info.title).toBe('Shop')
+    await SwaggerParser.validate(structuredClone(exported) as never)
+    expect(stderr).toBe('')
+  })
+
+  it('describes resources with schemas inferred from their records', () => {
+    const user = exported.components.schemas.User
+    expect(user.properties.id).toEqual({ type: 'integer' })
+    expect(user.properties.email).toEqual({ type: 'string', format: 'email' })
+    expect(user.properties.joined).toEqual({ type: 'string', format: 'date-time' })
+    expect(user.properties.site).toEqual({ type: 'string', format: 'uri' })
+    expect(user.properties.score).toEqual({ type: 'number' })
+    expect(user.properties.tags).toEqual({ type: 'array', items: { type: 'string' } })
+    expect(user.properties.address).toEqual({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] })
+    // Only what every record has is required.
+    expect(user.required).toEqual(['id', 'name', 'email', 'joined', 'site', 'tags'])
+    expect(user.example.name).toBe('Ada')
+    expect(exported.components.schemas.Order.properties.placed).toEqual({ type: 'string', format: 'date' })
+    expect(Object.keys(exported.paths['/api/users'])).toEqual(['get', 'post'])
+    expect(Object.keys(exported.paths['/api/users/{id}'])).toEqual(['get', 'put', 'patch', 'delete'])
+    expect(exported.paths['/api/users/{userId}/orders/{id}'].get.parameters.map((p: Doc) => p.name)).toEqual(['userId', 'id'])
+    expect(exported.paths['/api/users'].get.parameters.map((p: Doc) => p.name)).toEqual(['page', 'limit', 'sort', 'order', 'q'])
+    expect(exported.paths['/api/users'].get.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/User' } })
+    expect(exported.paths['/api/users'].post.responses['201']).toBeDefined()
+    expect(Object.keys(exported.paths['/api/profile'])).toEqual(['get', 'put', 'patch'])
+    // Paths in code-unit order, whatever order the endpoints were made in.
+    expect(Object.keys(exported.paths)).toEqual([...Object.keys(exported.paths)].sort())
+  })
+
+  it('writes custom endpoints with their bodies, headers and rules as named examples', () => {
+    const health = exported.paths['/api/health'].get
+    expect(health.responses['200'].headers['X-Env']).toEqual({ schema: { type: 'string' }, example: 'mock' })
+    expect(health.responses['200'].content['application/json'].example).toEqual({ ok: true })
+    expect(exported.paths['/api/motd'].get.responses['200'].content['text/plain; charset=utf-8'].example).toBe('hello there')
+    expect(exported.paths['/api/logo'].get.responses['200'].content['image/png'].schema).toEqual({ type: 'string', format: 'binary' })
+    const sessions = exported.paths['/api/sessions'].post.responses
+    expect(Object.keys(sessions).sort()).toEqual(['201', '423'])
+    // The fallback first: an import answers the first example to a plain request, as the rules do.
+    const examples = sessions['201'].content['application/json'].examples
+    expect(Object.keys(examples)).toEqual(['welcome', 'admin'])
+    expect(examples.admin).toEqual({ description: 'answered when body.username = admin', value: { token: 'admin-token' } })
+    expect(sessions['423'].content['application/json'].examples.locked.value).toEqual({ error: 'locked' })
+  })
+
+  it('writes auth as security schemes, without their secrets', () => {
+    expect(exported.security).toEqual([{ bearerAuth: [] }])
+    expect(exported.components.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer' }, 'apiKey_header_X-API-Key': { type: 'apiKey', in: 'header', name: 'X-API-Key' } })
+    expect(exported.paths['/api/health'].get.security).toEqual([])
+    expect(exported.paths['/api/keyed'].get.security).toEqual([{ 'apiKey_header_X-API-Key': [] }])
+    expect(JSON.stringify(exported)).not.toContain('k-1')
+  })
+
+  it('writes the JSON Schema an endpoint checks bodies against as its request body', () => {
+    expect(exported.paths['/api/signup'].post.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } } } } })
+  })
+})
+
+/** What a request answered, as the round trip compares it. */
+async function answer(base: string, method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+  const sent = await send(`${base}${path}`, { method, overSocket: true, headers: { authorization: 'Bearer any', ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) })
+  // The media type without its parameters: JSON goes out with `; charset=utf-8` from a custom endpoint, without from an import.
+  return { status: sent.status, body: sent.json ?? sent.text, type: sent.headers.get('content-type')?.split(';')[0] ?? null }
+}
+
+describe('export → import round trip', () => {
+  it('the imported project answers the same routes with the same statuses and bodies', async () => {
+    await shop.ok('export', '--format', 'openapi', '-o', 'shop.openapi.json')
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Shop', '--slug', 'shop')
+    const imported = await copy.run('import', join(shop.cwd, 'shop.openapi.json'), '--project', 'shop', '--stateful', '--seed', '2')
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stdout).toMatch(/GET +\/api\/users\/:userId\/orders +200 +list/)
+    expect(imported.stdout).toMatch(/DELETE +\/api\/users\/:id +200 +delete/)
+    const original = await serve(shop.db)
+    const again = await serve(copy.db)
+    const both = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
+      const [a, b] = [await answer(original.url, method, `/api/shop${path}`, init), await answer(again.url, method, `/api/shop${path}`, init)]
+      return { original: a, imported: b }
+    }
+    const same = async (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
+      const { original: a, imported: b } = await both(method, path, init)
+      expect(b, `${method} ${path}`).toEqual(a)
+      return a
+    }
+    // Custom endpoints: the same status, body and type; the fallback is what a plain request gets.
+    expect((await same('GET', '/health')).body).toEqual({ ok: true })
+    expect((await same('GET', '/motd')).body).toBe('hello there')
+    expect((await same('POST', '/sessions', { body: { username: 'someone' } })).body).toEqual({ token: 't-1' })
+    expect((await same('POST', '/signup', { body: { email: 'a@b.co' } })).body).toEqual({ welcome: true })
+    const refusedSignup = await both('POST', '/signup', { body: {} })
+    for (const { status, body } of [refusedSignup.original, refusedSignup.imported]) expect({ status, code: (body as Doc).error.code }).toEqual({ status: 422, code: 'VALIDATION_FAILED' })
+    expect((await same('GET', '/keyed', { headers: { 'x-api-key': 'k-1' } })).status).toBe(200)
+    // Auth: no credentials, no answer, in both; a public endpoint stays public.
+    // (The message's wording differs: the imported operation's `security` is checked, not the project's auth.)
+    const refused = await both('GET', '/users', { headers: { authorization: '' } })
+    for (const { status, body } of [refused.original, refused.imported]) expect({ status, code: (body as Doc).error.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' })
+    expect((await answer(again.url, 'GET', '/api/shop/health', { headers: { authorization: '' } })).status).toBe(200)
+    // Resources: the first record is the example each stateful collection is seeded with.
+    expect((await same('GET', '/users/1')).body).toMatchObject({ id: 1, name: 'Ada' })
+    expect((await same('GET', '/users/99')).status).toBe(404)
+    const created = await same('POST', '/users', { body: { name: 'Cy', email: 'cy@example.com' } })
+    expect(created.status).toBe(201)
+    expect((await same('PATCH', '/users/3', { body: { name: 'Cyd' } })).body).toEqual({ id: 3, name: 'Cyd', email: 'cy@example.com' })
+    expect((await same('GET', '/users/3')).body).toEqual({ id: 3, name: 'Cyd', email: 'cy@example.com' })
+    expect((await same('DELETE', '/users/3')).status).toBe(200)
+    expect((await same('GET', '/users/3')).status).toBe(404)
+    expect((await same('GET', '/users?limit=1')).body).toHaveLength(1)
+    expect((await same('GET', '/users/1/orders/1')).body).toEqual({ id: 1, userId: 1, total: 30, placed: '2024-05-01' })
+    expect((await same('GET', '/profile')).body).toEqual({ name: 'Ada', theme: 'dark' })
+    // What is not the same: a rule's condition is not carried (the named example is, for Prefer), a file's bytes are not.
+    const admin = await both('POST', '/sessions', { body: { username: 'admin' } })
+    expect(admin.original.body).toEqual({ token: 'admin-token' })
+    expect(admin.imported.body).toEqual({ token: 't-1' })
+    expect((await answer(again.url, 'POST', '/api/shop/sessions', { body: {}, headers: { prefer: 'example=admin' } })).body).toEqual({ token: 'admin-token' })
+    expect((await answer(again.url, 'POST', '/api/shop/sessions', { body: {}, headers: { prefer: 'code=423' } })).body).toEqual({ error: 'locked' })
+    // The import checks what the spec says (inferred formats, list parameters); the resource took any object.
+    const badEmail = await both('POST', '/users', { body: { email: 'not an email' } })
+    expect([badEmail.original.status, badEmail.imported.status]).toEqual([201, 422])
+    // The shop is exported again below: as it was.
+    expect((await answer(original.url, 'DELETE', `/api/shop/users/${(badEmail.original.body as Doc).id}`)).status).toBe(200)
+    const badPage = await both('GET', '/users?page=0')
+    expect([badPage.original.status, badPage.imported.status]).toEqual([400, 422])
+    const logo = await both('GET', '/logo')
+    expect([logo.original.status, logo.imported.status]).toEqual([200, 200])
+    expect(logo.original.type).toBe('image/png')
+    expect(logo.imported).toEqual({ status: 200, body: '', type: null })
+  })
+})
+
+/** An OpenAPI operation that stands alone (no `$ref`), with a path item's parameter. */
+const PLAIN_SPEC = {
+  openapi: '3.1.0',
+  info: { title: 'Plain', version: '1' },
+  security: [{ key: [] }],
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+  paths: {
+    '/v1/things/{thingId}': {
+      parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { operationId: 'getThing', responses: { '200': { description: 'a thing', content: { 'application/json': { schema: { type: 'object' }, example: { name: 'lamp' } } } } } },
+    },
+  },
+}
+
+describe('export --format openapi: what it leaves out, and how it writes', () => {
+  it('keeps an imported operation that stands alone, leaves out $ref ones and GraphQL with a warning naming them', async () => {
+    const mixed = cliWorkspace()
+    await mixed.ok('init', '--yes', '--name', 'Mixed', '--slug', 'mixed')
+    writeFileSync(join(mixed.cwd, 'plain.json'), JSON.stringify(PLAIN_SPEC))
+    await mixed.ok('import', 'plain.json')
+    // Another spec with the same operationId: a document's operationIds are unique, so it gets a number.
+    writeFileSync(join(mixed.cwd, 'plain2.json'), JSON.stringify({ ...PLAIN_SPEC, info: { title: 'Plain 2', version: '1' }, components: { securitySchemes: { key: { type: 'http', scheme: 'basic' } } }, paths: { '/v2/things/{thingId}': PLAIN_SPEC.paths['/v1/things/{thingId}'] } }))
+    await mixed.ok('import', 'plain2.json')
+    await mixed.ok('add-endpoint', 'GET', '/api/assets/**', '--body', '{}')
+    await mixed.ok('import', join(ROOT, 'fixtures/openapi/oai-v3.0/petstore.yaml'))
+    await mixed.ok('import', join(ROOT, 'fixtures/graphql/swapi/schema.graphql'))
+    const run = await mixed.run('export', '--format', 'openapi')
+    expect(run.code, run.stderr).toBe(0)
+    const document = JSON.parse(run.stdout) as Doc
+    await SwaggerParser.validate(structuredClone(document) as never)
+    // As imported, with the path item's parameters and the spec's security carried into the operation.
+    expect(document.paths['/v1/things/{thingId}'].get).toEqual({ ...PLAIN_SPEC.paths['/v1/things/{thingId}'].get, parameters: PLAIN_SPEC.paths['/v1/things/{thingId}'].parameters, security: [{ key: [] }] })
+    expect(document.paths['/v2/things/{thingId}'].get.operationId).toBe('getThing2')
+    // Two specs' schemes of one name: the second is renamed.
+    expect(document.paths['/v2/things/{thingId}'].get.security).toEqual([{ key2: [] }])
+    expect(document.components.securitySchemes).toEqual({ key: { type: 'apiKey', in: 'header', name: 'X-Key' }, key2: { type: 'http', scheme: 'basic' } })
+    expect(document.paths['/pets']).toBeUndefined()
+    expect(run.stderr).toContain('GET /api/assets/** left out: an OpenAPI path has no wildcards (nor braces in its text)')
+    expect(run.stderr).toMatch(/left out 3 OpenAPI operations of "Swagger Petstore" that use \$ref or come from Swagger 2\.0: GET \/pets, POST \/pets, GET \/pets\/:petId/)
+    expect(run.stderr).toMatch(/left out \d+ GraphQL operations of "[^"]+": \/graphql#/)
+  })
+
+  it('exports a project imported from its own export: stateful collections as resources again', async () => {
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Shop', '--slug', 'shop')
+    writeFileSync(join(copy.cwd, 'shop.json'), JSON.stringify(exported))
+    await copy.ok('import', 'shop.json', '--stateful', '--seed', '2')
+    const run = await copy.run('export', '--format', 'openapi')
+    expect(run.code, run.stderr).toBe(0)
+    const again = JSON.parse(run.stdout) as Doc
+    await SwaggerParser.validate(structuredClone(again) as never)
+    // The stateful operations name the spec's schemas ($ref): they are described from the records instead.
+    expect(Object.keys(again.paths['/api/users/{id}'])).toEqual(['get', 'put', 'patch', 'delete'])
+    expect(again.components.schemas.User.required).toEqual(['id', 'name', 'email', 'joined', 'site', 'tags', 'address'])
+    // The others as imported, or left out with a warning when they name a schema.
+    // The spec's top-level security is carried into its operations: the project has no auth of its own.
+    expect(again.paths['/api/sessions'].post).toEqual({ ...exported.paths['/api/sessions'].post, security: [{ bearerAuth: [] }] })
+    expect(again.paths['/api/users/{id}'].get.security).toEqual([{ bearerAuth: [] }])
+    expect(again.paths['/api/health'].get.security).toEqual([])
+    expect(again.security).toBeUndefined()
+    expect(again.paths['/api/profile']).toBeUndefined()
+    expect(run.stderr).toContain('left out 3 OpenAPI operations of "Shop" that use $ref or come from Swagger 2.0: GET /api/profile, PUT /api/profile, PATCH /api/profile')
+  })
+
+  it('writes YAML to a file named .yaml, JSON otherwise', async () => {
+    const written = await shop.run('export', '--format', 'openapi', '-o', 'shop.openapi.yaml')
+    expect(written.code, written.stderr).toBe(0)
+    expect(written.stderr).toContain('wrote shop.openapi.yaml')
+    const text = readFileSync(join(shop.cwd, 'shop.openapi.yaml'), 'utf8')
+    expect(text.startsWith('openapi: 3.1.0\n')).toBe(true)
+    expect(parse(text)).toEqual(exported)
+    await shop.ok('export', '--format', 'openapi', '-o', 'shop.json')
+    expect(JSON.parse(readFileSync(join(shop.cwd, 'shop.json'), 'utf8'))).toEqual(exported)
+  })
+
+  it('refuses an unknown format, listing the formats', async () => {
+    const run = await shop.run('export', '--format', 'postman')
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain('unknown export format "postman": use project or openapi')
+    expect(run.stdout).toBe('')
+  })
+
+  it('writes a valid empty document, with a warning, for a project with nothing to describe', async () => {
+    const empty = cliWorkspace()
+    await empty.ok('init', '--yes', '--name', 'Empty', '--slug', 'empty')
+    const run = await empty.run('export', '--format', 'openapi')
+    expect(run.code, run.stderr).toBe(0)
+    const document = JSON.parse(run.stdout) as Doc
+    expect(document).toEqual({ openapi: '3.1.0', info: { title: 'Empty', version: '1.0.0' }, paths: {} })
+    await SwaggerParser.validate(structuredClone(document) as never)
+    expect(run.stderr).toContain('project "empty" has nothing OpenAPI can describe: the document has no paths')
+  })
+
+  it('still writes the project file without --format, or with --format project', async () => {
+    expect(await shop.ok('export', '--format', 'project')).toBe(await shop.ok('export'))
+    expect(await shop.ok('export')).toContain('# mockapi project file')
+  })
+})
