@@ -42,7 +42,7 @@ export interface RecordSummary {
   updated: Endpoint[]
   /** Resources whose records the exchanges set. */
   resources: Resource[]
-  /** Records written or removed. */
+  /** How many records those resources hold now. */
   records: number
   skipped: SkippedExchange[]
   warnings: string[]
@@ -222,7 +222,7 @@ function templatePaths(paths: string[], known: string[]): Map<string, string> {
   const split = paths.map(segmentsOf)
   const knownSplit = known.map(segmentsOf)
   // Positions that are parameters, decided left to right: later positions group by the route so far.
-  const params = split.map((segments) => segments.map(isIdLike))
+  const params = split.map((segments) => segments.map((s) => isIdLike(s) || s.startsWith(':')))
   const length = Math.max(0, ...split.map((s) => s.length))
   const siblingKey = (segments: string[], flags: boolean[], at: number) =>
     `${segments.length}|${segments.map((s, i) => (i === at ? '' : flags[i] || isParam(s) ? ':' : s)).join('/')}`
@@ -411,20 +411,20 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       if (hasId(record)) records.set(String(record.id), record)
       else unkeyed.push(record)
     }
-    let changed = 0
+    let changed = false
     for (const { routed: r, id } of group) {
       // HEAD is answered by the resource's GET; other methods on its paths stay endpoints of their own.
       if (!(id === null ? COLLECTION_METHODS : ITEM_METHODS).has(r.method)) continue
       consumed.add(r)
       if (r.method === 'HEAD') continue
-      if (applyEffect(records, r, id)) changed += 1
+      if (applyEffect(records, r, id)) changed = true
       else summary.skipped.push({ method: r.method, path: r.path, reason: `${r.exchange.status} answer not kept: resource ${path} answers it from its records` })
     }
-    if (changed > 0) {
+    if (changed) {
       context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: [...unkeyed, ...records.values()] })
       reseedCollection(context, resource.collectionId, options.makeFaker)
-      summary.records += changed
     }
+    summary.records += unkeyed.length + records.size
     summary.resources.push(context.repos.resources.byId(resource.id)!)
   }
   return consumed

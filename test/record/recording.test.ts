@@ -58,7 +58,7 @@ describe('recordExchanges', () => {
     ]])
     const summary = summaries[0]!
     expect(summary.resources.map((r) => r.path)).toEqual(['/users'])
-    expect(summary.records).toBe(5)
+    expect(summary.records).toBe(3)
     expect(summary.skipped).toEqual([])
     const custom = summary.created.filter((e) => e.kind === 'custom').map((e) => `${e.method} ${e.path}`).sort()
     expect(custom).toEqual(['GET /health', 'GET /old', 'GET /orders/:orderId/receipt', 'GET /stats', 'GET /template', 'GET /users/:userId/avatar'])
