@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanup, cliWorkspace, ROOT, send, serve } from '../_helpers.ts'
+import { mintToken } from '../../src/domain/auth.ts'
+import { createProject } from '../../src/domain/projects.ts'
+import { cleanup, cliWorkspace, openStore, ROOT, send, serve, tempDb } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -125,5 +127,34 @@ describe('mockapi import of a Postman collection', () => {
     const v1 = await run('import', 'v1.json')
     expect(v1.code).toBe(1)
     expect(v1.stderr).toContain('is a Postman collection v1; mockapi reads v2.1')
+  })
+})
+
+describe('the other ways in: the management API and startMockApi', () => {
+  it('POST …/imports takes a HAR as text with its file name; startMockApi imports a Postman collection before serving', async () => {
+    const db = tempDb()
+    const { context } = openStore(db)
+    const project = createProject(context, { name: 'Shop', slug: 'shop' })
+    const headers = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const server = await serve(db)
+    const imported = await send(`${server.url}/api/projects/${project.id}/imports`, { method: 'POST', headers, body: { text: readFileSync(HAR, 'utf8'), filename: 'shop.har' } })
+    expect(imported.status).toBe(201)
+    expect(imported.json.import).toEqual({ id: null, title: 'shop', format: 'har', version: 'HAR 1.2' })
+    expect((await send(`${server.url}/api/shop/products/3`)).json).toEqual({ id: 3, name: 'Cap', price: 9 })
+    const formats = await send(`${server.url}/api/projects/${project.id}/imports/formats`, { headers })
+    expect(formats.json.slice(0, 2)).toEqual([
+      { name: 'har', label: 'HAR file', described: 'HAR 1.2 (browser devtools, "Save all as HAR")', extensions: ['.har'] },
+      { name: 'postman', label: 'Postman collection', described: 'Postman collection v2.1 (with example responses)', extensions: [] },
+    ])
+    await server.close()
+
+    const { startMockApi } = await import('../../src/index.ts')
+    const api = await startMockApi({ imports: [POSTMAN] })
+    try {
+      expect(api.project()).toMatchObject({ slug: 'shop-api' })
+      expect(await (await fetch(`${api.url}/api/shop-api/v1/orders/7/receipt`)).text()).toBe('Order 1001\nMug x1  12.50\nTotal   12.50\n')
+    } finally {
+      await api.close()
+    }
   })
 })
