@@ -494,6 +494,12 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
   }
 }
 
+/** What `recordExchanges` needs besides the exchanges, faker loaded (once per process): for serve's recorder. */
+export async function recordOptions(source: string): Promise<RecordOptions> {
+  const { loadFaker } = await import('../engine/generators.ts')
+  return { source: withoutSecrets(source), makeFaker: await loadFaker() }
+}
+
 // ---- Recording state -------------------------------------------------------------------------
 
 /** Starts (or restarts) the project's recording of what is proxied to `target`. */

@@ -24,7 +24,7 @@ describe('mockapi import of a HAR file', () => {
     const { db, ok, run } = workspaceWith(HAR)
     const first = await run('import', 'shop.har')
     expect(first.stdout).toContain('imported HAR file shop.har (HAR 1.2, 7 exchanges) into project shop')
-    expect(first.stdout).toContain('1 resources with 3 records, 11 endpoints created')
+    expect(first.stdout).toContain('1 resource with 3 records, 11 endpoints created')
     expect(first.stdout).toMatch(/GET\s+\/api\/products\/:productId\/image\s+custom\s+200 image\/png \(70 bytes\)/)
     expect(first.stderr).toContain('! log.entries[6]: GET /api/recommendations got no answer (status 0): not recorded')
     const result = JSON.parse(await ok('import', 'shop.har', '--json'))
@@ -96,7 +96,7 @@ describe('mockapi import of a Postman collection', () => {
     const imported = await run('import', 'shop.postman_collection.json')
     const out = imported.stdout
     expect(out).toContain('imported Postman collection shop.postman_collection.json (Postman v2.1.0, 5 exchanges) into project shop-api')
-    expect(out).toContain('1 resources with 3 records')
+    expect(out).toContain('1 resource with 3 records')
     expect(imported.stderr).toContain('1 request(s) have no example response, so nothing to answer: not recorded (save a response as an example in Postman): Health')
     // The example's 404 for user 99 is what the resource answers for a record it does not hold.
     expect(imported.stderr).toContain('GET /v1/users/99 (404 answer not kept: resource /v1/users answers it from its records)')

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib'
 import { loadFaker } from '../../src/engine/generators.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { RecordedExchange } from '../../src/domain/recorded-exchange.ts'
-import { recordExchanges } from '../../src/domain/recording.ts'
+import { recordExchanges, recordOptions } from '../../src/domain/recording.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { cleanup, openStore, send, serve, tempDb } from '../_helpers.ts'
 
@@ -29,8 +29,9 @@ async function recorded(exchanges: RecordedExchange[][]) {
   const db = tempDb()
   const { context } = openStore(db)
   const project = createProject(context, { name: 'Recorded', slug: 'rec' })
-  const makeFaker = await loadFaker()
-  const summaries = exchanges.map((batch) => recordExchanges(context, project, batch, { source: 'https://api.example.com', makeFaker }))
+  const options = await recordOptions('https://user:pw@api.example.com/?token=sekr1t-source')
+  expect(options.source).toBe('https://api.example.com/')
+  const summaries = exchanges.map((batch) => recordExchanges(context, project, batch, options))
   return { db, context, project, summaries }
 }
 

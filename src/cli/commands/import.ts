@@ -87,7 +87,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
               warnings: result.warnings,
             })
           }
-          const counts = [`${result.resources.length} resources with ${result.records} records`, `${result.created.length} endpoints created`, `${result.updated.length} updated`]
+          const counts = [`${result.resources.length} resource${result.resources.length === 1 ? '' : 's'} with ${result.records} record${result.records === 1 ? '' : 's'}`, `${result.created.length} endpoints created`, `${result.updated.length} updated`]
           ctx.io.out(success(`imported ${spec.description} into project ${project.slug} in ${elapsedMs} ms: ${counts.join(', ')}`))
           printWarnings(ctx.io, result.warnings)
           const rows = [...result.created.filter((e) => e.kind === 'custom'), ...result.updated].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))
