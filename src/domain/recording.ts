@@ -517,6 +517,17 @@ export function isRecording(context: Context, projectId: number): boolean {
   return context.repos.recordings.isOn(projectId)
 }
 
+/**
+ * What serve's recorder does with one proxied exchange: records it into the project while the
+ * project is recording (another process may have stopped it since the last one); null when it is
+ * not, or the project is gone.
+ */
+export function recordProxied(context: Context, projectId: number, exchange: RecordedExchange, options: RecordOptions): RecordSummary | null {
+  if (!isRecording(context, projectId)) return null
+  const project = context.repos.projects.byId(projectId)
+  return project ? recordExchanges(context, project, [exchange], options) : null
+}
+
 /** The project's running recording, if any. */
 export function recordingOf(context: Context, project: Project): { target: string; startedAt: string } | null {
   const row = context.repos.recordings.get(project.id)

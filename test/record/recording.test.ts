@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
-import { gzipSync } from 'node:zlib'
+import { createServer, request as httpRequest } from 'node:http'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { createProject } from '../../src/domain/projects.ts'
+import { createProject, updateProjectSettings } from '../../src/domain/projects.ts'
 import type { RecordedExchange } from '../../src/domain/recorded-exchange.ts'
-import { recordExchanges, recordOptions } from '../../src/domain/recording.ts'
+import { recordExchanges, recordOptions, recordProxied, startRecording, stopRecording } from '../../src/domain/recording.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { cleanup, openStore, send, serve, tempDb } from '../_helpers.ts'
 
@@ -120,6 +121,20 @@ describe('recordExchanges', () => {
     expect(resource.map((r) => r.seedRecords)).toEqual([[{ id: 'a1', n: 2 }, { id: 'b2', n: 3 }]])
   })
 
+  it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {
+    const db = tempDb()
+    const { context } = openStore(db)
+    const project = updateProjectSettings(context, createProject(context, { name: 'Strict', slug: 'strict' }), { pathRules: 'strict' })
+    const options = await recordOptions('https://api.example.com')
+    const call = exchange('GET', '/v1/getUserInfo', 200, '{"name":"Ada"}', [JSON_TYPE])
+    expect(recordProxied(context, project.id, call, options)).toBeNull()
+    startRecording(context, project, 'https://api.example.com')
+    expect(recordProxied(context, project.id, call, options)!.created.map((e) => e.path)).toEqual(['/v1/getUserInfo'])
+    stopRecording(context, project)
+    expect(recordProxied(context, project.id, exchange('GET', '/v1/other', 200, 'x'), options)).toBeNull()
+    expect(context.repos.endpoints.listByProject(project.id).map((e) => e.path)).toEqual(['/v1/getUserInfo'])
+  })
+
   it('leaves endpoints it did not make alone, and says which exchanges it did not keep', async () => {
     const db = tempDb()
     const { context } = openStore(db)
@@ -136,5 +151,68 @@ describe('recordExchanges', () => {
     expect(summary.created).toEqual([])
     expect(summary.skipped.map((s) => `${s.method} ${s.path}`).sort()).toEqual(['CONNECT /x', 'GET /a/*/b', 'GET /early', 'GET /users'])
     expect(summary.skipped.find((s) => s.path === '/users')!.reason).toContain('GET /api/users')
+  })
+})
+
+/** Asks the upstream as a proxy does: the bytes as they come off the wire, content coding and all. */
+function capture(base: string, method: string, path: string): Promise<RecordedExchange> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now()
+    const req = httpRequest(`${base}${path}`, { method, headers: { 'accept-encoding': 'gzip, br', authorization: 'Bearer sekr1t-upstream' } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({
+        method, path, query: '', requestHeaders: [['authorization', 'Bearer sekr1t-upstream']], requestBody: null,
+        status: res.statusCode!,
+        // Hop-by-hop headers dropped, as the proxy hands them over.
+        responseHeaders: Object.entries(res.headers).filter(([name]) => !['connection', 'keep-alive', 'transfer-encoding'].includes(name)).flatMap(([name, value]) => (Array.isArray(value) ? value : [value!]).map((v) => [name, v] as [string, string])),
+        responseBody: new Uint8Array(Buffer.concat(chunks)),
+        startedAt: new Date(started).toISOString(), durationMs: Date.now() - started,
+      }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+describe('a recording of a real upstream, replayed offline', () => {
+  it('answers what the upstream answered, byte for byte, with the upstream gone', async () => {
+    const report = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256))
+    const feed = '<?xml version="1.0"?>\n<feed>\u00e9t\u00e9 \u2603</feed>\n'
+    const upstream = createServer((req, res) => {
+      if (req.url === '/reports/2026/full.bin') {
+        // Chunked, no length: the body arrives in pieces.
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-report': 'yes' })
+        res.write(report.subarray(0, 1000))
+        res.end(report.subarray(1000))
+      } else if (req.url === '/feed') {
+        res.writeHead(200, { 'content-type': 'application/atom+xml; charset=utf-8', 'content-encoding': 'br', 'set-cookie': 'sid=sekr1t-upstream-cookie' })
+        res.end(brotliCompressSync(Buffer.from(feed)))
+      } else if (req.url === '/items') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        res.end(gzipSync(JSON.stringify([{ id: 'x1', v: 1 }, { id: 'x2', v: 2 }])))
+      } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`
+    const exchanges = [await capture(base, 'GET', '/reports/2026/full.bin'), await capture(base, 'GET', '/feed'), await capture(base, 'GET', '/items'), await capture(base, 'GET', '/missing')]
+    await new Promise<void>((resolve) => upstream.close(() => resolve()))
+
+    const { db } = await recorded([exchanges])
+    const server = await serve(db)
+    const at = (path: string) => `${server.url}/api/rec${path}`
+    const bin = await fetch(at('/reports/2027/full.bin'))
+    expect(bin.headers.get('x-report')).toBe('yes')
+    expect(Buffer.from(await bin.arrayBuffer()).equals(report)).toBe(true)
+    const atom = await fetch(at('/feed'))
+    expect(atom.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8')
+    expect(Buffer.from(await atom.arrayBuffer()).equals(Buffer.from(feed))).toBe(true)
+    expect((await send(at('/items/x2'))).json).toEqual({ id: 'x2', v: 2 })
+    const missing = await send(at('/missing'))
+    expect([missing.status, missing.text]).toEqual([404, '{"error":"nope"}'])
+    await server.close()
+    const stored = Buffer.concat([db, `${db}-wal`].filter(existsSync).map((file) => readFileSync(file))).toString('latin1')
+    expect(stored).not.toContain('sekr1t-upstream')
   })
 })
