@@ -114,6 +114,26 @@ describe('mockapi import of a Postman collection', () => {
     for (const secret of ['pm-sekr1t-token', 'pm-sekr1t-key', 'pm-sekr1t-cookie']) expect(stored).not.toContain(secret)
   })
 
+  it('reads URLs written as text: a variable host dropped save its path, a literal host dropped, a {{variable}} segment a parameter', async () => {
+    const { cwd, db, ok } = cliWorkspace()
+    const example = (url: string, body: string) => ({
+      name: url, request: { method: 'GET', url },
+      response: [{ name: 'ok', originalRequest: { method: 'GET', url }, code: 200, header: [{ key: 'Content-Type', value: 'text/plain' }], body }],
+    })
+    writeFileSync(join(cwd, 'text-urls.json'), JSON.stringify({
+      info: { name: 'Text URLs', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+      variable: [{ key: 'baseUrl', value: 'https://api.example.com/v1/' }],
+      item: [example('{{baseUrl}}/status?verbose=1', 'up'), example('https://other.example.com/v2/ping', 'pong'), example('{{host}}/tenants/{{tenant}}/plan', 'gold')],
+    }))
+    const out = await ok('import', 'text-urls.json')
+    expect(out).toMatch(/GET\s+\/v1\/status\s/)
+    expect(out).toMatch(/GET\s+\/v2\/ping\s/)
+    expect(out).toMatch(/GET\s+\/tenants\/:tenantId\/plan\s/)
+    const server = await serve(db)
+    expect((await send(`${server.url}/api/text-urls/tenants/acme/plan`)).text).toBe('gold')
+    await server.close()
+  })
+
   it('refuses a v2.0 or v1 collection naming its version and the way out', async () => {
     const { cwd, run } = cliWorkspace()
     const collection = JSON.parse(readFileSync(POSTMAN, 'utf8'))
