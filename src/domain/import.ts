@@ -419,8 +419,11 @@ function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedD
 function storeExchangeImport(context: Context, target: ImportTarget, loaded: LoadedExchangeImport): ExchangeImportResult {
   const { kind, title, set } = loaded
   const summary = writeTransaction(context.db, () => {
+    const made = typeof target === 'function' && context.repos.projects.list().length === 0
     const project = typeof target === 'function' ? target(title) : stillThere(context, target)
-    return recordExchanges(context, project, set.exchanges, { source: loaded.name, makeFaker: loaded.makeFaker })
+    // The project made for the file takes the real API's paths as they are, and its export applies again.
+    const ready = made ? updateProjectSettings(context, project, { pathRules: 'off' }) : project
+    return recordExchanges(context, ready, set.exchanges, { source: loaded.name, makeFaker: loaded.makeFaker })
   })
   const warnings = [...set.warnings, ...summary.warnings]
   if (summary.skipped.length > 0) {

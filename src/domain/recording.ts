@@ -378,8 +378,28 @@ export function recordExchanges(context: Context, project: Project, exchanges: r
     const consumed = recordResources(context, current, routed, options, summary)
     recordEndpoints(context, current, routed.filter((r) => !consumed.has(r)), summary)
     context.repos.files.removeUnused(current.id)
+    const judged = judgedPaths(current, summary)
+    if (judged.length > 0) {
+      summary.warnings.push(`the path rules of project "${current.slug}" (${current.pathRules}) would refuse ${judged.length} recorded path(s) when its export is applied: ${judged.join(', ')}; recorded paths are the real API's: mockapi project set ${current.slug} --path-rules off`)
+    }
     return summary
   })
+}
+
+/** The paths made now that the project's path rules refuse: recorded as they are, but its export would not apply. */
+function judgedPaths(project: Project, summary: RecordSummary): string[] {
+  if (project.pathRules !== 'strict') return []
+  const refused = (check: () => unknown) => {
+    try {
+      check()
+      return false
+    } catch {
+      return true
+    }
+  }
+  const resources = summary.resources.filter((r) => refused(() => checkResourcePath(r.path, project.pathRules))).map((r) => r.path)
+  const endpoints = summary.created.filter((e) => e.kind === 'custom' && refused(() => checkEndpointPath(e.path, project.pathRules))).map((e) => e.path)
+  return [...new Set([...resources, ...endpoints])]
 }
 
 const COLLECTION_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST'])

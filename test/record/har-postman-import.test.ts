@@ -69,6 +69,22 @@ describe('mockapi import of a HAR file', () => {
     for (const secret of ['har-sekr1t-bearer', 'har-sekr1t-session', 'har-sekr1t-query', 'har-sekr1t-cookie', 'har-sekr1t-csrf']) expect(stored).not.toContain(secret)
   })
 
+  it('makes a project whose export applies to another database and answers the same there', async () => {
+    const { cwd, ok } = workspaceWith(HAR)
+    await ok('import', 'shop.har')
+    await ok('export', '-o', 'shop.yaml')
+    const other = join(cwd, 'other.db')
+    const applied = await cliWorkspace().run('--db', other, 'apply', join(cwd, 'shop.yaml'))
+    expect(applied.code, applied.stderr).toBe(0)
+    const server = await serve(other)
+    const image = await fetch(`${server.url}/api/shop/products/1/image`)
+    const png = JSON.parse(readFileSync(HAR, 'utf8')).log.entries[3].response.content.text as string
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(Buffer.from(png, 'base64'))
+    expect((await send(`${server.url}/api/shop/carts/current/items`, { method: 'POST', body: {} })).text).toBe('{"cartId":"c-77","items":[{"productId":3,"qty":1}],"total":9}')
+    expect((await send(`${server.url}/api/shop/products`)).json).toHaveLength(3)
+    await server.close()
+  })
+
   it('refuses a .har that is not JSON, an entry without a response, and a HAR version it does not read', async () => {
     const { cwd, run } = cliWorkspace()
     writeFileSync(join(cwd, 'broken.har'), '<html>not a har</html>')

@@ -129,7 +129,9 @@ describe('recordExchanges', () => {
     const call = exchange('GET', '/v1/getUserInfo', 200, '{"name":"Ada"}', [JSON_TYPE])
     expect(recordProxied(context, project.id, call, options)).toBeNull()
     startRecording(context, project, 'https://api.example.com')
-    expect(recordProxied(context, project.id, call, options)!.created.map((e) => e.path)).toEqual(['/v1/getUserInfo'])
+    const summary = recordProxied(context, project.id, call, options)!
+    expect(summary.created.map((e) => e.path)).toEqual(['/v1/getUserInfo'])
+    expect(summary.warnings).toEqual(['the path rules of project "strict" (strict) would refuse 1 recorded path(s) when its export is applied: /v1/getUserInfo; recorded paths are the real API\'s: mockapi project set strict --path-rules off'])
     stopRecording(context, project)
     expect(recordProxied(context, project.id, exchange('GET', '/v1/other', 200, 'x'), options)).toBeNull()
     expect(context.repos.endpoints.listByProject(project.id).map((e) => e.path)).toEqual(['/v1/getUserInfo'])
