@@ -369,6 +369,7 @@ export function recordExchanges(context: Context, project: Project, exchanges: r
       const method = exchange.method.toUpperCase()
       if (!(HTTP_METHODS as readonly string[]).includes(method)) skip(exchange, `method ${exchange.method} is not one mockapi answers`)
       else if (!Number.isInteger(exchange.status) || exchange.status < 200 || exchange.status > 599) skip(exchange, `status ${exchange.status} is not a final HTTP status`)
+      else if (method === 'OPTIONS' && headerValue(exchange.requestHeaders, 'access-control-request-method') !== null) skip(exchange, 'a CORS preflight: mockapi answers those itself')
       else usable.push({ exchange, method: method as HttpMethod, path: normalPath(exchange.path) })
     }
     const endpoints = context.repos.endpoints.listByProject(current.id)

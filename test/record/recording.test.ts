@@ -149,10 +149,11 @@ describe('recordExchanges', () => {
       exchange('GET', '/a/*/b', 200, 'star'),
       exchange('CONNECT', '/x', 200, ''),
       exchange('GET', '/early', 101, ''),
+      exchange('OPTIONS', '/users', 204, '', [['Access-Control-Allow-Origin', '*']], { requestHeaders: [['Access-Control-Request-Method', 'POST']] }),
     ], { source: 'test', makeFaker })
     expect(summary.created).toEqual([])
-    expect(summary.skipped.map((s) => `${s.method} ${s.path}`).sort()).toEqual(['CONNECT /x', 'GET /a/*/b', 'GET /early', 'GET /users'])
-    expect(summary.skipped.find((s) => s.path === '/users')!.reason).toContain('GET /api/users')
+    expect(summary.skipped.map((s) => `${s.method} ${s.path}`).sort()).toEqual(['CONNECT /x', 'GET /a/*/b', 'GET /early', 'GET /users', 'OPTIONS /users'])
+    expect(summary.skipped.find((s) => s.method === 'GET' && s.path === '/users')!.reason).toContain('GET /api/users')
   })
 })
 
