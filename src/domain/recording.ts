@@ -471,6 +471,10 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
   const last = new Map<string, Routed>()
   for (const r of routed) last.set(`${r.method} ${routeShape(r.route)}`, r)
   const now = context.clock.now().toISOString()
+  // Read once and kept current: a HAR of thousands of routes must not read the project's endpoints per route.
+  const endpoints = context.repos.endpoints.listByProject(project.id)
+  const byRoute = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
+  const served = new Map(endpoints.flatMap((e) => servedRoutes(e).map((route) => [route, e] as const)))
   for (const r of last.values()) {
     const skip = (reason: string) => summary.skipped.push({ method: r.method, path: r.path, reason })
     const literal = segmentsOf(r.route).find((segment) => !segment.startsWith(':') && PATTERN_CHARACTERS.test(segment))
@@ -484,13 +488,13 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
       skip(error instanceof AppError ? error.message : String(error))
       continue
     }
-    const existing = findEndpoint(context, project.id, r.method, r.route)
+    const existing = byRoute.get(`${r.method} ${routeShape(r.route)}`)
     if (existing && existing.kind !== 'custom') {
       skip(`${existing.method} ${existing.path} is a ${existing.kind} endpoint; recording changes custom endpoints only`)
       continue
     }
     if (!existing) {
-      const clash = context.repos.endpoints.listByProject(project.id).find((e) => servedRoutes(e).includes(servedRoute(r.method, r.route)))
+      const clash = served.get(servedRoute(r.method, r.route))
       if (clash) {
         skip(`it would be served at the same URL as ${clash.method} ${clash.path}`)
         continue
@@ -507,10 +511,13 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
     if (existing) {
       summary.updated.push(context.repos.endpoints.configure(existing.id, { ...currentSettings(existing), status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body }))
     } else {
-      summary.created.push(context.repos.endpoints.insert({
+      const created = context.repos.endpoints.insert({
         projectId: project.id, resourceId: null, method: r.method, path: r.route, kind: 'custom', action: null,
         status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body, createdAt: now,
-      }))
+      })
+      summary.created.push(created)
+      byRoute.set(`${created.method} ${routeShape(created.path)}`, created)
+      for (const route of servedRoutes(created)) served.set(route, created)
     }
   }
 }
