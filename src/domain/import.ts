@@ -426,6 +426,7 @@ function storeExchangeImport(context: Context, target: ImportTarget, loaded: Loa
     return recordExchanges(context, ready, set.exchanges, { source: loaded.name, makeFaker: loaded.makeFaker })
   })
   const warnings = [...set.warnings, ...summary.warnings]
+  if (set.exchanges.length === 0) warnings.push(`${loaded.name} holds no answer to record: nothing to serve`)
   if (summary.skipped.length > 0) {
     warnings.push(`${summary.skipped.length} exchange(s) not recorded: ${summary.skipped.map((s) => `${s.method} ${s.path} (${s.reason})`).join('; ')}`)
   }
