@@ -320,6 +320,10 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
     throw new AppError('INVALID_INPUT', `${'source' in request ? '--prefix' : '"prefix"'} goes with a json-server database; a ${kind.label} keeps the paths it defines`)
   }
   if (isExchangeKind(kind)) {
+    const flag = (name: string) => ('source' in request ? `--${name}` : `"${name}"`)
+    const unused = (['replace', 'stateful', 'seed'] as const).find((name) => request[name] !== undefined && request[name] !== false)
+    // A recording makes resources where its answers show collections, and only adds or updates.
+    if (unused !== undefined) throw new AppError('INVALID_INPUT', `${flag(unused)} does not go with a ${kind.label}: a recording makes resources where its answers show collections, and only adds or updates`)
     const named = located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name
     const set = kind.load(await located.read(), request.format === undefined ? `${named} (read as a ${kind.label})` : named)
     return {

@@ -103,6 +103,7 @@ describe('mockapi import of a HAR file', () => {
     const empty = await run('import', 'empty.har')
     expect(empty.code).toBe(0)
     expect(empty.stderr).toContain('empty.har holds no answer to record: nothing to serve')
+    expect((await run('import', 'empty.har', '--stateful')).stderr).toContain('--stateful does not go with a HAR file: a recording makes resources where its answers show collections, and only adds or updates')
     writeFileSync(join(cwd, 'old.har'), JSON.stringify({ log: { version: '0.9', entries: [] } }))
     expect((await run('import', 'old.har')).stderr).toContain('is HAR 0.9; mockapi reads HAR 1.2 (and 1.1)')
     // Nothing was stored by any of them.
