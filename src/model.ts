@@ -17,8 +17,14 @@ export type SpecFormat = (typeof SPEC_FORMATS)[number]
  */
 export const DATA_FORMATS = ['json-server'] as const
 export type DataFormat = (typeof DATA_FORMATS)[number]
+/**
+ * Imports of recorded exchanges: a HAR file or a Postman collection's example responses, recorded
+ * as `serve --proxy --record` records (src/domain/recording.ts), nothing stored as a spec.
+ */
+export const EXCHANGE_FORMATS = ['har', 'postman'] as const
+export type ExchangeFormat = (typeof EXCHANGE_FORMATS)[number]
 /** What `import --format` and the API's `format` take. */
-export type ImportFormat = SpecFormat | DataFormat
+export type ImportFormat = SpecFormat | DataFormat | ExchangeFormat
 
 /** mockapi's own kinds (a resource's endpoints, fixed answers), then one per import format. */
 export const ENDPOINT_KINDS = ['resource', 'custom', ...SPEC_FORMATS] as const

@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   requests: () => import('./commands/requests.ts').then((m) => m.registerRequests),
   webhooks: () => import('./commands/webhooks.ts').then((m) => m.registerWebhooks),
   serve: () => import('./commands/serve.ts').then((m) => m.registerServe),
+  record: () => import('./commands/record.ts').then((m) => m.registerRecord),
 }
 
 /** The command named in argv, skipping global options (`--db <file>` takes a value). */

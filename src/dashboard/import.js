@@ -1,6 +1,7 @@
 // @ts-check
-// The Import action of the Endpoints tab: an OpenAPI, GraphQL, gRPC or SOAP document from a file,
-// pasted text or a URL, through `POST /api/projects/{id}/imports`.
+// The Import action of the Endpoints tab: an OpenAPI, GraphQL, gRPC or SOAP document, a json-server
+// db.json, a HAR file or a Postman collection, from a file, pasted text or a URL, through
+// `POST /api/projects/{id}/imports`.
 
 import { importDocument, listImportFormats } from './api.js'
 import { $, button, form, guard, h, input, notify, select, textArea } from './dom.js'

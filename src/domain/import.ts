@@ -5,15 +5,16 @@
  * names its own documents, and this module only orders the steps and stores the result.
  */
 import { basename, dirname, extname, resolve } from 'node:path'
-import type { DataKind, DataSet, SpecKind, SpecOperation } from '../kinds/kind.ts'
+import type { DataKind, DataSet, ExchangeKind, ExchangeSet, SpecKind, SpecOperation } from '../kinds/kind.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { DATA_KINDS, importKindOf, isDataKind, parseFormat, SPEC_KINDS } from '../kinds/registry.ts'
+import { DATA_KINDS, EXCHANGE_KINDS, importKindOf, isDataKind, isExchangeKind, parseFormat, SPEC_KINDS } from '../kinds/registry.ts'
 import { AppError } from '../errors.ts'
-import type { DataFormat, Endpoint, Project, Resource, SpecFormat } from '../model.ts'
+import type { DataFormat, Endpoint, ExchangeFormat, Project, Resource, SpecFormat } from '../model.ts'
 import type { Context } from './context.ts'
 import { checkPrefix, storeData, type StoredData } from './import-data.ts'
 import { storeOperations } from './import-operations.ts'
 import { storeRoutes, type ExamplesOf, type RouteOperation } from './import-routes.ts'
+import { recordExchanges, type RecordSummary } from './recording.ts'
 import { createProject, RESERVED_SLUGS, selectProject, slugify, updateProjectSettings } from './projects.ts'
 import { writeTransaction } from './transaction.ts'
 
@@ -63,7 +64,7 @@ export interface ImportOptions {
 
 export type ImportRequest = ImportSource & ImportOptions
 
-export type ImportResult = SpecImportResult | DataImportResult
+export type ImportResult = SpecImportResult | DataImportResult | ExchangeImportResult
 
 export interface SpecImportResult {
   project: Project
@@ -92,6 +93,14 @@ export interface SpecImportResult {
 export interface DataImportResult extends StoredData {
   spec: { id: null; title: string; format: DataFormat; version: string; description: string }
   naming: 'records'
+}
+
+/** A HAR file or a Postman collection: its exchanges recorded as `serve --proxy --record` records them (recording.ts). */
+export interface ExchangeImportResult extends RecordSummary {
+  spec: { id: null; title: string; format: ExchangeFormat; version: string; description: string }
+  naming: 'recorded'
+  kept: Endpoint[]
+  removed: Endpoint[]
 }
 
 /** The project to import into, or how to pick it once the spec's title is known. */
@@ -179,19 +188,24 @@ function locate(request: ImportSource): Located {
   return { name: request.source, file, read: once(() => readFileText(file, request.source)) }
 }
 
-const TRIED = [...SPEC_KINDS, ...DATA_KINDS].map((kind) => kind.detect.described).join(', ')
+const TRIED = [...SPEC_KINDS, ...DATA_KINDS, ...EXCHANGE_KINDS].map((kind) => kind.detect.described).join(', ')
 
 /**
- * By extension, else by what the document looks like: the spec kinds in registry order, then the
- * data kinds (a spec is never taken for data); `formatOption` is how the caller names the way to say the format.
+ * By extension, else by what the document looks like: the exchange kinds (a HAR file, a Postman
+ * collection: their JSON structure says them exactly, whatever text their bodies hold), the spec
+ * kinds in registry order, then the data kinds (a spec is never taken for data); `formatOption` is
+ * how the caller names the way to say the format.
  */
-async function detect(located: Located, formatOption: string): Promise<SpecKind | DataKind> {
+async function detect(located: Located, formatOption: string): Promise<SpecKind | DataKind | ExchangeKind> {
   // A URL's query and fragment are not part of its file name; a file path's `#` or `?` are.
   const extension = extname(located.url !== undefined ? new URL(located.url).pathname : located.file ?? located.fileName ?? '').toLowerCase()
-  const byExtension = [...SPEC_KINDS, ...DATA_KINDS].find((kind) => kind.detect.extensions.includes(extension))
+  const byExtension = [...EXCHANGE_KINDS, ...SPEC_KINDS, ...DATA_KINDS].find((kind) => kind.detect.extensions.includes(extension))
   if (byExtension) return byExtension
   const text = await located.read()
-  const found = SPEC_KINDS.find((kind) => kind.detect.looksLike.test(text))
+  const found = EXCHANGE_KINDS.find((kind) => kind.detect.looksLike(text))
+    // A HAR or Postman collection it does not read (a v2.0 collection) gets its loader's refusal, not a json-server reading.
+    ?? EXCHANGE_KINDS.find((kind) => kind.detect.claims?.(text))
+    ?? SPEC_KINDS.find((kind) => kind.detect.looksLike.test(text))
     ?? DATA_KINDS.find((kind) => kind.detect.looksLike(text))
     // A document that only claims a format gets that format's loader's own, exact complaint. A
     // database's claim comes first: it is never made for a document with a spec's top-level key.
@@ -240,7 +254,16 @@ function sourceOf(request: ImportSource): string {
   return 'source' in request ? request.source : 'url' in request ? request.url : ''
 }
 
-export type LoadedImport = LoadedSpecImport | LoadedDataImport
+export type LoadedImport = LoadedSpecImport | LoadedDataImport | LoadedExchangeImport
+
+/** A HAR file or Postman collection read and checked: what `storeImport` records. */
+export interface LoadedExchangeImport {
+  kind: ExchangeKind
+  title: string
+  name: string
+  set: ExchangeSet
+  makeFaker: FakerFactory
+}
 
 /** A data document read and checked: what `storeImport` writes. */
 export interface LoadedDataImport {
@@ -296,6 +319,21 @@ export async function loadImport(request: ImportRequest): Promise<LoadedImport> 
   if (request.prefix !== undefined) {
     throw new AppError('INVALID_INPUT', `${'source' in request ? '--prefix' : '"prefix"'} goes with a json-server database; a ${kind.label} keeps the paths it defines`)
   }
+  if (isExchangeKind(kind)) {
+    const flag = (name: string) => ('source' in request ? `--${name}` : `"${name}"`)
+    const unused = (['replace', 'stateful', 'seed'] as const).find((name) => request[name] !== undefined && request[name] !== false)
+    // A recording makes resources where its answers show collections, and only adds or updates.
+    if (unused !== undefined) throw new AppError('INVALID_INPUT', `${flag(unused)} does not go with a ${kind.label}: a recording makes resources where its answers show collections, and only adds or updates`)
+    const named = located.file ?? located.url ?? located.fileName ? basename(located.name) : located.name
+    const set = kind.load(await located.read(), request.format === undefined ? `${named} (read as a ${kind.label})` : named)
+    return {
+      kind,
+      title: request.title?.trim() || set.title || titleFromLocation(located) || kind.name,
+      name: located.name,
+      set,
+      makeFaker: await import('../engine/generators.ts').then((m) => m.loadFaker()),
+    }
+  }
   if (located.url !== undefined && kind.urlRefusal) throw new AppError('INVALID_INPUT', kind.urlRefusal)
   const cwd = 'cwd' in request ? request.cwd : process.cwd()
   const loaded = await kind.load({
@@ -336,7 +374,8 @@ function stillThere(context: Context, project: Project): Project {
  * may retry it while another process holds the write lock). A clash changes nothing.
  */
 export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport): ImportResult {
-  if (!('document' in loaded)) return storeDataImport(context, target, loaded)
+  if (isExchangeKind(loaded.kind)) return storeExchangeImport(context, target, loaded as LoadedExchangeImport)
+  if (!('document' in loaded)) return storeDataImport(context, target, loaded as LoadedDataImport)
   const { kind, title, version, source, document } = loaded
   // Read again in the transaction: a project deleted while the spec was fetched and parsed is gone, not a foreign-key failure.
   const pickProject = (): Project => (typeof target === 'function' ? target(title) : stillThere(context, target))
@@ -378,6 +417,31 @@ function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedD
     spec: { id: null, title, format: kind.name, version: 'db.json', description: `${kind.label} ${loaded.name} (${count})` },
     naming: 'records',
     warnings,
+  }
+}
+
+function storeExchangeImport(context: Context, target: ImportTarget, loaded: LoadedExchangeImport): ExchangeImportResult {
+  const { kind, title, set } = loaded
+  const summary = writeTransaction(context.db, () => {
+    const made = typeof target === 'function' && context.repos.projects.list().length === 0
+    const project = typeof target === 'function' ? target(title) : stillThere(context, target)
+    // The project made for the file takes the real API's paths as they are, and its export applies again.
+    const ready = made ? updateProjectSettings(context, project, { pathRules: 'off' }) : project
+    return recordExchanges(context, ready, set.exchanges, { source: loaded.name, makeFaker: loaded.makeFaker })
+  })
+  const warnings = [...set.warnings, ...summary.warnings]
+  if (set.exchanges.length === 0) warnings.push(`${loaded.name} holds no answer to record: nothing to serve`)
+  if (summary.skipped.length > 0) {
+    warnings.push(`${summary.skipped.length} exchange(s) not recorded: ${summary.skipped.map((s) => `${s.method} ${s.path} (${s.reason})`).join('; ')}`)
+  }
+  const count = `${set.exchanges.length} exchange${set.exchanges.length === 1 ? '' : 's'}`
+  return {
+    ...summary,
+    kept: [],
+    removed: [],
+    warnings,
+    spec: { id: null, title, format: kind.name, version: set.version, description: `${kind.label} ${loaded.name} (${set.version}, ${count})` },
+    naming: 'recorded',
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { MockAnswer, MountAnswerer, RouteStages } from '../engine/exchange.ts'
 import type { AuthRequirement } from '../engine/auth-check.ts'
-import type { DataFormat, Endpoint, EndpointKind, HttpMethod, OpenApiOperation, SpecDocument, SpecFormat } from '../model.ts'
+import type { DataFormat, Endpoint, ExchangeFormat, EndpointKind, HttpMethod, OpenApiOperation, SpecDocument, SpecFormat } from '../model.ts'
 
 /**
  * How requests reach a kind's endpoints:
@@ -178,4 +178,51 @@ export interface DataKind {
   }
   /** Parses and checks the whole document; refuses (INVALID_INPUT naming where) what it cannot take. */
   load(text: string, name: string): DataSet
+}
+
+/**
+ * One request and the answer it got, as a HAR entry or a Postman example holds it: the shape of
+ * the domain's RecordedExchange (src/domain/recorded-exchange.ts), which a kind may not import.
+ */
+export interface CapturedExchange {
+  method: string
+  path: string
+  query: string
+  requestHeaders: [string, string][]
+  requestBody: Uint8Array | null
+  status: number
+  responseHeaders: [string, string][]
+  /** Identity-coded: a HAR's content is stored decoded, so its Content-Encoding is not passed on. */
+  responseBody: Uint8Array
+  startedAt: string
+  durationMs: number
+}
+
+/** A document of recorded exchanges, read and checked. */
+export interface ExchangeSet {
+  /** From the document (a Postman collection's name, a HAR's first page title); null: name it after its file. */
+  title: string | null
+  /** `HAR 1.2`, `Postman v2.1.0`. */
+  version: string
+  exchanges: CapturedExchange[]
+  /** What the document holds that is not recorded (a request without an example, a blocked request). */
+  warnings: string[]
+}
+
+/**
+ * A format that brings exchanges with a real API (a HAR file, a Postman collection with examples),
+ * recorded as the proxy records them: detected before the spec kinds, by the document's structure.
+ */
+export interface ExchangeKind {
+  name: ExchangeFormat
+  label: string
+  detect: {
+    extensions: string[]
+    looksLike(text: string): boolean
+    described: string
+    /** A document of the format in a version or shape it does not read: its loader's refusal names why. */
+    claims?(text: string): boolean
+  }
+  /** Parses and checks the whole document; refuses (INVALID_INPUT naming where) what it cannot take. */
+  load(text: string, name: string): ExchangeSet
 }

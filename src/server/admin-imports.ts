@@ -1,7 +1,7 @@
 import type { H3 } from 'h3'
 import { effectiveAuthOf } from '../domain/auth-settings.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
-import { DATA_KINDS, SPEC_KINDS } from '../kinds/registry.ts'
+import { DATA_KINDS, EXCHANGE_KINDS, SPEC_KINDS } from '../kinds/registry.ts'
 import { importRequestFromJson, loadImport, MAX_SPEC_BYTES, storeImport, type ImportResult } from '../domain/import.ts'
 import type { Endpoint } from '../model.ts'
 import type { ImportFormatView, ServedEndpointView } from '../views.ts'
@@ -25,7 +25,7 @@ export function importResultView(result: ImportResult, view: (endpoint: Endpoint
 
 /** What `GET …/imports/formats` answers: the formats an import takes, in the order content is tried. */
 export function importFormatsView(): ImportFormatView[] {
-  return [...SPEC_KINDS, ...DATA_KINDS].map((kind) => ({ name: kind.name, label: kind.label, described: kind.detect.described, extensions: kind.detect.extensions }))
+  return [...EXCHANGE_KINDS, ...SPEC_KINDS, ...DATA_KINDS].map((kind) => ({ name: kind.name, label: kind.label, described: kind.detect.described, extensions: kind.detect.extensions }))
 }
 
 /**

@@ -9,6 +9,7 @@ import { createSubscriptionRepo } from './subscriptions.ts'
 import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
+import { createRecordingRepo } from './recordings.ts'
 import { createRelationRepo } from './relations.ts'
 import { createResourceRepo } from './resources.ts'
 import { createRetentionRepo } from './retention.ts'
@@ -35,5 +36,6 @@ export function createRepos(db: Db) {
     retention: createRetentionRepo(db),
     specs: createSpecRepo(db),
     files: createFileRepo(db),
+    recordings: createRecordingRepo(db),
   }
 }

@@ -48,7 +48,7 @@ describe('messages that say what to do', () => {
     const result = await run('--db', db, 'import', join(dir, 'README.md'))
     expect(result.code).toBe(1)
     expect(result.err).toContain('README.md is none of the formats mockapi imports; tried OpenAPI 3.x or Swagger 2.0')
-    expect(result.err).toContain('GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1), json-server database (a JSON object of arrays of records, db.json). If it is one of them, say which with --format')
+    expect(result.err).toContain('GraphQL (SDL or introspection JSON), gRPC (.proto), SOAP (WSDL 1.1), json-server database (a JSON object of arrays of records, db.json), HAR 1.2 (browser devtools, "Save all as HAR"), Postman collection v2.1 (with example responses). If it is one of them, say which with --format')
   })
 
   it('an unknown --project lists the slugs there are and how to make it', async () => {

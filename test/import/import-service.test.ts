@@ -160,7 +160,7 @@ describe('refusals change nothing', () => {
 
   it('an unknown format, a document in no format, one that does not parse', async () => {
     const { context, project } = freshProject()
-    expect((await refused(context, project, { text: 'hello', format: 'raml' })).message).toBe('format "raml" must be one of openapi, graphql, grpc, soap, json-server')
+    expect((await refused(context, project, { text: 'hello', format: 'raml' })).message).toBe('format "raml" must be one of openapi, graphql, grpc, soap, json-server, har, postman')
     expect((await refused(context, project, { text: 'just some words' })).message).toMatch(/^the pasted document is none of the formats mockapi imports; tried OpenAPI 3\.x/)
     expect(await refused(context, project, { text: 'type Query { hello: }' })).toMatchObject({ code: 'INVALID_SPEC', message: expect.stringMatching(/^the pasted document: Syntax Error/) })
     expect(await refused(context, project, { text: 'openapi: 3.0.0\ninfo: {title: x}\n' })).toMatchObject({ code: 'INVALID_SPEC' })

@@ -63,7 +63,7 @@ describe('GET /api/projects/{id}/imports/formats', () => {
   it('lists the formats an import takes, named as "format" takes them; a token needed, GET only', async () => {
     const formats = await send(`${api}/1/imports/formats`, { headers: auth })
     expect(formats.status).toBe(200)
-    expect(formats.json.map((f: { name: string }) => f.name)).toEqual(['openapi', 'graphql', 'grpc', 'soap', 'json-server'])
+    expect(formats.json.map((f: { name: string }) => f.name)).toEqual(['har', 'postman', 'openapi', 'graphql', 'grpc', 'soap', 'json-server'])
     expect(formats.json.find((f: { name: string }) => f.name === 'soap')).toEqual({ name: 'soap', label: 'WSDL', described: 'SOAP (WSDL 1.1)', extensions: ['.wsdl'] })
     expect((await send(`${api}/1/imports/formats`)).status).toBe(401)
     const posted = await send(`${api}/1/imports/formats`, { method: 'POST', body: {}, headers: auth })
@@ -112,7 +112,7 @@ describe('POST /api/projects/{id}/imports', () => {
     ['both text and url', { text: PETSTORE, url: `${specs?.url}/petstore.yaml` }, 'INVALID_INPUT', /^send either "text" or "url", not both$/],
     ['an unknown field', { text: PETSTORE, stateless: true }, 'INVALID_INPUT', /^"stateless" is not an import field/],
     ['a field of the wrong type', { text: PETSTORE, stateful: 'yes' }, 'INVALID_INPUT', /^"stateful" must be true or false/],
-    ['an unknown format', { text: PETSTORE, format: 'raml' }, 'INVALID_INPUT', /^format "raml" must be one of openapi, graphql, grpc, soap, json-server$/],
+    ['an unknown format', { text: PETSTORE, format: 'raml' }, 'INVALID_INPUT', /^format "raml" must be one of openapi, graphql, grpc, soap, json-server, har, postman$/],
     ['a document in no format', { text: 'hello' }, 'INVALID_INPUT', /^the pasted document is none of the formats mockapi imports; tried .*say which with "format"$/],
     ['a document that does not parse', { text: 'type Query { a: }', format: 'graphql' }, 'INVALID_SPEC', /^the pasted document: Syntax Error/],
     ['a .proto that imports other files', { text: text('grpc/grpc-proto/grpc/testing/test.proto') }, 'INVALID_INPUT', /a \.proto that imports other files cannot be resolved from text/],

@@ -14,7 +14,7 @@ describe('openDb', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION)
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all()
-    expect(tables).toEqual(['api_specs', 'attempts', 'collections', 'deliveries', 'endpoints', 'events', 'field_values', 'inbox', 'indexed_fields', 'meta', 'projects', 'record_text', 'record_text_config', 'record_text_content', 'record_text_data', 'record_text_docsize', 'record_text_idx', 'records', 'resources', 'response_files', 'snapshot_records', 'sqlite_sequence', 'subscriptions', 'text_indexed'])
+    expect(tables).toEqual(['api_specs', 'attempts', 'collections', 'deliveries', 'endpoints', 'events', 'field_values', 'inbox', 'indexed_fields', 'meta', 'projects', 'record_text', 'record_text_config', 'record_text_content', 'record_text_data', 'record_text_docsize', 'record_text_idx', 'recordings', 'records', 'resources', 'response_files', 'snapshot_records', 'sqlite_sequence', 'subscriptions', 'text_indexed'])
     db.close()
     // Opening again is a no-op migration.
     openDb(path).close()

@@ -1,0 +1,563 @@
+/**
+ * Recording: exchanges with a real API (proxied by `serve --proxy URL --record`, or read from a HAR
+ * file or a Postman collection) become a project that answers the same offline. JSON collections
+ * become resources with their records; every other exchange a custom endpoint answering its status,
+ * headers and body as recorded (docs/imports.md, "Recordings").
+ */
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
+import type { FakerFactory } from '../engine/generators.ts'
+import { isTextual } from '../engine/media-type.ts'
+import { hasPlaceholders } from '../engine/template.ts'
+import { AppError } from '../errors.ts'
+import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resource } from '../model.ts'
+import { checkContentType, MAX_FILE_BYTES, MAX_TEXT_BYTES } from './bodies.ts'
+import type { Context } from './context.ts'
+import { currentSettings } from './endpoint-config.ts'
+import { findEndpoint, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
+import { checkEndpointPath, checkResourcePath } from './path-rules.ts'
+import type { RecordedExchange } from './recorded-exchange.ts'
+import { collectionName, createResource, standardEndpoints } from './resources.ts'
+import { reseedCollection } from './seeding.ts'
+import { writeTransaction } from './transaction.ts'
+
+export interface RecordOptions {
+  /** Where the exchanges come from, for messages: the proxy's target, the HAR file. */
+  source: string
+  /** Reseeding a recorded resource whose collection also has generated records draws them again. */
+  makeFaker: FakerFactory
+}
+
+/** An exchange not kept, and why. */
+export interface SkippedExchange {
+  method: string
+  path: string
+  reason: string
+}
+
+export interface RecordSummary {
+  project: Project
+  /** Endpoints made: custom ones, and the standard six of each new resource. */
+  created: Endpoint[]
+  /** Custom endpoints recorded before, answering what was recorded now. */
+  updated: Endpoint[]
+  /** Resources whose records the exchanges set. */
+  resources: Resource[]
+  /** How many records those resources hold now. */
+  records: number
+  skipped: SkippedExchange[]
+  warnings: string[]
+}
+
+// ---- Secrets ---------------------------------------------------------------------------------
+
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'set-cookie2', 'x-api-key'])
+const SECRET_WORDS = /token|secret|key|auth|session|passw|credential|signature/i
+// A challenge, not a credential: a recorded 401 needs it to be answered as the real API does.
+const CHALLENGES = new Set(['www-authenticate'])
+
+/** Whether a header or query parameter of this name may carry a credential: never stored. */
+export function isSecretName(name: string): boolean {
+  const lower = name.toLowerCase()
+  return !CHALLENGES.has(lower) && (SECRET_HEADERS.has(lower) || SECRET_WORDS.test(lower))
+}
+
+/** A proxy target as it may be stored: no user info, no query parameter named like a secret. */
+export function withoutSecrets(target: string): string {
+  if (!URL.canParse(target)) return target
+  const url = new URL(target)
+  url.username = ''
+  url.password = ''
+  for (const name of [...url.searchParams.keys()]) if (isSecretName(name)) url.searchParams.delete(name)
+  return url.toString()
+}
+
+// ---- Headers and bodies ----------------------------------------------------------------------
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade'])
+// The mock writes these itself for the body it sends (its length, its date); Content-Type is the endpoint's own setting.
+const WRITTEN_BY_THE_MOCK = new Set(['content-length', 'content-encoding', 'date', 'content-type'])
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
+
+function headerValue(headers: [string, string][], name: string): string | null {
+  const values = headers.filter(([n]) => n.toLowerCase() === name).map(([, v]) => v)
+  return values.length === 0 ? null : values.join(', ')
+}
+
+/** The body as the client read it: content codings undone (a mock answers identity). */
+function decodedBody(exchange: RecordedExchange): { bytes: Uint8Array; failed: string | null } {
+  const coding = headerValue(exchange.responseHeaders, 'content-encoding')
+  if (coding === null || exchange.responseBody.byteLength === 0) return { bytes: exchange.responseBody, failed: null }
+  let bytes: Uint8Array = exchange.responseBody
+  // Codings apply in the order listed, so they come off in reverse.
+  for (const name of coding.toLowerCase().split(',').map((c) => c.trim()).filter(Boolean).reverse()) {
+    try {
+      if (name === 'gzip' || name === 'x-gzip') bytes = gunzipSync(bytes)
+      else if (name === 'br') bytes = brotliDecompressSync(bytes)
+      else if (name === 'deflate') bytes = inflateOrRaw(bytes)
+      else if (name !== 'identity') return { bytes: exchange.responseBody, failed: `content coding "${name}" is not one mockapi decodes` }
+    } catch {
+      return { bytes: exchange.responseBody, failed: `its body is not ${name} as its Content-Encoding says` }
+    }
+  }
+  return { bytes, failed: null }
+}
+
+// "deflate" is meant to be zlib-wrapped, but servers have sent raw deflate for as long as it exists.
+function inflateOrRaw(bytes: Uint8Array): Uint8Array {
+  try {
+    return inflateSync(bytes)
+  } catch {
+    return inflateRawSync(bytes)
+  }
+}
+
+/** The recorded response headers the endpoint answers: no secret, hop-by-hop, or what the mock writes itself. */
+function keptHeaders(exchange: RecordedExchange, warnings: string[]): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of exchange.responseHeaders) {
+    const lower = name.toLowerCase()
+    if (HOP_BY_HOP.has(lower) || WRITTEN_BY_THE_MOCK.has(lower) || isSecretName(lower) || !HEADER_NAME.test(name) || /[\r\n\0]/.test(value)) continue
+    // An endpoint's header values are templates: one that reads as a template would not be answered as recorded.
+    if (hasPlaceholders(value)) {
+      warnings.push(`${exchange.method} ${exchange.path}: header ${name} left out (its value holds "{{", which an endpoint renders as a template)`)
+      continue
+    }
+    const key = Object.keys(headers).find((n) => n.toLowerCase() === lower) ?? name
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`
+  }
+  return headers
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+function asText(bytes: Uint8Array): string | null {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    return null
+  }
+}
+
+function checkedContentType(value: string | null): string | null {
+  if (value === null) return null
+  try {
+    return checkContentType(value)
+  } catch {
+    return null
+  }
+}
+
+/** A file name that says what the body is: the path's own (`logo.png`), else `body`. */
+function fileNameOf(path: string): string {
+  const last = decodeURIComponentSafe(path.split('/').at(-1) ?? '')
+  return /^[\w.-]{1,200}\.[A-Za-z0-9]{1,10}$/.test(last) ? last : 'body'
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+interface RecordedAnswer {
+  status: number
+  headers: Record<string, string>
+  contentType: string | null
+  /** Text answered as it is (no `{{`), or a file's bytes. */
+  body: { text: string } | { file: { name: string; bytes: Uint8Array } }
+}
+
+/** What a custom endpoint answers for the exchange, byte for byte; a reason when it cannot. */
+function answerOf(exchange: RecordedExchange, warnings: string[]): RecordedAnswer | string {
+  const decoded = decodedBody(exchange)
+  if (decoded.failed !== null) warnings.push(`${exchange.method} ${exchange.path}: ${decoded.failed}; its bytes are answered as received, without a Content-Encoding`)
+  const bytes = decoded.bytes
+  const contentType = checkedContentType(headerValue(exchange.responseHeaders, 'content-type'))
+  const headers = keptHeaders(exchange, warnings)
+  const text = isTextual(contentType) && bytes.byteLength <= MAX_TEXT_BYTES ? asText(bytes) : null
+  if (text !== null && !hasPlaceholders(text)) return { status: exchange.status, headers, contentType, body: { text } }
+  if (bytes.byteLength > MAX_FILE_BYTES) return `its body is ${bytes.byteLength} bytes; a recorded body may be at most ${MAX_FILE_BYTES} bytes`
+  return { status: exchange.status, headers, contentType, body: { file: { name: fileNameOf(exchange.path), bytes } } }
+}
+
+// ---- Path shapes -----------------------------------------------------------------------------
+
+const ID_LIKE = [
+  /^\d+$/,
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  // Long hex (MongoDB's ObjectId, hashes) with a digit, so a long word of a-f letters is not one.
+  /^(?=[a-f]*\d)[0-9a-f]{16,}$/i,
+  // Opaque ids (Stripe's cus_9s6XKzkNRiz8i3, ULIDs): long, with digits and letters.
+  /^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_-]{20,}$/,
+]
+
+export function isIdLike(segment: string): boolean {
+  return ID_LIKE.some((pattern) => pattern.test(segment))
+}
+
+const isParam = (segment: string) => segment.startsWith(':') || segment === '*' || segment === '**'
+
+function segmentsOf(path: string): string[] {
+  return path.split('/').slice(1)
+}
+
+/** `:id` at the end; before it, named after the segment it follows (`/users/:userId/posts`). */
+function paramName(segments: string[], at: number, taken: Set<string>): string {
+  if (at === segments.length - 1 && !taken.has('id')) return 'id'
+  const before = at > 0 && !isParam(segments[at - 1]!) ? segments[at - 1]!.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase()) : ''
+  const stem = before.endsWith('ies') ? `${before.slice(0, -3)}y` : before.replace(/s$/, '')
+  let name = /^[A-Za-z]\w*$/.test(stem) ? `${stem}Id` : `param${at}`
+  while (taken.has(name)) name = `${name}_`
+  return name
+}
+
+/**
+ * Each recorded path as a route: a segment that looks like an id becomes a parameter, and so does
+ * a word among ids (`/users/me` beside `/users/1`, or beside an endpoint `/users/:id` recorded
+ * before); the same route for the same path shape, so `/users/1` and `/users/2` are `/users/:id`.
+ */
+function templatePaths(paths: string[], known: string[]): Map<string, string> {
+  const split = paths.map(segmentsOf)
+  const knownSplit = known.map(segmentsOf)
+  // Positions that are parameters, decided left to right: later positions group by the route so far.
+  const params = split.map((segments) => segments.map((s) => isIdLike(s) || s.startsWith(':')))
+  const length = Math.max(0, ...split.map((s) => s.length))
+  const siblingKey = (segments: string[], flags: boolean[], at: number) =>
+    `${segments.length}|${segments.map((s, i) => (i === at ? '' : flags[i] || isParam(s) ? ':' : s)).join('/')}`
+  for (let at = 0; at < length; at += 1) {
+    const withId = new Set<string>()
+    split.forEach((segments, n) => {
+      if (at < segments.length && params[n]![at]) withId.add(siblingKey(segments, params[n]!, at))
+    })
+    knownSplit.forEach((segments) => {
+      if (at < segments.length && isParam(segments[at]!)) withId.add(siblingKey(segments, segments.map(isParam), at))
+    })
+    split.forEach((segments, n) => {
+      if (at < segments.length && segments[at] !== '' && withId.has(siblingKey(segments, params[n]!, at))) params[n]![at] = true
+    })
+  }
+  const routes = new Map<string, string>()
+  split.forEach((segments, n) => {
+    const taken = new Set<string>()
+    const route = segments.map((segment, at) => {
+      if (!params[n]![at]) return segment
+      const name = paramName(segments, at, taken)
+      taken.add(name)
+      return `:${name}`
+    })
+    routes.set(paths[n]!, `/${route.join('/')}`)
+  })
+  return routes
+}
+
+/** `/users/` → `/users`; an empty path is `/`. */
+function normalPath(path: string): string {
+  const bare = path.split(/[?#]/, 1)[0]!
+  const withSlash = bare.startsWith('/') ? bare : `/${bare}`
+  return withSlash.replace(/\/+$/, '') || '/'
+}
+
+// ---- Resources -------------------------------------------------------------------------------
+
+type JsonObject = Record<string, unknown>
+
+function parseJson(bytes: Uint8Array | null): unknown {
+  if (bytes === null || bytes.byteLength === 0) return undefined
+  const text = asText(bytes)
+  if (text === null) return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
+const hasId = (value: unknown): value is JsonObject & { id: string | number } =>
+  isObject(value) && ((typeof value.id === 'string' && value.id !== '' && value.id !== '.' && value.id !== '..') || (typeof value.id === 'number' && Number.isFinite(value.id)))
+const ok = (status: number) => status >= 200 && status < 300
+
+interface Routed {
+  exchange: RecordedExchange
+  method: HttpMethod
+  path: string
+  route: string
+  /** The decoded response body as JSON, when it is. */
+  json: unknown
+}
+
+/** The collection path an exchange's route acts on, and the item's id in the path if any. */
+function collectionOf(routed: Routed): { collection: string; id: string | null } | null {
+  const segments = segmentsOf(routed.route)
+  const last = segments.at(-1)
+  if (last === ':id') {
+    const collection = `/${segments.slice(0, -1).join('/')}`
+    return segments.slice(0, -1).some(isParam) || segments.length < 2 ? null : { collection, id: decodeURIComponentSafe(segmentsOf(routed.path).at(-1)!) }
+  }
+  return segments.some(isParam) || routed.route === '/' ? null : { collection: routed.route, id: null }
+}
+
+/** Whether the exchange shows the route is a JSON collection of records with ids. */
+function showsCollection(routed: Routed, id: string | null): boolean {
+  if (!ok(routed.exchange.status)) return false
+  if (routed.method === 'GET' && id === null) return Array.isArray(routed.json) && routed.json.length > 0 && routed.json.every(hasId)
+  if (routed.method === 'GET' && id !== null) return hasId(routed.json) && String(routed.json.id) === id
+  if (routed.method === 'POST' && id === null) return hasId(routed.json)
+  return false
+}
+
+/** The id of a record named only by its path: a number when the path's integer says so. */
+function idFromPath(id: string, existing: JsonObject | undefined): unknown {
+  if (existing) return existing.id
+  return /^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : id
+}
+
+/** What the exchange does to the records, applied to `records` (by id); whether it did anything. */
+function applyEffect(records: Map<string, JsonObject>, routed: Routed, id: string | null): boolean {
+  const { method, json, exchange } = routed
+  const put = (record: JsonObject) => records.set(String(record.id), record)
+  if (method === 'GET' && id === null && ok(exchange.status) && Array.isArray(json) && json.every(hasId)) {
+    json.forEach(put)
+    return json.length > 0
+  }
+  if (id === null) {
+    if (method === 'POST' && ok(exchange.status) && hasId(json)) put(json)
+    return method === 'POST' && ok(exchange.status) && hasId(json)
+  }
+  // The real API says the record is not there (any more).
+  if ((method === 'GET' || method === 'DELETE') && (exchange.status === 404 || exchange.status === 410)) return records.delete(id)
+  if (!ok(exchange.status)) return false
+  if (method === 'DELETE') return records.delete(id) || true
+  if (method === 'GET') {
+    if (!hasId(json) || String(json.id) !== id) return false
+    put(json)
+    return true
+  }
+  if (method !== 'PUT' && method !== 'PATCH') return false
+  if (hasId(json) && String(json.id) === id) {
+    put(json)
+    return true
+  }
+  // An answer without the record (204): what was sent, put or merged.
+  const sent = parseJson(exchange.requestBody)
+  if (!isObject(sent)) return false
+  const existing = records.get(id)
+  const base = method === 'PATCH' && existing ? existing : {}
+  records.set(id, { ...base, ...sent, id: idFromPath(id, existing) })
+  return true
+}
+
+// ---- The recording ---------------------------------------------------------------------------
+
+/**
+ * Turns exchanges into the project's resources and endpoints, in one write transaction: recording
+ * the same method and path shape again updates the endpoint's answer; the same record id replaces
+ * the record. Request headers and queries are never stored; response headers named like secrets
+ * are dropped.
+ */
+export function recordExchanges(context: Context, project: Project, exchanges: readonly RecordedExchange[], options: RecordOptions): RecordSummary {
+  return writeTransaction(context.db, () => {
+    const current = context.repos.projects.byId(project.id)
+    if (!current) throw new AppError('PROJECT_NOT_FOUND', `project "${project.slug}" was deleted`)
+    const summary: RecordSummary = { project: current, created: [], updated: [], resources: [], records: 0, skipped: [], warnings: [] }
+    const skip = (exchange: RecordedExchange, reason: string) => summary.skipped.push({ method: exchange.method, path: exchange.path, reason })
+
+    const usable: { exchange: RecordedExchange; method: HttpMethod; path: string }[] = []
+    for (const exchange of exchanges) {
+      const method = exchange.method.toUpperCase()
+      if (!(HTTP_METHODS as readonly string[]).includes(method)) skip(exchange, `method ${exchange.method} is not one mockapi answers`)
+      else if (!Number.isInteger(exchange.status) || exchange.status < 200 || exchange.status > 599) skip(exchange, `status ${exchange.status} is not a final HTTP status`)
+      else if (method === 'OPTIONS' && headerValue(exchange.requestHeaders, 'access-control-request-method') !== null) skip(exchange, 'a CORS preflight: mockapi answers those itself')
+      else usable.push({ exchange, method: method as HttpMethod, path: normalPath(exchange.path) })
+    }
+    const endpoints = context.repos.endpoints.listByProject(current.id)
+    const routes = templatePaths(usable.map((u) => u.path), endpoints.map((e) => e.path))
+    const routed: Routed[] = usable.map((u) => ({ ...u, route: routes.get(u.path)!, json: parseJson(decodedBody(u.exchange).bytes) }))
+
+    const consumed = recordResources(context, current, routed, options, summary)
+    recordEndpoints(context, current, routed.filter((r) => !consumed.has(r)), summary)
+    context.repos.files.removeUnused(current.id)
+    const judged = judgedPaths(current, summary)
+    if (judged.length > 0) {
+      summary.warnings.push(`the path rules of project "${current.slug}" (${current.pathRules}) would refuse ${judged.length} recorded path(s) when its export is applied: ${judged.join(', ')}; recorded paths are the real API's: mockapi project set ${current.slug} --path-rules off`)
+    }
+    return summary
+  })
+}
+
+/** The paths made now that the project's path rules refuse: recorded as they are, but its export would not apply. */
+function judgedPaths(project: Project, summary: RecordSummary): string[] {
+  if (project.pathRules !== 'strict') return []
+  const refused = (check: () => unknown) => {
+    try {
+      check()
+      return false
+    } catch {
+      return true
+    }
+  }
+  const resources = summary.resources.filter((r) => refused(() => checkResourcePath(r.path, project.pathRules))).map((r) => r.path)
+  const endpoints = summary.created.filter((e) => e.kind === 'custom' && refused(() => checkEndpointPath(e.path, project.pathRules))).map((e) => e.path)
+  return [...new Set([...resources, ...endpoints])]
+}
+
+const COLLECTION_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST'])
+const ITEM_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'])
+
+/** The JSON collections among the exchanges, stored as resources; the exchanges they took. */
+function recordResources(context: Context, project: Project, routed: Routed[], options: RecordOptions, summary: RecordSummary): Set<Routed> {
+  const byCollection = new Map<string, { routed: Routed; id: string | null }[]>()
+  for (const r of routed) {
+    const at = collectionOf(r)
+    if (!at) continue
+    const list = byCollection.get(at.collection)
+    if (list) list.push({ routed: r, id: at.id })
+    else byCollection.set(at.collection, [{ routed: r, id: at.id }])
+  }
+  const consumed = new Set<Routed>()
+  for (const [path, group] of byCollection) {
+    let resource = context.repos.resources.listByProject(project.id).find((r) => r.path === path)
+    if (resource?.singular) continue
+    if (!resource) {
+      if (!group.some(({ routed: r, id }) => showsCollection(r, id)) || !canBeResource(context, project, path)) continue
+      const created = createResource(context, { project: project.slug, path, rules: false })
+      resource = created.resource
+      summary.created.push(...created.endpoints)
+    }
+    const records = new Map<string, JsonObject>()
+    const unkeyed: JsonObject[] = []
+    for (const record of resource.seedRecords) {
+      if (hasId(record)) records.set(String(record.id), record)
+      else unkeyed.push(record)
+    }
+    let changed = false
+    for (const { routed: r, id } of group) {
+      // HEAD is answered by the resource's GET; other methods on its paths stay endpoints of their own.
+      if (!(id === null ? COLLECTION_METHODS : ITEM_METHODS).has(r.method)) continue
+      consumed.add(r)
+      if (r.method === 'HEAD') continue
+      if (applyEffect(records, r, id)) changed = true
+      else summary.skipped.push({ method: r.method, path: r.path, reason: `${r.exchange.status} answer not kept: resource ${path} answers it from its records` })
+    }
+    if (changed) {
+      context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: [...unkeyed, ...records.values()] })
+      reseedCollection(context, resource.collectionId, options.makeFaker)
+    }
+    summary.records += unkeyed.length + records.size
+    summary.resources.push(context.repos.resources.byId(resource.id)!)
+  }
+  return consumed
+}
+
+/** A new resource at `path` would take no route, nor records, that something else holds. */
+function canBeResource(context: Context, project: Project, path: string): boolean {
+  try {
+    checkResourcePath(path, 'off')
+  } catch {
+    return false
+  }
+  const endpoints = context.repos.endpoints.listByProject(project.id)
+  const wanted = standardEndpoints(path)
+  if (wanted.some((e) => findEndpoint(context, project.id, e.method, e.path) || endpoints.some((x) => servedRoutes(x).includes(servedRoute(e.method, e.path))))) return false
+  return !context.repos.resources.listByProject(project.id).some((r) => collectionName(r.path) === collectionName(path))
+}
+
+const PATTERN_CHARACTERS = /[:*{}]/
+
+/** One custom endpoint per method and route, answering the last exchange recorded for it. */
+function recordEndpoints(context: Context, project: Project, routed: Routed[], summary: RecordSummary): void {
+  const last = new Map<string, Routed>()
+  for (const r of routed) last.set(`${r.method} ${routeShape(r.route)}`, r)
+  const now = context.clock.now().toISOString()
+  // Read once and kept current: a HAR of thousands of routes must not read the project's endpoints per route.
+  const endpoints = context.repos.endpoints.listByProject(project.id)
+  const byRoute = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
+  const served = new Map(endpoints.flatMap((e) => servedRoutes(e).map((route) => [route, e] as const)))
+  for (const r of last.values()) {
+    const skip = (reason: string) => summary.skipped.push({ method: r.method, path: r.path, reason })
+    const literal = segmentsOf(r.route).find((segment) => !segment.startsWith(':') && PATTERN_CHARACTERS.test(segment))
+    if (literal !== undefined) {
+      skip(`segment "${literal}" holds ":", "*", "{" or "}", which a route reads as a pattern`)
+      continue
+    }
+    try {
+      checkEndpointPath(r.route, 'off')
+    } catch (error) {
+      skip(error instanceof AppError ? error.message : String(error))
+      continue
+    }
+    const existing = byRoute.get(`${r.method} ${routeShape(r.route)}`)
+    if (existing && existing.kind !== 'custom') {
+      skip(`${existing.method} ${existing.path} is a ${existing.kind} endpoint; recording changes custom endpoints only`)
+      continue
+    }
+    if (!existing) {
+      const clash = served.get(servedRoute(r.method, r.route))
+      if (clash) {
+        skip(`it would be served at the same URL as ${clash.method} ${clash.path}`)
+        continue
+      }
+    }
+    const answer = answerOf(r.exchange, summary.warnings)
+    if (typeof answer === 'string') {
+      skip(answer)
+      continue
+    }
+    const body = 'text' in answer.body
+      ? { body: answer.body.text, bodyType: 'text' as const, fileId: null }
+      : { body: null, bodyType: 'file' as const, fileId: context.repos.files.put(project.id, answer.body.file.name, answer.body.file.bytes) }
+    if (existing) {
+      summary.updated.push(context.repos.endpoints.configure(existing.id, { ...currentSettings(existing), status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body }))
+    } else {
+      const created = context.repos.endpoints.insert({
+        projectId: project.id, resourceId: null, method: r.method, path: r.route, kind: 'custom', action: null,
+        status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body, createdAt: now,
+      })
+      summary.created.push(created)
+      byRoute.set(`${created.method} ${routeShape(created.path)}`, created)
+      for (const route of servedRoutes(created)) served.set(route, created)
+    }
+  }
+}
+
+/** What `recordExchanges` needs besides the exchanges, faker loaded (once per process): for serve's recorder. */
+export async function recordOptions(source: string): Promise<RecordOptions> {
+  const { loadFaker } = await import('../engine/generators.ts')
+  return { source: withoutSecrets(source), makeFaker: await loadFaker() }
+}
+
+// ---- Recording state -------------------------------------------------------------------------
+
+/** Starts (or restarts) the project's recording of what is proxied to `target`. */
+export function startRecording(context: Context, project: Project, target: string): void {
+  writeTransaction(context.db, () => context.repos.recordings.start(project.id, withoutSecrets(target), context.clock.now().toISOString()))
+}
+
+/** Ends the project's recording; whether one was running. A serve recording it stops keeping exchanges. */
+export function stopRecording(context: Context, project: Project): boolean {
+  return writeTransaction(context.db, () => context.repos.recordings.stop(project.id))
+}
+
+/** Asked by serve for every proxied exchange: one indexed lookup. */
+export function isRecording(context: Context, projectId: number): boolean {
+  return context.repos.recordings.isOn(projectId)
+}
+
+/**
+ * What serve's recorder does with one proxied exchange: records it into the project while the
+ * project is recording (another process may have stopped it since the last one); null when it is
+ * not, or the project is gone.
+ */
+export function recordProxied(context: Context, projectId: number, exchange: RecordedExchange, options: RecordOptions): RecordSummary | null {
+  if (!isRecording(context, projectId)) return null
+  const project = context.repos.projects.byId(projectId)
+  return project ? recordExchanges(context, project, [exchange], options) : null
+}
+
+/** The project's running recording, if any. */
+export function recordingOf(context: Context, project: Project): { target: string; startedAt: string } | null {
+  const row = context.repos.recordings.get(project.id)
+  return row ? { target: row.target, startedAt: row.startedAt } : null
+}

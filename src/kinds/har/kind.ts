@@ -1,0 +1,111 @@
+import { AppError } from '../../errors.ts'
+import type { CapturedExchange, ExchangeKind, ExchangeSet } from '../kind.ts'
+
+type JsonObject = Record<string, unknown>
+
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+function refuse(name: string, field: string | null, message: string): never {
+  throw new AppError('INVALID_INPUT', `${name}: ${message}`, field === null ? {} : { details: [{ field, message }] })
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+const parsedLog = (text: string): unknown => (text.trimStart().startsWith('{') ? parse(text) : undefined)
+
+/** HAR 1.1 and 1.2 hold entries the same way; browsers write 1.2. */
+const VERSIONS = new Set(['1.1', '1.2'])
+
+/** A HAR's headers as pairs; HTTP/2 pseudo-headers (`:status`) are not headers of the answer. */
+function headersOf(value: unknown): [string, string][] {
+  if (!Array.isArray(value)) return []
+  return value.filter(isObject)
+    .filter((h) => typeof h.name === 'string' && typeof h.value === 'string' && !h.name.startsWith(':'))
+    .map((h) => [h.name as string, h.value as string])
+}
+
+/** A response's content: `text`, base64 when `encoding` says so; absent text is an empty body. */
+function contentOf(content: unknown, where: string, file: string): Uint8Array {
+  if (!isObject(content) || typeof content.text !== 'string') return new Uint8Array()
+  if (content.encoding === 'base64') {
+    const base64 = content.text.replace(/\s+/g, '')
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) refuse(file, `${where}.content.text`, `${where}.content.text is not base64, as its encoding says`)
+    return new Uint8Array(Buffer.from(base64, 'base64'))
+  }
+  return new TextEncoder().encode(content.text)
+}
+
+function entryExchange(entry: unknown, at: number, file: string, warnings: string[]): CapturedExchange | null {
+  const where = `log.entries[${at}]`
+  if (!isObject(entry)) refuse(file, where, `${where} is not an object`)
+  const { request, response } = entry
+  if (!isObject(request) || typeof request.method !== 'string' || typeof request.url !== 'string') {
+    refuse(file, `${where}.request`, `${where} has no request with a method and a url`)
+  }
+  if (!isObject(response)) refuse(file, `${where}.response`, `${where} (${request.method} ${request.url}) has no response`)
+  if (typeof response.status !== 'number') refuse(file, `${where}.response.status`, `${where}.response.status must be a number`)
+  const url = URL.canParse(request.url) ? new URL(request.url) : null
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    warnings.push(`${where}: ${request.url.slice(0, 80)} is not an http(s) URL: not recorded`)
+    return null
+  }
+  // What a browser writes for a request that got no answer (blocked, cancelled, offline).
+  if (response.status === 0) {
+    warnings.push(`${where}: ${request.method} ${url.pathname} got no answer (status 0): not recorded`)
+    return null
+  }
+  const postData = request.postData
+  const requestBody = isObject(postData) && typeof postData.text === 'string' ? new TextEncoder().encode(postData.text) : null
+  return {
+    method: request.method.toUpperCase(),
+    path: url.pathname,
+    query: url.search,
+    requestHeaders: headersOf(request.headers),
+    requestBody,
+    status: response.status,
+    // The content is stored decoded (HAR 1.2, "content"): the Content-Encoding it came with no longer applies.
+    responseHeaders: headersOf(response.headers).filter(([name]) => name.toLowerCase() !== 'content-encoding'),
+    responseBody: contentOf(response.content, `${where}.response`, file),
+    startedAt: typeof entry.startedDateTime === 'string' ? entry.startedDateTime : '',
+    durationMs: typeof entry.time === 'number' ? entry.time : 0,
+  }
+}
+
+/** A HAR 1.2 file, as browsers' devtools save it ("Save all as HAR"): each entry a recorded exchange. */
+export const harKind: ExchangeKind = {
+  name: 'har',
+  label: 'HAR file',
+  detect: {
+    extensions: ['.har'],
+    looksLike: (text) => {
+      const value = parsedLog(text)
+      return isObject(value) && isObject(value.log) && Array.isArray(value.log.entries)
+    },
+    described: 'HAR 1.2 (browser devtools, "Save all as HAR")',
+    claims: (text) => {
+      const value = parsedLog(text)
+      return isObject(value) && isObject(value.log)
+    },
+  },
+  load(text, file): ExchangeSet {
+    const har = parse(text)
+    if (har === undefined) refuse(file, null, 'is not JSON; a HAR file is a JSON object {"log": {"version": "1.2", "entries": […]}}')
+    if (!isObject(har) || !isObject(har.log)) refuse(file, 'log', 'has no "log" object; a HAR file is a JSON object {"log": {"version": "1.2", "entries": […]}}')
+    const { log } = har
+    if (log.version !== undefined && !VERSIONS.has(String(log.version))) refuse(file, 'log.version', `is HAR ${String(log.version)}; mockapi reads HAR 1.2 (and 1.1)`)
+    if (!Array.isArray(log.entries)) refuse(file, 'log.entries', 'log.entries must be an array of requests and their responses')
+    const warnings: string[] = []
+    const exchanges = log.entries.map((entry, at) => entryExchange(entry, at, file, warnings)).filter((e): e is CapturedExchange => e !== null)
+    const hosts = [...new Set(log.entries.filter(isObject).map((e) => (isObject(e.request) && typeof e.request.url === 'string' && URL.canParse(e.request.url) ? new URL(e.request.url).host : '')).filter(Boolean))]
+    if (hosts.length > 1) warnings.push(`entries from ${hosts.length} hosts (${hosts.join(', ')}) are all served at their own paths in one project`)
+    const pages = Array.isArray(log.pages) ? log.pages.filter(isObject) : []
+    const title = typeof pages[0]?.title === 'string' && pages[0].title.trim() && !URL.canParse(pages[0].title) ? pages[0].title.trim() : null
+    return { title, version: `HAR ${log.version === undefined ? '1.2' : String(log.version)}`, exchanges, warnings }
+  },
+}

@@ -1,0 +1,221 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer, request as httpRequest } from 'node:http'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { loadFaker } from '../../src/engine/generators.ts'
+import { createProject, updateProjectSettings } from '../../src/domain/projects.ts'
+import type { RecordedExchange } from '../../src/domain/recorded-exchange.ts'
+import { recordExchanges, recordOptions, recordProxied, startRecording, stopRecording } from '../../src/domain/recording.ts'
+import { addEndpoint } from '../../src/domain/endpoints.ts'
+import { cleanup, openStore, send, serve, tempDb } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+const encode = (text: string) => new TextEncoder().encode(text)
+const json = (value: unknown) => encode(JSON.stringify(value))
+
+function exchange(method: string, path: string, status: number, body: Uint8Array | string, headers: [string, string][] = [], extra: Partial<RecordedExchange> = {}): RecordedExchange {
+  return {
+    method, path, query: '', requestHeaders: [['authorization', 'Bearer sekr1t-request-token']], requestBody: null,
+    status, responseHeaders: headers, responseBody: typeof body === 'string' ? encode(body) : body,
+    startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5, ...extra,
+  }
+}
+
+const JSON_TYPE: [string, string] = ['content-type', 'application/json; charset=utf-8']
+// A PNG's first bytes, then bytes no UTF-8 text has.
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0x01])
+
+async function recorded(exchanges: RecordedExchange[][]) {
+  const db = tempDb()
+  const { context } = openStore(db)
+  const project = createProject(context, { name: 'Recorded', slug: 'rec' })
+  const options = await recordOptions('https://user:pw@api.example.com/?token=sekr1t-source')
+  expect(options.source).toBe('https://api.example.com/')
+  const summaries = exchanges.map((batch) => recordExchanges(context, project, batch, options))
+  return { db, context, project, summaries }
+}
+
+describe('recordExchanges', () => {
+  it('makes JSON collections resources with their records and everything else custom endpoints answering byte for byte', async () => {
+    const stats = '{"requests": 12,   "ok": true}\n'
+    const uuidA = '9b2f3c1e-4d5a-4b6c-8d7e-1f2a3b4c5d6e'
+    const uuidB = '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
+    const { db, summaries } = await recorded([[
+      exchange('GET', '/users', 200, JSON.stringify([{ id: 1, name: 'Ada' }, { id: 2, name: 'Bob' }]), [JSON_TYPE], { query: '?api_key=sekr1t-query' }),
+      exchange('GET', '/users/3', 200, JSON.stringify({ id: 3, name: 'Cy' }), [JSON_TYPE]),
+      exchange('POST', '/users', 201, JSON.stringify({ id: 4, name: 'Di' }), [JSON_TYPE], { requestBody: json({ name: 'Di' }) }),
+      exchange('DELETE', '/users/2', 204, ''),
+      exchange('PATCH', '/users/1', 200, JSON.stringify({ id: 1, name: 'Ada L' }), [JSON_TYPE]),
+      exchange('GET', '/users/1/avatar', 200, PNG, [['Content-Type', 'image/png'], ['Cache-Control', 'max-age=60'], ['Content-Length', String(PNG.length)]]),
+      exchange('GET', '/health', 200, 'ok\n', [
+        ['Content-Type', 'text/plain'], ['X-Upstream', 'yes'], ['Set-Cookie', 'sid=sekr1t-cookie; HttpOnly'], ['X-Auth-Token', 'sekr1t-header'],
+        ['Connection', 'keep-alive'], ['Date', 'Mon, 01 Jan 2026 00:00:00 GMT'], ['WWW-Authenticate', 'Bearer realm="api"'],
+      ]),
+      exchange('GET', `/orders/${uuidA}/receipt`, 200, '{"total": 10}', [JSON_TYPE]),
+      exchange('GET', `/orders/${uuidB}/receipt`, 200, '{"total":  20}', [JSON_TYPE]),
+      exchange('GET', '/stats', 200, gzipSync(encode(stats)), [JSON_TYPE, ['Content-Encoding', 'gzip']]),
+      exchange('GET', '/old', 302, '', [['Location', '/new']]),
+      exchange('GET', '/template', 200, 'Hello {{name}}', [['Content-Type', 'text/plain; charset=utf-8']]),
+    ]])
+    const summary = summaries[0]!
+    expect(summary.resources.map((r) => r.path)).toEqual(['/users'])
+    expect(summary.records).toBe(3)
+    expect(summary.skipped).toEqual([])
+    const custom = summary.created.filter((e) => e.kind === 'custom').map((e) => `${e.method} ${e.path}`).sort()
+    expect(custom).toEqual(['GET /health', 'GET /old', 'GET /orders/:orderId/receipt', 'GET /stats', 'GET /template', 'GET /users/:userId/avatar'])
+
+    const server = await serve(db)
+    const at = (path: string) => `${server.url}/api/rec${path}`
+    expect((await send(at('/users'))).json).toEqual([{ id: 1, name: 'Ada L' }, { id: 3, name: 'Cy' }, { id: 4, name: 'Di' }])
+    expect((await send(at('/users/2'))).status).toBe(404)
+
+    const avatar = await fetch(at('/users/7/avatar'))
+    expect(avatar.headers.get('content-type')).toBe('image/png')
+    expect(avatar.headers.get('cache-control')).toBe('max-age=60')
+    expect(new Uint8Array(await avatar.arrayBuffer())).toEqual(PNG)
+
+    const health = await send(at('/health'))
+    expect(health.text).toBe('ok\n')
+    expect(health.headers.get('x-upstream')).toBe('yes')
+    expect(health.headers.get('www-authenticate')).toBe('Bearer realm="api"')
+    expect(health.headers.get('set-cookie')).toBeNull()
+    expect(health.headers.get('x-auth-token')).toBeNull()
+    expect(health.headers.get('date')).not.toBe('Mon, 01 Jan 2026 00:00:00 GMT')
+
+    // The last exchange of a route is its answer, as the upstream wrote it (spaces kept).
+    expect((await send(at(`/orders/${uuidA}/receipt`))).text).toBe('{"total":  20}')
+    const decoded = await send(at('/stats'))
+    expect(decoded.text).toBe(stats)
+    expect(decoded.headers.get('content-encoding')).toBeNull()
+    expect(decoded.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    const redirect = await send(at('/old'))
+    expect(redirect.status).toBe(302)
+    expect(redirect.headers.get('location')).toBe('/new')
+    // Text an endpoint would render as a template is kept as a file: answered as recorded.
+    expect((await send(at('/template'))).text).toBe('Hello {{name}}')
+    await server.close()
+
+    const stored = Buffer.concat([db, `${db}-wal`].filter(existsSync).map((file) => readFileSync(file))).toString('latin1')
+    for (const secret of ['sekr1t-request-token', 'sekr1t-query', 'sekr1t-cookie', 'sekr1t-header']) expect(stored).not.toContain(secret)
+    expect(stored).toContain('Ada L')
+  })
+
+  it('updates what it recorded before: the same route answers the new exchange, the same record id is replaced', async () => {
+    const { context, project, summaries } = await recorded([
+      [exchange('GET', '/status', 200, 'first', [['Content-Type', 'text/plain']]), exchange('GET', '/items', 200, '[{"id":"a1","n":1}]', [JSON_TYPE])],
+      [exchange('GET', '/status', 503, 'second', [['Content-Type', 'text/plain']]), exchange('GET', '/items', 200, '[{"id":"a1","n":2},{"id":"b2","n":3}]', [JSON_TYPE])],
+      // One exchange at a time, as the proxy records: ids still make one route.
+      [exchange('GET', '/things/5/detail', 200, 'five')],
+      [exchange('GET', '/things/6/detail', 200, 'six')],
+      // A word where an id was: the same route.
+      [exchange('GET', '/things/latest/detail', 200, 'latest')],
+    ])
+    expect(summaries[1]!.created).toEqual([])
+    expect(summaries[1]!.updated.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual(['GET /status 503'])
+    expect(summaries[3]!.updated.map((e) => e.path)).toEqual(['/things/:thingId/detail'])
+    expect(summaries[4]!.updated.map((e) => e.body)).toEqual(['latest'])
+    const endpoints = context.repos.endpoints.listByProject(project.id).filter((e) => e.kind === 'custom').map((e) => `${e.method} ${e.path}`).sort()
+    expect(endpoints).toEqual(['GET /status', 'GET /things/:thingId/detail'])
+    const resource = context.repos.resources.listByProject(project.id)
+    expect(resource.map((r) => r.seedRecords)).toEqual([[{ id: 'a1', n: 2 }, { id: 'b2', n: 3 }]])
+  })
+
+  it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {
+    const db = tempDb()
+    const { context } = openStore(db)
+    const project = updateProjectSettings(context, createProject(context, { name: 'Strict', slug: 'strict' }), { pathRules: 'strict' })
+    const options = await recordOptions('https://api.example.com')
+    const call = exchange('GET', '/v1/getUserInfo', 200, '{"name":"Ada"}', [JSON_TYPE])
+    expect(recordProxied(context, project.id, call, options)).toBeNull()
+    startRecording(context, project, 'https://api.example.com')
+    const summary = recordProxied(context, project.id, call, options)!
+    expect(summary.created.map((e) => e.path)).toEqual(['/v1/getUserInfo'])
+    expect(summary.warnings).toEqual(['the path rules of project "strict" (strict) would refuse 1 recorded path(s) when its export is applied: /v1/getUserInfo; recorded paths are the real API\'s: mockapi project set strict --path-rules off'])
+    stopRecording(context, project)
+    expect(recordProxied(context, project.id, exchange('GET', '/v1/other', 200, 'x'), options)).toBeNull()
+    expect(context.repos.endpoints.listByProject(project.id).map((e) => e.path)).toEqual(['/v1/getUserInfo'])
+  })
+
+  it('leaves endpoints it did not make alone, and says which exchanges it did not keep', async () => {
+    const db = tempDb()
+    const { context } = openStore(db)
+    const project = createProject(context, { name: 'Mixed', slug: 'mixed' })
+    addEndpoint(context, { project: 'mixed', method: 'GET', path: '/api/users', body: '{"mine":true}', rules: false })
+    const makeFaker = await loadFaker()
+    const summary = recordExchanges(context, project, [
+      // Served at the same URL as the hand-made /api/users.
+      exchange('GET', '/users', 200, '[{"id":1}]', [JSON_TYPE]),
+      exchange('GET', '/a/*/b', 200, 'star'),
+      exchange('CONNECT', '/x', 200, ''),
+      exchange('GET', '/early', 101, ''),
+      exchange('OPTIONS', '/users', 204, '', [['Access-Control-Allow-Origin', '*']], { requestHeaders: [['Access-Control-Request-Method', 'POST']] }),
+    ], { source: 'test', makeFaker })
+    expect(summary.created).toEqual([])
+    expect(summary.skipped.map((s) => `${s.method} ${s.path}`).sort()).toEqual(['CONNECT /x', 'GET /a/*/b', 'GET /early', 'GET /users', 'OPTIONS /users'])
+    expect(summary.skipped.find((s) => s.method === 'GET' && s.path === '/users')!.reason).toContain('GET /api/users')
+  })
+})
+
+/** Asks the upstream as a proxy does: the bytes as they come off the wire, content coding and all. */
+function capture(base: string, method: string, path: string): Promise<RecordedExchange> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now()
+    const req = httpRequest(`${base}${path}`, { method, headers: { 'accept-encoding': 'gzip, br', authorization: 'Bearer sekr1t-upstream' } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({
+        method, path, query: '', requestHeaders: [['authorization', 'Bearer sekr1t-upstream']], requestBody: null,
+        status: res.statusCode!,
+        // Hop-by-hop headers dropped, as the proxy hands them over.
+        responseHeaders: Object.entries(res.headers).filter(([name]) => !['connection', 'keep-alive', 'transfer-encoding'].includes(name)).flatMap(([name, value]) => (Array.isArray(value) ? value : [value!]).map((v) => [name, v] as [string, string])),
+        responseBody: new Uint8Array(Buffer.concat(chunks)),
+        startedAt: new Date(started).toISOString(), durationMs: Date.now() - started,
+      }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+describe('a recording of a real upstream, replayed offline', () => {
+  it('answers what the upstream answered, byte for byte, with the upstream gone', async () => {
+    const report = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256))
+    const feed = '<?xml version="1.0"?>\n<feed>\u00e9t\u00e9 \u2603</feed>\n'
+    const upstream = createServer((req, res) => {
+      if (req.url === '/reports/2026/full.bin') {
+        // Chunked, no length: the body arrives in pieces.
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-report': 'yes' })
+        res.write(report.subarray(0, 1000))
+        res.end(report.subarray(1000))
+      } else if (req.url === '/feed') {
+        res.writeHead(200, { 'content-type': 'application/atom+xml; charset=utf-8', 'content-encoding': 'br', 'set-cookie': 'sid=sekr1t-upstream-cookie' })
+        res.end(brotliCompressSync(Buffer.from(feed)))
+      } else if (req.url === '/items') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        res.end(gzipSync(JSON.stringify([{ id: 'x1', v: 1 }, { id: 'x2', v: 2 }])))
+      } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`
+    const exchanges = [await capture(base, 'GET', '/reports/2026/full.bin'), await capture(base, 'GET', '/feed'), await capture(base, 'GET', '/items'), await capture(base, 'GET', '/missing')]
+    await new Promise<void>((resolve) => upstream.close(() => resolve()))
+
+    const { db } = await recorded([exchanges])
+    const server = await serve(db)
+    const at = (path: string) => `${server.url}/api/rec${path}`
+    const bin = await fetch(at('/reports/2027/full.bin'))
+    expect(bin.headers.get('x-report')).toBe('yes')
+    expect(Buffer.from(await bin.arrayBuffer()).equals(report)).toBe(true)
+    const atom = await fetch(at('/feed'))
+    expect(atom.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8')
+    expect(Buffer.from(await atom.arrayBuffer()).equals(Buffer.from(feed))).toBe(true)
+    expect((await send(at('/items/x2'))).json).toEqual({ id: 'x2', v: 2 })
+    const missing = await send(at('/missing'))
+    expect([missing.status, missing.text]).toEqual([404, '{"error":"nope"}'])
+    await server.close()
+    const stored = Buffer.concat([db, `${db}-wal`].filter(existsSync).map((file) => readFileSync(file))).toString('latin1')
+    expect(stored).not.toContain('sekr1t-upstream')
+  })
+})
