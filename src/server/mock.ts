@@ -25,6 +25,8 @@ import { recordServed } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
 import { capturedBody, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
+import type { RecordedExchange } from '../domain/recorded-exchange.ts'
+import { forwardRequest, isManagementPath, type ForwardEnd, type Forwarded, type ProxySettings } from './proxy.ts'
 
 export interface MockDeps {
   context: Context
@@ -42,7 +44,14 @@ export interface MockDeps {
   journal: Journal | null
   /** Whose journal keeps a request no project's path names (`/favicon.ico`, `/api/typo/…`): the project served at its own paths. */
   ownPathsProject: () => Project | null
+  /** `serve --proxy`: where the project served at its own paths forwards what none of its endpoints matches; null: nowhere. */
+  proxy?: ProxySettings | null
+  /** Handed each proxied exchange after its answer has gone (`serve --record`); it must not throw. Null: none is kept. */
+  recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
 }
+
+/** What `recorder` gets of a body at most: a larger one is proxied but not recorded. */
+export const MAX_RECORDED_BODY = 32 * 1024 * 1024
 
 /*
  * One request through the stages: match → auth → select → policy → (delay) → fault → validate → answer → record. Each stage is a
@@ -161,6 +170,8 @@ interface Answered {
   left?: boolean
   /** OpenAPI callbacks the answer sets off (queued by the event recorder), and those it cannot. */
   callbacks?: MockAnswer['callbacks']
+  /** The proxy target answered: its body is still streaming when the handler returns. */
+  forwarded?: Forwarded
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -278,6 +289,61 @@ function nearMissesOf(catalog: Catalog, projectId: number, match: Extract<Match,
   return nearMisses(match.project ? routes.filter((route) => route.slug === match.project!.slug) : routes, method, match.segments)
 }
 
+/** Where an unmatched request goes when the project it belongs to is proxied: the project, and the path within it. */
+interface ProxyRoute {
+  settings: ProxySettings
+  project: Project
+  path: string
+}
+
+/**
+ * `serve --proxy` forwards what the project served at its own paths does not match: at its own
+ * paths, and under its `/api/{slug}` (the slug taken off). Management paths never go.
+ */
+function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>, pathname: string): ProxyRoute | null {
+  if (!deps.proxy || isManagementPath(pathname)) return null
+  const own = deps.ownPathsProject()
+  const project = match.project ?? own
+  if (!project || project.id !== own?.id) return null
+  const path = match.project ? pathname.slice(`/api/${project.slug}`.length) || '/' : pathname
+  return { settings: deps.proxy, project, path }
+}
+
+async function answerByProxy(event: H3Event, deps: MockDeps, route: ProxyRoute): Promise<Answered> {
+  const forwarded = await forwardRequest(event, route.settings, route.path, deps.recorder ? MAX_RECORDED_BODY : 0)
+  return { response: forwarded.response, sent: { headers: Object.fromEntries(forwarded.headers), body: null }, endpointId: null, failed: false, fault: null, forwarded }
+}
+
+/** The exchange as the recorder takes it; null when a body was too large to copy. */
+function recordedExchange(request: MockRequest, route: ProxyRoute, forwarded: Forwarded, end: ForwardEnd, startedAt: number, durationMs: number): RecordedExchange | null {
+  const { requestBody, responseBody } = end
+  if (!responseBody.whole || (requestBody.size > 0 && !requestBody.whole)) return null
+  return {
+    method: request.method.toUpperCase(),
+    path: route.path,
+    query: request.url.search,
+    requestHeaders: forwarded.requestHeaders,
+    requestBody: requestBody.size > 0 ? requestBody.whole : null,
+    status: forwarded.status,
+    responseHeaders: forwarded.headers,
+    responseBody: responseBody.whole,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs,
+  }
+}
+
+/** What the record stage reads of a forwarded request once its answer has gone through. */
+interface ForwardedExchange {
+  request: MockRequest
+  route: ProxyRoute
+  forwarded: Forwarded
+  end: ForwardEnd
+  startedAt: number
+  arrival: { epoch: number; at: number } | null
+  rawHeaders: readonly string[]
+  durationMs: number
+}
+
 /** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
 export function createMockHandler(deps: MockDeps) {
   const select = createSelector(deps.random)
@@ -288,10 +354,15 @@ export function createMockHandler(deps: MockDeps) {
     const arrival = journal && { epoch: journal.epoch, at: journal.now(), body: startCapture(event) }
     const request = toMockRequest(event, deps.bodyLimit)
     let match: Match | null = null
+    let proxying: ProxyRoute | null = null
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      if (answersAsPreflight(request, match)) {
+      proxying = match.kind === 'unmatched' ? proxyRoute(deps, match, request.url.pathname) : null
+      // A browser's preflight is still ours to answer; a plain OPTIONS goes to the target.
+      if (proxying && !(request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))) {
+        answered = await answerByProxy(event, deps, proxying)
+      } else if (answersAsPreflight(request, match)) {
         answered = answerPreflight(event)
       } else if (match.kind === 'unmatched') {
         // The floor holds every mock answer, a 404 or 405 too: that is how a slow network looks.
@@ -314,6 +385,15 @@ export function createMockHandler(deps: MockDeps) {
     // No response reached the client: status 0, as a browser reports a network error.
     const status = answered.fault || answered.left ? 0 : response.status
     const durationMs = Math.round((performance.now() - started) * 100) / 100
+    const { forwarded } = answered
+    if (forwarded && proxying) {
+      // Recorded once the body has gone through (or broken off): only then is it known.
+      const route = proxying
+      const startedAt = Date.now() - durationMs
+      const rawHeaders = rawHeadersOf(event)
+      void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
+      return response
+    }
     const served = {
       projectId: match?.project?.id ?? null,
       endpointId: answered.endpointId,
@@ -371,4 +451,55 @@ export function createMockHandler(deps: MockDeps) {
     recordServed(deps.events, served, journal, entry)
     return response
   }
+
+  function recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs }: ForwardedExchange): void {
+    const exchange = deps.recorder && end.complete ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
+    const unrecorded = deps.recorder && end.complete && !exchange ? `proxied, not recorded: a body is larger than ${MAX_RECORDED_BODY / 1024 / 1024} MiB` : null
+    const note = [end.note, unrecorded].filter((line) => line).join('; ') || null
+    // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
+    journal?.seenReset(route.project.id, route.project.sequenceEpoch)
+    recordServed(deps.events, {
+      projectId: route.project.id,
+      endpointId: null,
+      failed: !end.complete,
+      fault: null,
+      ...(note ? { note } : {}),
+      method: request.method,
+      path: request.url.pathname,
+      query: request.url.searchParams,
+      status: forwarded.status,
+      durationMs,
+      fromDelivery: request.headers.has(DELIVERY_HEADER),
+      proxied: true,
+    }, journal, arrival && {
+      id: 0,
+      projectId: route.project.id,
+      at: arrival.at,
+      epoch: arrival.epoch,
+      protocol: 'http' as const,
+      method: request.method,
+      path: request.url.pathname,
+      search: request.url.search,
+      rawHeaders,
+      params: null,
+      body: end.requestBody.kept,
+      bodySize: end.requestBody.size,
+      contentType: request.headers.get('content-type'),
+      status: forwarded.status,
+      durationMs,
+      endpointId: null,
+      answeredBy: null,
+      matched: false,
+      fault: null,
+      note,
+      answer: { headers: Object.fromEntries(forwarded.headers), body: request.method === 'HEAD' ? null : end.responseBody.kept, bodySize: end.responseBody.size },
+      nearMisses: null,
+      ruleMisses: null,
+      proxied: true,
+    })
+    if (!exchange) return
+    // After the answer has gone: the recording never delays the client.
+    setImmediate(() => deps.recorder!(route.project.id, exchange))
+  }
 }
+
