@@ -12,6 +12,7 @@ export function projectView(project: Project) {
     auth: project.auth,
     openapiSecurity: project.openapiSecurity,
     negotiation: project.negotiation,
+    proxy: project.proxy,
     createdAt: project.createdAt,
   }
 }

@@ -22,6 +22,7 @@ export interface RawProjectFile {
   auth?: AuthScheme | AuthScheme[]
   openapiSecurity?: boolean
   negotiation?: Negotiation
+  proxy?: { target: string; headers?: Record<string, string> | null; pathRewrite?: Record<string, string> | null }
   resources?: RawResource[] | null
   endpoints?: RawEndpoint[] | null
   webhooks?: RawWebhook[] | null

@@ -3,7 +3,8 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ProxySetting, type ResponsePick, type SpecFormat } from '../model.ts'
+import { checkProxySetting } from './proxy-setting.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
@@ -28,6 +29,8 @@ export interface ProjectFile {
   openapiSecurity?: boolean
   /** Absent: strict (an Accept an imported OpenAPI operation cannot satisfy answers 406). */
   negotiation?: Negotiation
+  /** Where what none of its endpoints matches is forwarded; absent: nowhere. */
+  proxy?: ProxySetting
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
@@ -177,6 +180,8 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     }
   }
   const projectAuth = file.auth === undefined ? undefined : authAt([], (field) => checkAuthSetting(file.auth, field) ?? undefined)
+  let proxy: ProxySetting | null = null
+  if (file.proxy !== undefined) checkAt(['proxy'], () => (proxy = checkProxySetting(file.proxy)))
 
   const resources = (file.resources ?? []).map((r, i): ResourceSpec => {
     if (r.object !== undefined) {
@@ -312,6 +317,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     ...(projectAuth !== undefined ? { auth: projectAuth } : {}),
     ...(file.openapiSecurity !== undefined ? { openapiSecurity: file.openapiSecurity } : {}),
     ...(file.negotiation !== undefined ? { negotiation: file.negotiation } : {}),
+    ...(proxy ? { proxy } : {}),
     resources,
     endpoints,
     webhooks,

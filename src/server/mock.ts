@@ -26,7 +26,7 @@ import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
 import { capturedBody, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
-import { forwardRequest, isManagementPath, type ForwardEnd, type Forwarded, type ProxySettings } from './proxy.ts'
+import { DEFAULT_PROXY_TIMEOUT_MS, forwardRequest, isManagementPath, type ForwardEnd, type Forwarded, type ProxySettings } from './proxy.ts'
 
 export interface MockDeps {
   context: Context
@@ -44,8 +44,11 @@ export interface MockDeps {
   journal: Journal | null
   /** Whose journal keeps a request no project's path names (`/favicon.ico`, `/api/typo/…`): the project served at its own paths. */
   ownPathsProject: () => Project | null
-  /** `serve --proxy`: where the project served at its own paths forwards what none of its endpoints matches; null: nowhere. */
-  proxy?: ProxySettings | null
+  /**
+   * `serve --proxy`: where the project served at its own paths forwards what none of its endpoints
+   * matches (null: where its `proxy` setting says, if anywhere), and how long any target may stay silent.
+   */
+  proxy?: { target: URL | null; timeoutMs: number }
   /** Handed each proxied exchange after its answer has gone (`serve --record`); it must not throw. Null: none is kept. */
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
 }
@@ -296,17 +299,32 @@ interface ProxyRoute {
   path: string
 }
 
+/** The project's proxy: `serve --proxy`'s target for the project at its own paths, else its `proxy` setting's; null: none. */
+function proxySettingsOf(deps: MockDeps, project: Project, own: Project | null): ProxySettings | null {
+  const flagged = deps.proxy?.target && project.id === own?.id ? deps.proxy.target : null
+  const setting = project.proxy
+  if (!flagged && !setting) return null
+  return {
+    target: flagged ?? new URL(setting!.target),
+    timeoutMs: deps.proxy?.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS,
+    headers: setting?.headers ?? {},
+    pathRewrite: setting?.pathRewrite ?? {},
+  }
+}
+
 /**
- * `serve --proxy` forwards what the project served at its own paths does not match: at its own
- * paths, and under its `/api/{slug}` (the slug taken off). Management paths never go.
+ * A proxied project forwards what it does not match: under its `/api/{slug}` (the slug taken off),
+ * and, for the project served at its own paths, there too. Management paths never go.
  */
 function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>, pathname: string): ProxyRoute | null {
-  if (!deps.proxy || isManagementPath(pathname)) return null
+  if (isManagementPath(pathname)) return null
   const own = deps.ownPathsProject()
   const project = match.project ?? own
-  if (!project || project.id !== own?.id) return null
+  if (!project) return null
+  const settings = proxySettingsOf(deps, project, own)
+  if (!settings) return null
   const path = match.project ? pathname.slice(`/api/${project.slug}`.length) || '/' : pathname
-  return { settings: deps.proxy, project, path }
+  return { settings, project, path }
 }
 
 async function answerByProxy(event: H3Event, deps: MockDeps, route: ProxyRoute): Promise<Answered> {

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream'
 import { FastResponse } from 'srvx'
 import { MAX_JOURNAL_BODY } from '../domain/journal.ts'
 import { endToEndHeaders, forwardedRequestHeaders } from '../engine/proxy-headers.ts'
+import { rewriteProxyPath } from '../engine/proxy-path.ts'
 import { AppError } from '../errors.ts'
 import { CORS_HEADERS } from './cors.ts'
 import { rawHeadersOf } from './request-capture.ts'
@@ -16,10 +17,24 @@ export function isManagementPath(pathname: string): boolean {
   return MANAGEMENT_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`))
 }
 
-/** Where unmatched requests go (`serve --proxy`), and how long the target may stay silent. */
+/** How long a proxy target may stay silent unless `serve --proxy-timeout` says otherwise. */
+export const DEFAULT_PROXY_TIMEOUT_MS = 30_000
+
+/** Where one project's forwarded requests go, with what, and how long the target may stay silent. */
 export interface ProxySettings {
   target: URL
   timeoutMs: number
+  /** Sent with every forwarded request, replacing the client's of the same name. */
+  headers: Record<string, string>
+  /** Pattern → replacement for the path within the project (`rewriteProxyPath`). */
+  pathRewrite: Record<string, string>
+}
+
+/** The headers as the target gets them: the project's own replace the client's of the same name. */
+function withProjectHeaders(headers: [string, string][], own: Record<string, string>): [string, string][] {
+  const names = new Set(Object.keys(own).map((name) => name.toLowerCase()))
+  if (names.size === 0) return headers
+  return [...headers.filter(([name]) => !names.has(name.toLowerCase())), ...Object.entries(own)]
 }
 
 /** A body as it went through: its first 64 KiB for the journal, its size, and the whole of it while within `wholeCap`. */
@@ -122,11 +137,11 @@ function timedOut(target: URL, timeoutMs: number): AppError {
  */
 export function forwardRequest(event: H3Event, settings: ProxySettings, path: string, wholeCap: number): Promise<Forwarded> {
   const { target, timeoutMs } = settings
-  const requestHeaders = forwardedRequestHeaders(rawHeadersOf(event), target.host, {
+  const requestHeaders = withProjectHeaders(forwardedRequestHeaders(rawHeadersOf(event), target.host, {
     clientIp: getRequestIP(event) ?? null,
     host: event.req.headers.get('host'),
     protocol: event.url.protocol.replace(/:$/, ''),
-  })
+  }), settings.headers)
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest
   const requestTap = createTap(wholeCap)
   const responseTap = createTap(wholeCap)
@@ -138,7 +153,7 @@ export function forwardRequest(event: H3Event, settings: ProxySettings, path: st
         hostname: target.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: target.port || undefined,
         method: event.req.method,
-        path: targetPath(target, path, event.url.search),
+        path: targetPath(target, rewriteProxyPath(settings.pathRewrite, path), event.url.search),
         headers: requestHeaders.flat(),
         setHost: false,
       })

@@ -27,7 +27,7 @@ import type { Random } from '../engine/policy.ts'
 import { faultOfResponse } from './faults.ts'
 import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
-import type { ProxySettings } from './proxy.ts'
+import { DEFAULT_PROXY_TIMEOUT_MS } from './proxy.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
 import { proxyTargetProblem } from '../engine/target-url.ts'
 
@@ -87,22 +87,20 @@ export interface StartOptions {
   journalMaxBytes?: number | undefined
   /**
    * `serve --proxy`: what the project served at its own paths does not match is forwarded to
-   * `target` (an http(s) URL; refused otherwise), which may stay silent `timeoutMs` (default 30 s).
+   * `target` (an http(s) URL; refused otherwise) instead of its setting's; any target (this one or
+   * a project's `proxy` setting) may stay silent `timeoutMs` (default 30 s).
    */
-  proxy?: { target: string; timeoutMs?: number | undefined } | undefined
+  proxy?: { target?: string | undefined; timeoutMs?: number | undefined } | undefined
   /** Handed each proxied exchange after its answer has gone (`serve --record`); what it throws is logged, never fatal. */
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | undefined
 }
 
-/** How long a proxy target may stay silent unless `proxy.timeoutMs` says otherwise. */
-export const DEFAULT_PROXY_TIMEOUT_MS = 30_000
-
-function proxySettings(proxy: StartOptions['proxy']): ProxySettings | null {
-  if (!proxy) return null
+function proxySettings(proxy: StartOptions['proxy']): { target: URL | null; timeoutMs: number } {
+  const timeoutMs = proxy?.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS
+  if (!(timeoutMs > 0)) throw new AppError('INVALID_INPUT', 'proxy timeout must be more than 0')
+  if (proxy?.target === undefined) return { target: null, timeoutMs }
   const problem = proxyTargetProblem(proxy.target)
   if (problem) throw new AppError('INVALID_INPUT', `proxy target ${problem}`)
-  const timeoutMs = proxy.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS
-  if (!(timeoutMs > 0)) throw new AppError('INVALID_INPUT', 'proxy timeout must be more than 0')
   return { target: new URL(proxy.target), timeoutMs }
 }
 

@@ -7,7 +7,10 @@ import type { RecordedExchange } from '../../src/domain/recorded-exchange.ts'
 import { createSubscription, deleteSubscription } from '../../src/domain/subscriptions.ts'
 import type { RequestServed } from '../../src/events.ts'
 import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.ts'
-import { cleanup, openStore, serveCli, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+import { mintToken } from '../../src/domain/auth.ts'
+import { exportProject, toYaml } from '../../src/domain/export.ts'
+import { parseProjectFile } from '../../src/domain/project-file.ts'
+import { cleanup, cliWorkspace, openStore, serveCli, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -381,7 +384,7 @@ describe('serve --proxy', () => {
 })
 
 describe('mockapi serve --proxy', () => {
-  it('forwards through the CLI, says where in its banner, and refuses a bad target or a lone --proxy-timeout', async () => {
+  it('forwards through the CLI, says where in its banner, and refuses a bad target', async () => {
     const up = await upstream({ '*': echo })
     const dbPath = tempDb()
     const run = await serveCli(['serve', '--db', dbPath, '--port', '0', '--proxy', up.url, '--proxy-timeout', '2s'])
@@ -391,7 +394,76 @@ describe('mockapi serve --proxy', () => {
     expect(await run.stop()).toBe(0)
     const refused = await serveCli(['serve', '--db', dbPath, '--port', '0', '--proxy', 'file:///etc/passwd']).catch((error: Error) => error.message)
     expect(refused).toContain('proxy target must use http or https, not file')
-    const lone = await serveCli(['serve', '--db', dbPath, '--port', '0', '--proxy-timeout', '2s']).catch((error: Error) => error.message)
-    expect(lone).toContain('--proxy-timeout needs --proxy')
+  })
+})
+
+describe('a project\'s proxy setting', () => {
+  it('is set through the management API while serving: its /api/{slug}/ misses go to its target with its headers, paths rewritten', async () => {
+    const up = await upstream({ '*': echo })
+    const { server, context } = await proxied(undefined)
+    createProject(context, { name: 'Other', slug: 'other' })
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}`, 'Content-Type': 'application/json' }
+    const other = server.project('other')
+    // Not proxied yet: the mock's own 404.
+    expect((await fetch(`${server.url}/api/other/v1/users`)).status).toBe(404)
+    const patched = await fetch(`${server.url}/api/projects/${other.id}`, {
+      method: 'PATCH',
+      headers: auth,
+      body: JSON.stringify({ proxy: { target: `${up.url}/base`, headers: { 'X-Api-Key': 'real-key' }, pathRewrite: { '^/v1/(.*)': '/v2/$1', '^/old$': '/new' } } }),
+    })
+    expect(patched.status).toBe(200)
+    expect((await json(patched)).proxy).toEqual({ target: `${up.url}/base`, headers: { 'X-Api-Key': 'real-key' }, pathRewrite: { '^/v1/(.*)': '/v2/$1', '^/old$': '/new' } })
+    const got = await json(fetch(`${server.url}/api/other/v1/users?x=1`, { headers: { 'x-api-key': 'client-key' } }))
+    expect(got.url).toBe('/base/v2/users?x=1')
+    expect(got.headers['x-api-key']).toBe('real-key')
+    expect((await json(fetch(`${server.url}/api/other/old`))).url).toBe('/base/new')
+    expect((await json(fetch(`${server.url}/api/other/else`))).url).toBe('/base/else')
+    // The project at its own paths has no proxy: its misses stay 404, and the other's setting is not its.
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404)
+    // Off again: 404.
+    const off = await fetch(`${server.url}/api/projects/${other.id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ proxy: null }) })
+    expect((await json(off)).proxy).toBeNull()
+    expect((await fetch(`${server.url}/api/other/v1/users`)).status).toBe(404)
+  })
+
+  it('refuses a target that is not http(s), a pattern RE2 cannot run, a bad header name', async () => {
+    const { server, context } = await proxied(undefined)
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}`, 'Content-Type': 'application/json' }
+    const shop = server.project('shop')
+    for (const [proxy, message] of [
+      [{ target: 'file:///etc/passwd' }, 'proxy.target must use http or https, not file'],
+      [{ target: 'http://u:p@example.com' }, 'proxy.target must not carry credentials'],
+      [{ target: 'http://example.com', pathRewrite: { '^/(?=a)': '/' } }, 'proxy.pathRewrite pattern'],
+      [{ target: 'http://example.com', headers: { 'bad name': 'x' } }, 'is not a valid HTTP header name'],
+      [{ target: 'http://example.com', other: 1 }, 'proxy.other is not a proxy setting'],
+      ['http://example.com', 'proxy must be an object'],
+    ] as const) {
+      const refused = await fetch(`${server.url}/api/projects/${shop.id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ proxy }) })
+      expect(refused.status).toBe(400)
+      const body = await json(refused)
+      expect(body.error.code).toBe('INVALID_INPUT')
+      expect(body.error.message).toContain(message)
+    }
+    expect(server.project('shop').proxy).toBeNull()
+  })
+
+  it('is set and shown by the CLI, and goes through export and apply', async () => {
+    const { ok, run, db } = cliWorkspace()
+    await ok('project', 'create', 'Shop', '--slug', 'shop')
+    expect(await ok('project', 'set', 'shop', '--proxy', 'https://api.example.com/v1', '--proxy-header', 'X-Api-Key: k-1', '--proxy-path-rewrite', '^/old=/new')).toContain('proxy https://api.example.com/v1; headers X-Api-Key; paths ^/old → /new')
+    expect(await ok('project', 'show', 'shop')).toMatch(/proxy +https:\/\/api\.example\.com\/v1; headers X-Api-Key; paths \^\/old → \/new/)
+    // Headers alone replace the list and keep the target.
+    expect(await ok('project', 'set', 'shop', '--proxy-header', 'Authorization:Bearer real', '--json')).toContain('"Authorization": "Bearer real"')
+    const refused = await run('project', 'set', 'shop', '--proxy', 'ftp://example.com')
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain('must use http or https, not ftp')
+    const { context } = openStore(db)
+    const file = toYaml(exportProject(context, context.repos.projects.bySlug('shop')!))
+    expect(file).toContain('proxy:\n  target: https://api.example.com/v1\n  headers:\n    Authorization: Bearer real\n  pathRewrite:\n    ^/old: /new\n')
+    const parsed = parseProjectFile(file, 'shop.yaml')
+    expect(parsed.proxy).toEqual({ target: 'https://api.example.com/v1', headers: { Authorization: 'Bearer real' }, pathRewrite: { '^/old': '/new' } })
+    expect(() => parseProjectFile(file.replace('https://api.example.com/v1', 'file:///etc'), 'shop.yaml')).toThrow(/shop\.yaml, line \d+.*must use http or https, not file/)
+    await ok('project', 'set', 'shop', '--proxy', 'off')
+    expect(await ok('project', 'show', 'shop')).toMatch(/proxy +off/)
   })
 })

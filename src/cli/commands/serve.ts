@@ -82,11 +82,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--delay <ms|min-max>', 'every mock answer waits at least this long: 250, or a range 100-300 drawn per request (env MOCKAPI_DELAY)')
     .option('--seed <n>', 'draw simulated errors (error rates) from a generator seeded with n, so runs repeat them (default: unseeded)', parseInteger)
     .option('--journal <n>', 'mock requests kept per project for tests and the dashboard to query; 0 keeps none (default 5000)', parseInteger)
-    .option('--proxy <url>', 'forward every request the project at its own paths does not match (there and under /api/{slug}/) to this http(s) URL, and answer what it answers')
-    .option('--proxy-timeout <duration>', 'how long the proxy target may stay silent before a request answers 504 PROXY_TIMEOUT (default 30s)')
+    .option('--proxy <url>', 'forward every request the project at its own paths does not match (there and under /api/{slug}/) to this http(s) URL, and answer what it answers (replaces its proxy setting\'s target)')
+    .option('--proxy-timeout <duration>', 'how long a proxy target (--proxy or a project\'s setting) may stay silent before a request answers 504 PROXY_TIMEOUT (default 30s)')
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
-      if (options.proxyTimeout !== undefined && options.proxy === undefined) throw new AppError('INVALID_INPUT', '--proxy-timeout needs --proxy')
       const { startServer } = await import('../../server/start.ts')
       const dbPath = dbPathOf(command, ctx)
       const port = resolvePort(options.port, 'MOCKAPI_PORT', DEFAULT_PORT, ctx.environment)
