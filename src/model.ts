@@ -194,6 +194,8 @@ export interface Endpoint {
   /** Percentage (0–100) of requests answered with `errorStatus`. */
   errorRate: number
   errorStatus: number
+  /** A matched request is forwarded to the project's proxy target instead (to mock only some routes of a real API). */
+  proxy: boolean
   /**
    * For imported endpoints: the spec they answer from; `operation` for `openapi` ones (graphql,
    * grpc and soap endpoints name their operation in the path: `/graphql#Query.film`,

@@ -80,6 +80,7 @@ export function endpointView(endpoint: Endpoint) {
     schema: endpoint.schema === null ? null : (JSON.parse(endpoint.schema) as unknown),
     errorRate: endpoint.errorRate,
     errorStatus: endpoint.errorStatus,
+    proxy: endpoint.proxy,
     specId: endpoint.specId,
     operationId: endpoint.operation?.operationId ?? null,
     createdAt: endpoint.createdAt,

@@ -160,7 +160,7 @@ export const createEndpoint = async (endpoint) => (await inProject('/endpoints',
 
 /**
  * @param {number} endpointId
- * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string, pick?: string, responses?: unknown[] }} change
+ * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string, pick?: string, responses?: unknown[], proxy?: boolean }} change
  * @returns {Promise<ServedEndpointView>}
  */
 export const updateEndpoint = async (endpointId, change) => (await inProject(`/endpoints/${endpointId}`, { method: 'PATCH', body: change })).data

@@ -71,6 +71,7 @@ function settingsOf(context: Context, spec: EndpointSpec | undefined, endpoint: 
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,
     errorStatus: spec.errorStatus,
+    proxy: spec.proxy,
   }, makeFaker, endpoint.kind, responseFiles(context, endpoint.projectId))
 }
 

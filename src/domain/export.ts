@@ -64,6 +64,7 @@ function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<nu
   if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
   if (settings.errorRate !== 0) spec.errorRate = settings.errorRate
   if (settings.errorStatus !== defaults.errorStatus) spec.errorStatus = settings.errorStatus
+  if (settings.proxy) spec.proxy = true
   return spec
 }
 

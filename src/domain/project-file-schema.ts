@@ -57,6 +57,7 @@ export interface RawEndpoint {
   schema?: Record<string, unknown> | boolean
   errorRate?: number
   errorStatus?: number
+  proxy?: boolean
   import?: string
   operation?: string
 }

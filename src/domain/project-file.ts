@@ -88,6 +88,8 @@ export interface EndpointSpec {
   schema?: unknown
   errorRate?: number
   errorStatus?: number
+  /** Forwarded to the project's proxy target instead of answered; absent: false. */
+  proxy?: boolean
   /** Title of the import this endpoint answers from, and the operation's pointer in it. */
   import?: string
   operation?: string
@@ -278,6 +280,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate
     if (e.errorStatus !== undefined) spec.errorStatus = e.errorStatus
+    if (e.proxy !== undefined) spec.proxy = e.proxy
     if (e.import !== undefined || e.operation !== undefined) {
       const format = e.import === undefined ? undefined : importFormats.get(e.import)
       if (format === undefined) fail([...at, 'import'], 'must be the title of an entry under imports')

@@ -8,7 +8,7 @@ import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
-import type { AppError } from '../errors.ts'
+import { AppError } from '../errors.ts'
 import { callbacksOffNote } from '../domain/subscriptions.ts'
 import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
 import { nearMisses } from '../engine/near-miss.ts'
@@ -297,6 +297,8 @@ interface ProxyRoute {
   settings: ProxySettings
   project: Project
   path: string
+  /** The endpoint set to `proxy: true` that matched, with its parameters; null: none matched. */
+  endpoint: { id: number; params: Record<string, string> } | null
 }
 
 /** The project's proxy: `serve --proxy`'s target for the project at its own paths, else its `proxy` setting's; null: none. */
@@ -324,12 +326,31 @@ function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>
   const settings = proxySettingsOf(deps, project, own)
   if (!settings) return null
   const path = match.project ? pathname.slice(`/api/${project.slug}`.length) || '/' : pathname
-  return { settings, project, path }
+  return { settings, project, path, endpoint: null }
+}
+
+/**
+ * An endpoint set to `proxy: true` forwards what it matches, before its auth and its settings (the
+ * target answers for itself), at its path as written: `/api/shop/orders/7` for `/api/orders/:id`
+ * goes as `/api/orders/7`, as at the own paths. Without a target for the project: 502, saying so.
+ */
+function endpointProxyRoute(deps: MockDeps, match: EndpointMatch, pathname: string): ProxyRoute {
+  const { project, route } = match
+  const settings = proxySettingsOf(deps, project, deps.ownPathsProject())
+  const { endpoint } = route
+  if (!settings) {
+    throw new AppError('PROXY_FAILED', `${endpoint.method} ${endpoint.path} is set to proxy, but project ${project.slug} has no proxy target: give it one with mockapi project set --proxy URL (or serve --proxy URL)`)
+  }
+  const mount = `/api/${project.slug}`
+  const viaSlug = pathname === mount || pathname.startsWith(`${mount}/`)
+  const rest = viaSlug ? pathname.slice(mount.length) || '/' : pathname
+  const path = viaSlug && /^\/api(\/|$)/.test(endpoint.path) ? `/api${rest === '/' ? '' : rest}` : rest
+  return { settings, project, path, endpoint: { id: endpoint.id, params: match.params } }
 }
 
 async function answerByProxy(event: H3Event, deps: MockDeps, route: ProxyRoute): Promise<Answered> {
   const forwarded = await forwardRequest(event, route.settings, route.path, deps.recorder ? MAX_RECORDED_BODY : 0)
-  return { response: forwarded.response, sent: { headers: Object.fromEntries(forwarded.headers), body: null }, endpointId: null, failed: false, fault: null, forwarded }
+  return { response: forwarded.response, sent: { headers: Object.fromEntries(forwarded.headers), body: null }, endpointId: route.endpoint?.id ?? null, failed: false, fault: null, forwarded }
 }
 
 /** The exchange as the recorder takes it; null when a body was too large to copy. */
@@ -376,7 +397,9 @@ export function createMockHandler(deps: MockDeps) {
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      proxying = match.kind === 'unmatched' ? proxyRoute(deps, match, request.url.pathname) : null
+      proxying = match.kind === 'unmatched'
+        ? proxyRoute(deps, match, request.url.pathname)
+        : match.kind === 'endpoint' && match.route.endpoint.proxy ? endpointProxyRoute(deps, match, request.url.pathname) : null
       // A browser's preflight is still ours to answer; a plain OPTIONS goes to the target.
       if (proxying && !(request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))) {
         answered = await answerByProxy(event, deps, proxying)
@@ -427,13 +450,16 @@ export function createMockHandler(deps: MockDeps) {
       // A client that left never saw the success: the operation is not taken as done.
       ...(answered.callbacks?.requests.length && !answered.left ? { callbacks: answered.callbacks.requests } : {}),
       fromDelivery: request.headers.has(DELIVERY_HEADER),
+      // The target could not be reached: still a proxied request, answered 502 or 504 here.
+      ...(proxying ? { proxied: true } : {}),
     }
     if (!arrival) {
       recordServed(deps.events, served, null, null)
       return response
     }
     // A body the answer never read is read now, before answering: the record exists when the client has its answer.
-    const reading = answered.left ? null : readUnread(event, arrival.body, deps.bodyLimit)
+    // A forwarded body has been read (as far as it went) on its way to the target.
+    const reading = answered.left || proxying ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
     const project = match?.project ?? deps.ownPathsProject()
     const projectId = project?.id ?? null
@@ -465,6 +491,7 @@ export function createMockHandler(deps: MockDeps) {
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
       nearMisses: match?.kind === 'unmatched' && !answered.preflight ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,
+      ...(proxying ? { proxied: true } : {}),
     }
     recordServed(deps.events, served, journal, entry)
     return response
@@ -478,7 +505,7 @@ export function createMockHandler(deps: MockDeps) {
     journal?.seenReset(route.project.id, route.project.sequenceEpoch)
     recordServed(deps.events, {
       projectId: route.project.id,
-      endpointId: null,
+      endpointId: route.endpoint?.id ?? null,
       failed: !end.complete,
       fault: null,
       ...(note ? { note } : {}),
@@ -499,15 +526,15 @@ export function createMockHandler(deps: MockDeps) {
       path: request.url.pathname,
       search: request.url.search,
       rawHeaders,
-      params: null,
+      params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,
       bodySize: end.requestBody.size,
       contentType: request.headers.get('content-type'),
       status: forwarded.status,
       durationMs,
-      endpointId: null,
+      endpointId: route.endpoint?.id ?? null,
       answeredBy: null,
-      matched: false,
+      matched: route.endpoint !== null,
       fault: null,
       note,
       answer: { headers: Object.fromEntries(forwarded.headers), body: request.method === 'HEAD' ? null : end.responseBody.kept, bodySize: end.responseBody.size },

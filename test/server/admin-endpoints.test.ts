@@ -34,8 +34,8 @@ describe('GET /api/projects[/{id}]', () => {
     expect(listed.status).toBe(200)
     expect(listed.headers.get('content-type')).toMatch(/^application\/json/)
     expect(listed.json).toEqual([
-      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 1, endpointCount: 7 },
-      { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
+      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', proxy: null, createdAt: expect.any(String), resourceCount: 1, endpointCount: 7 },
+      { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', proxy: null, createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
     ])
     const one = await send(`${api}/1`, { headers: auth })
     expect(one.status).toBe(200)

@@ -10,6 +10,9 @@ import { startServer, type RunningServer, type StartOptions } from '../../src/se
 import { mintToken } from '../../src/domain/auth.ts'
 import { exportProject, toYaml } from '../../src/domain/export.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
+import { applyProjectFile } from '../../src/domain/apply.ts'
+import { configureEndpoint } from '../../src/domain/endpoint-config.ts'
+import { loadFaker } from '../../src/engine/generators.ts'
 import { cleanup, cliWorkspace, openStore, serveCli, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
@@ -394,6 +397,71 @@ describe('mockapi serve --proxy', () => {
     expect(await run.stop()).toBe(0)
     const refused = await serveCli(['serve', '--db', dbPath, '--port', '0', '--proxy', 'file:///etc/passwd']).catch((error: Error) => error.message)
     expect(refused).toContain('proxy target must use http or https, not file')
+  })
+})
+
+describe('an endpoint set to proxy: true', () => {
+  it('forwards what it matches at its path as written while the others are mocked; journalled as matched and proxied', async () => {
+    const up = await upstream({ '*': echo })
+    const dbPath = tempDb()
+    const { context } = openStore(dbPath)
+    createProject(context, { name: 'Shop', slug: 'shop' })
+    addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/orders/:id', body: '{"mocked":"order"}' })
+    addEndpoint(context, { project: 'shop', method: 'GET', path: '/api/users', body: '{"mocked":"users"}' })
+    const server = await startServer({ dbPath, port: 0, host: '127.0.0.1', demo: false, ownPathsProject: 'shop', proxy: { target: `${up.url}/real` } })
+    closers.push(() => server.close())
+    const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}`, 'Content-Type': 'application/json' }
+    const shop = server.project('shop')
+    const orders = context.repos.endpoints.listByProject(shop.id).find((e) => e.path === '/api/orders/:id')!
+    const patched = await fetch(`${server.url}/api/projects/${shop.id}/endpoints/${orders.id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ proxy: true }) })
+    expect(patched.status).toBe(200)
+    expect((await json(patched)).proxy).toBe(true)
+    // Under the slug and at the own paths alike: the endpoint's own path goes to the target.
+    expect((await json(fetch(`${server.url}/api/shop/orders/7?full=1`))).url).toBe('/real/api/orders/7?full=1')
+    expect((await json(fetch(`${server.url}/api/orders/8`))).url).toBe('/real/api/orders/8')
+    expect(await json(fetch(`${server.url}/api/users`))).toEqual({ mocked: 'users' })
+    const entries = server.journal!.records(shop.id).map((record) => entryOf(record, { mask: null }))
+    expect(entries.map((e) => [e.path, e.endpointId, e.matched, e.proxied ?? false])).toEqual([
+      ['/api/shop/orders/7', orders.id, true, true],
+      ['/api/orders/8', orders.id, true, true],
+      ['/api/users', expect.any(Number), true, false],
+    ])
+    // A non-boolean is refused; false answers here again.
+    const refused = await fetch(`${server.url}/api/projects/${shop.id}/endpoints/${orders.id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ proxy: 'yes' }) })
+    expect(refused.status).toBe(400)
+    expect((await json(refused)).error.message).toContain('"proxy" must be true')
+    await fetch(`${server.url}/api/projects/${shop.id}/endpoints/${orders.id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ proxy: false }) })
+    expect(await json(fetch(`${server.url}/api/orders/9`))).toEqual({ mocked: 'order' })
+  })
+
+  it('answers 502 PROXY_FAILED saying why when its project has no proxy target', async () => {
+    const { server, context } = await proxied(undefined)
+    const endpoint = context.repos.endpoints.listByProject(server.project('shop').id)[0]!
+    configureEndpoint(context, endpoint, { proxy: true }, await loadFaker())
+    const answer = await fetch(`${server.url}/api/mocked`)
+    expect(answer.status).toBe(502)
+    const body = await json(answer)
+    expect(body.error).toMatchObject({ code: 'PROXY_FAILED', message: expect.stringContaining('GET /api/mocked is set to proxy, but project shop has no proxy target') })
+    expect(server.journal!.records(server.project('shop').id)[0]).toMatchObject({ status: 502, endpointId: endpoint.id, matched: true })
+  })
+
+  it('is set by endpoint set --proxy on|off, shown, and goes through export and apply', async () => {
+    const { ok, run, db } = cliWorkspace()
+    await ok('project', 'create', 'Shop', '--slug', 'shop')
+    await ok('add-endpoint', 'GET', '/api/orders', '--body', '[]')
+    expect(JSON.parse(await ok('endpoint', 'set', 'GET', '/api/orders', '--proxy', 'on', '--json')).proxy).toBe(true)
+    expect(await ok('endpoint', 'show', 'GET', '/api/orders')).toMatch(/proxy +on/)
+    const refused = await run('endpoint', 'set', 'GET', '/api/orders', '--proxy', 'maybe')
+    expect(refused.stderr).toContain('--proxy "maybe" must be on or off')
+    const { context } = openStore(db)
+    const file = toYaml(exportProject(context, context.repos.projects.bySlug('shop')!))
+    expect(file).toMatch(/- method: GET\n +path: \/api\/orders\n +body: \[\]\n +proxy: true\n/)
+    const other = tempDb()
+    const { context: elsewhere } = openStore(other)
+    applyProjectFile(elsewhere, parseProjectFile(file, 'shop.yaml'), await loadFaker(), { prune: true })
+    expect(elsewhere.repos.endpoints.listByProject(elsewhere.repos.projects.bySlug('shop')!.id)[0]!.proxy).toBe(true)
+    await ok('endpoint', 'set', 'GET', '/api/orders', '--proxy', 'off')
+    expect(await ok('endpoint', 'show', 'GET', '/api/orders')).not.toMatch(/proxy/)
   })
 })
 
