@@ -75,7 +75,7 @@ describe('GET /api/projects/{id}/endpoints', () => {
     ])
     expect(listed.json.at(-1)).toEqual({
       id: expect.any(Number), method: 'GET', path: '/api/stats', kind: 'custom', status: 200, action: null, resourceId: null, delayMs: 0, delay: 0, fault: null, auth: null, pick: 'rules', responses: [],
-      headers: {}, bodyType: 'json', body: { visits: 1 }, text: null, file: null, contentType: null, schema: null, errorRate: 0, errorStatus: 500, specId: null, operationId: null, createdAt: expect.any(String),
+      headers: {}, bodyType: 'json', body: { visits: 1 }, text: null, file: null, contentType: null, schema: null, errorRate: 0, errorStatus: 500, proxy: false, specId: null, operationId: null, createdAt: expect.any(String),
       url: `${url}/api/shop/stats`,
       call: `curl '${url}/api/shop/stats'`,
       effectiveAuth: 'none',
