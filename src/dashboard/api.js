@@ -143,7 +143,7 @@ export const listProjects = async () => (await call('')).data
 export const getProject = async (projectId) => (await call(`/${projectId}`)).data
 
 /**
- * @param {{ pathRules?: 'strict' | 'warn' | 'off', auth?: unknown, openapiSecurity?: boolean }} change
+ * @param {{ pathRules?: 'strict' | 'warn' | 'off', auth?: unknown, openapiSecurity?: boolean, proxy?: { target: string, headers: Record<string, string>, pathRewrite: Record<string, string> } | null }} change
  * @returns {Promise<ProjectSummaryView>}
  */
 export const updateProject = async (change) => (await call(`/${currentProject().id}`, { method: 'PATCH', body: change })).data

@@ -30,13 +30,22 @@ afterAll(async () => {
 })
 
 describe.skipIf(noBrowser)('the proxy toggle in the Endpoints tab', { timeout: 60_000 }, () => {
-  it('forwards an endpoint to the project\'s proxy target when checked, and answers here again when cleared', async () => {
+  it('sets the project\'s proxy target in its heading, forwards an endpoint there when checked, and answers here again when cleared', async () => {
     const real = await realApi()
     closing.push(real.close)
-    const projectId = shop.server.project('shop').id
-    const auth = { Authorization: `Bearer ${shop.token}` }
-    expect((await send(`${shop.server.url}/api/projects/${projectId}`, { method: 'PATCH', headers: auth, body: { proxy: { target: real.url } } })).status).toBe(200)
     const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
+    // The project's target, set in its heading: a file:// one is refused with the server's reason.
+    const target = page.getByTestId('project-proxy')
+    await target.fill('file:///etc/passwd')
+    await target.press('Enter')
+    await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('must use http or https, not file')
+    expect(await target.getAttribute('aria-invalid')).toBe('true')
+    await target.fill(real.url)
+    await target.press('Enter')
+    await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain(`Proxy of shop: ${real.url}`)
+    expect(shop.server.project('shop').proxy).toEqual({ target: real.url, headers: {}, pathRewrite: {} })
+    // What no endpoint matches goes there now.
+    expect((await send(`${shop.server.url}/api/shop/nothing-here`, { overSocket: true })).json).toEqual({ real: '/nothing-here' })
     const row = endpointRow(page, 'GET', '/api/products/:id')
     await row.waitFor()
     await row.getByTestId('endpoint-expand').click()
@@ -50,6 +59,10 @@ describe.skipIf(noBrowser)('the proxy toggle in the Endpoints tab', { timeout: 6
     await toggle.uncheck()
     await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('GET /api/products/:id is answered here')
     expect((await send(`${shop.server.url}/api/shop/products/1`, { overSocket: true })).json).toMatchObject({ id: 1, name: 'Product 1' })
+    await target.fill('')
+    await target.press('Enter')
+    await expect.poll(() => page.getByTestId('notice').textContent(), { timeout: 15_000 }).toContain('Proxy of shop: off')
+    expect((await send(`${shop.server.url}/api/shop/nothing-here`)).status).toBe(404)
     expect(problems).toEqual([])
     await context.close()
   })
