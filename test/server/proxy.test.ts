@@ -13,7 +13,7 @@ import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { applyProjectFile } from '../../src/domain/apply.ts'
 import { configureEndpoint } from '../../src/domain/endpoint-config.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { cleanup, cliWorkspace, openStore, serveCli, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+import { cleanup, cliWorkspace, exited, openStore, serveCli, spawnServe, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -397,6 +397,20 @@ describe('mockapi serve --proxy', () => {
     expect(await run.stop()).toBe(0)
     const refused = await serveCli(['serve', '--db', dbPath, '--port', '0', '--proxy', 'file:///etc/passwd']).catch((error: Error) => error.message)
     expect(refused).toContain('proxy target must use http or https, not file')
+  })
+})
+
+describe('the mockapi binary with --proxy', () => {
+  it('forwards over real sockets, lists the request as proxied, and stops cleanly', async () => {
+    const up = await upstream({ '*': echo })
+    const { cwd, db, ok } = cliWorkspace()
+    await ok('project', 'create', 'Shop', '--slug', 'shop')
+    const serve = await spawnServe(['--db', db, 'serve', '--port', '0', '--proxy', `${up.url}/v1`], { cwd })
+    const got = await json(fetch(`${serve.url}/orders?x=1`, { method: 'POST', body: 'hello' }))
+    expect(got).toMatchObject({ method: 'POST', url: '/v1/orders?x=1', body: 'hello' })
+    expect(await ok('requests')).toMatch(/POST +\/orders\?x=1 +200 .*proxied/)
+    serve.child.kill('SIGTERM')
+    expect((await exited(serve.child)).code).toBe(0)
   })
 })
 
