@@ -350,7 +350,14 @@ function endpointProxyRoute(deps: MockDeps, match: EndpointMatch, pathname: stri
 
 async function answerByProxy(event: H3Event, deps: MockDeps, route: ProxyRoute): Promise<Answered> {
   const forwarded = await forwardRequest(event, route.settings, route.path, deps.recorder ? MAX_RECORDED_BODY : 0)
-  return { response: forwarded.response, sent: { headers: Object.fromEntries(forwarded.headers), body: null }, endpointId: route.endpoint?.id ?? null, failed: false, fault: null, forwarded }
+  return { response: forwarded.response, sent: { headers: headerRecord(forwarded.headers), body: null }, endpointId: route.endpoint?.id ?? null, failed: false, fault: null, forwarded }
+}
+
+/** Header pairs as the journal keeps them: a repeated one (`Set-Cookie`) once, its values joined. */
+function headerRecord(pairs: readonly [string, string][]): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (const [name, value] of pairs) record[name] = name in record ? `${record[name]}, ${value}` : value
+  return record
 }
 
 /** The exchange as the recorder takes it; null when a body was too large to copy. */
@@ -537,7 +544,7 @@ export function createMockHandler(deps: MockDeps) {
       matched: route.endpoint !== null,
       fault: null,
       note,
-      answer: { headers: Object.fromEntries(forwarded.headers), body: request.method === 'HEAD' ? null : end.responseBody.kept, bodySize: end.responseBody.size },
+      answer: { headers: headerRecord(forwarded.headers), body: request.method === 'HEAD' ? null : end.responseBody.kept, bodySize: end.responseBody.size },
       nearMisses: null,
       ruleMisses: null,
       proxied: true,
