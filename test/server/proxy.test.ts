@@ -13,7 +13,7 @@ import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { applyProjectFile } from '../../src/domain/apply.ts'
 import { configureEndpoint } from '../../src/domain/endpoint-config.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { cleanup, cliWorkspace, exited, openStore, serveCli, spawnServe, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+import { cleanup, cliWorkspace, databaseAt, exited, openStore, serveCli, spawnServe, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -547,5 +547,24 @@ describe('a project\'s proxy setting', () => {
     expect(() => parseProjectFile(file.replace('https://api.example.com/v1', 'file:///etc'), 'shop.yaml')).toThrow(/shop\.yaml, line \d+.*must use http or https, not file/)
     await ok('project', 'set', 'shop', '--proxy', 'off')
     expect(await ok('project', 'show', 'shop')).toMatch(/proxy +off/)
+  })
+})
+
+describe('migration 0230', () => {
+  it('gives an older database\'s projects no proxy and its endpoints proxy: false, answering as before', async () => {
+    const { path, old } = databaseAt(220)
+    old.exec(`
+      INSERT INTO projects (id, name, slug, share_token, is_default, created_at) VALUES (1, 'Shop', 'shop', 'share', 1, '2024-01-01');
+      INSERT INTO endpoints (project_id, method, path, kind, status, body, created_at) VALUES (1, 'GET', '/api/stats', 'custom', 200, '{"n":1}', '2024-01-01');
+    `)
+    old.close()
+    const { context } = openStore(path)
+    const shop = context.repos.projects.bySlug('shop')!
+    expect(shop.proxy).toBeNull()
+    expect(context.repos.endpoints.listByProject(shop.id).map((e) => e.proxy)).toEqual([false])
+    const server = await startServer({ dbPath: path, port: 0, host: '127.0.0.1', demo: false })
+    closers.push(() => server.close())
+    expect(await json(fetch(`${server.url}/api/shop/stats`))).toEqual({ n: 1 })
+    expect((await fetch(`${server.url}/api/shop/other`)).status).toBe(404)
   })
 })
