@@ -61,7 +61,7 @@ export interface Forwarded {
   status: number
   /** The answer's headers as sent (hop-by-hop ones dropped). */
   headers: [string, string][]
-  /** The request's headers as the target got them. */
+  /** The request's end-to-end headers as the client sent them (not the project's own, nor Host and X-Forwarded-*, which are the target's business). */
   requestHeaders: [string, string][]
   /** Settles once the answer's body has ended, broken off, or the client left; never rejects. */
   done: Promise<ForwardEnd>
@@ -137,7 +137,7 @@ function timedOut(target: URL, timeoutMs: number): AppError {
  */
 export function forwardRequest(event: H3Event, settings: ProxySettings, path: string, wholeCap: number): Promise<Forwarded> {
   const { target, timeoutMs } = settings
-  const requestHeaders = withProjectHeaders(forwardedRequestHeaders(rawHeadersOf(event), target.host, {
+  const sentHeaders = withProjectHeaders(forwardedRequestHeaders(rawHeadersOf(event), target.host, {
     clientIp: getRequestIP(event) ?? null,
     host: event.req.headers.get('host'),
     protocol: event.url.protocol.replace(/:$/, ''),
@@ -154,7 +154,7 @@ export function forwardRequest(event: H3Event, settings: ProxySettings, path: st
         port: target.port || undefined,
         method: event.req.method,
         path: targetPath(target, rewriteProxyPath(settings.pathRewrite, path), event.url.search),
-        headers: requestHeaders.flat(),
+        headers: sentHeaders.flat(),
         setHost: false,
       })
     } catch (error) {
@@ -225,7 +225,7 @@ export function forwardRequest(event: H3Event, settings: ProxySettings, path: st
         response: new FastResponse(body, { status, statusText: res.statusMessage || STATUS_CODES[status] || '', headers: headers }),
         status,
         headers,
-        requestHeaders,
+        requestHeaders: endToEndHeaders(rawHeadersOf(event)),
         done,
       })
     })

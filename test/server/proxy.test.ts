@@ -294,10 +294,33 @@ describe('serve --proxy', () => {
     expect(Buffer.from(recorded[0]!.requestBody!).toString()).toBe('{"a":1}')
     expect(Buffer.from(recorded[0]!.responseBody).toString()).toBe(text)
     expect(recorded[0]!.responseHeaders).toContainEqual(['X-Upstream', 'yes'])
+    // The client's headers, not what the proxy added for the target.
+    expect(recorded[0]!.requestHeaders.map(([name]) => name.toLowerCase())).not.toContain('x-forwarded-for')
+    expect(recorded[0]!.requestHeaders.map(([name]) => name.toLowerCase())).toContain('content-type')
     await (await fetch(`${server.url}/users/1`)).text()
     await waitFor(() => logged.some((line) => line.includes('was not recorded: disk full')), 2000, 'the recorder\'s failure logged')
     expect((await fetch(`${server.url}/users/1`)).status).toBe(200)
     await waitFor(() => recorded.length === 2, 2000, 'the recorder again')
+  })
+
+  it('proxies a body over 32 MiB whole but does not record it, and the journal says so', async () => {
+    const up = await upstream({
+      '/big': (req, res) => {
+        let size = 0
+        req.on('data', (chunk: Buffer) => (size += chunk.length))
+        req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ size })))
+      },
+    })
+    const recorded: RecordedExchange[] = []
+    const { server } = await proxied({ target: up.url }, { recorder: (_projectId, exchange) => recorded.push(exchange) })
+    const size = 33 * 1024 * 1024
+    expect(await json(fetch(`${server.url}/big`, { method: 'PUT', body: new Uint8Array(size) }))).toEqual({ size })
+    const entry = await waitFor(() => server.journal!.records(server.project('shop').id)[0], 2000, 'the journal entry')
+    expect(entry.note).toBe('proxied, not recorded: a body is larger than 32 MiB')
+    expect(entry.bodySize).toBe(size)
+    await (await fetch(`${server.url}/big`, { method: 'PUT', body: 'small' })).text()
+    await waitFor(() => recorded.length === 1, 2000, 'the small one recorded')
+    expect(recorded.map((e) => e.requestBody?.byteLength)).toEqual([5])
   })
 
   it('gives the client a broken answer when the target resets mid-body, and keeps serving', async () => {
