@@ -292,7 +292,7 @@ function nearMissesOf(catalog: Catalog, projectId: number, match: Extract<Match,
   return nearMisses(match.project ? routes.filter((route) => route.slug === match.project!.slug) : routes, method, match.segments)
 }
 
-/** Where an unmatched request goes when the project it belongs to is proxied: the project, and the path within it. */
+/** Where a forwarded request goes (an unmatched one of a proxied project, or one an endpoint set to proxy matched): the project, and the path within it. */
 interface ProxyRoute {
   settings: ProxySettings
   project: Project
