@@ -24,6 +24,10 @@ export const ERRORS = {
   /** A test's `verify` found other requests than it expected (thrown in process, never sent). */
   VERIFICATION_FAILED: { status: 417 },
   INTERNAL: { status: 500 },
+  /** The proxy target could not be reached, or broke off before answering (`serve --proxy`). */
+  PROXY_FAILED: { status: 502 },
+  /** The proxy target did not start answering within `--proxy-timeout`. */
+  PROXY_TIMEOUT: { status: 504 },
   /** Another process holds the database's write lock longer than a request may wait. */
   STORE_BUSY: { status: 503 },
   /** The database file is gone or cannot be written: nothing more can be kept. */

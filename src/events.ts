@@ -27,6 +27,8 @@ export interface RequestServed {
   durationMs: number
   /** OpenAPI callbacks the answer sets off (only a 2xx answer does), queued by the event recorder. */
   callbacks?: CallbackRequest[]
+  /** Forwarded to the proxy target (`serve --proxy`): `proxied: true` in its `mock.request` / `mock.error` events. */
+  proxied?: boolean
   /** Sent by our own webhook worker: never turned into an event (no delivery storms). */
   fromDelivery: boolean
 }
@@ -108,6 +110,8 @@ export interface JournalEntry {
   fault?: Fault
   /** How it was answered, where that needs saying (`pattern skipped: value too long`); absent: nothing. */
   note?: string
+  /** Forwarded to the proxy target (`serve --proxy`) and answered by it; absent: answered here. */
+  proxied?: true
   /** Unmatched requests only: the closest endpoints, closest first (at most 3). */
   nearMisses?: NearMiss[]
   /** When a fallback answered an endpoint with rules: the rules that did not hold, and why. */

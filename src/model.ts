@@ -105,6 +105,16 @@ export interface EndpointResponse {
 export const NEGOTIATIONS = ['strict', 'lenient'] as const
 export type Negotiation = (typeof NEGOTIATIONS)[number]
 
+/** Where a project forwards what none of its endpoints matches (`mockapi project set --proxy`). */
+export interface ProxySetting {
+  /** An http(s) URL; its path is put before every forwarded path. */
+  target: string
+  /** Sent with every forwarded request, replacing the client's header of the same name (an API key the real back end wants). */
+  headers: Record<string, string>
+  /** Regular expression → replacement, tried in order on the path within the project; the first that matches rewrites it. */
+  pathRewrite: Record<string, string>
+}
+
 export interface Project {
   id: number
   name: string
@@ -122,6 +132,8 @@ export interface Project {
   openapiSecurity: boolean
   /** What an imported OpenAPI operation answers an `Accept` it documents nothing for: 406 (strict) or its default type (lenient). */
   negotiation: Negotiation
+  /** Where what none of its endpoints matches is forwarded; null: nowhere (a 404, unless `serve --proxy`). */
+  proxy: ProxySetting | null
   /** Bumped by every reset: sequences of responses start again at their first. */
   sequenceEpoch: number
   createdAt: string
@@ -188,6 +200,8 @@ export interface Endpoint {
   /** Percentage (0–100) of requests answered with `errorStatus`. */
   errorRate: number
   errorStatus: number
+  /** A matched request is forwarded to the project's proxy target instead (to mock only some routes of a real API). */
+  proxy: boolean
   /**
    * For imported endpoints: the spec they answer from; `operation` for `openapi` ones (graphql,
    * grpc and soap endpoints name their operation in the path: `/graphql#Query.film`,

@@ -12,6 +12,7 @@ export function projectView(project: Project) {
     auth: project.auth,
     openapiSecurity: project.openapiSecurity,
     negotiation: project.negotiation,
+    proxy: project.proxy,
     createdAt: project.createdAt,
   }
 }
@@ -79,6 +80,7 @@ export function endpointView(endpoint: Endpoint) {
     schema: endpoint.schema === null ? null : (JSON.parse(endpoint.schema) as unknown),
     errorRate: endpoint.errorRate,
     errorStatus: endpoint.errorStatus,
+    proxy: endpoint.proxy,
     specId: endpoint.specId,
     operationId: endpoint.operation?.operationId ?? null,
     createdAt: endpoint.createdAt,

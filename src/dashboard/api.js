@@ -143,7 +143,7 @@ export const listProjects = async () => (await call('')).data
 export const getProject = async (projectId) => (await call(`/${projectId}`)).data
 
 /**
- * @param {{ pathRules?: 'strict' | 'warn' | 'off', auth?: unknown, openapiSecurity?: boolean }} change
+ * @param {{ pathRules?: 'strict' | 'warn' | 'off', auth?: unknown, openapiSecurity?: boolean, proxy?: { target: string, headers: Record<string, string>, pathRewrite: Record<string, string> } | null }} change
  * @returns {Promise<ProjectSummaryView>}
  */
 export const updateProject = async (change) => (await call(`/${currentProject().id}`, { method: 'PATCH', body: change })).data
@@ -160,7 +160,7 @@ export const createEndpoint = async (endpoint) => (await inProject('/endpoints',
 
 /**
  * @param {number} endpointId
- * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string, pick?: string, responses?: unknown[] }} change
+ * @param {{ status?: number, delay?: number | string, delayMs?: number, errorRate?: number, fault?: string | null, auth?: unknown, contentType?: string | null, body?: unknown, text?: string, pick?: string, responses?: unknown[], proxy?: boolean }} change
  * @returns {Promise<ServedEndpointView>}
  */
 export const updateEndpoint = async (endpointId, change) => (await inProject(`/endpoints/${endpointId}`, { method: 'PATCH', body: change })).data

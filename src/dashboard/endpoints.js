@@ -95,6 +95,7 @@ function answerSummary(endpoint) {
     ...(endpoint.delay !== 0 ? [`delay ${endpoint.delay} ms`] : []),
     ...(endpoint.errorRate ? [`${endpoint.errorRate}% errors`] : []),
     ...(endpoint.fault ? [`fault ${endpoint.fault}`] : []),
+    ...(endpoint.proxy ? ['proxied'] : []),
     ...(endpoint.effectiveAuth !== 'none' ? [`auth: ${endpoint.effectiveAuth}`] : []),
   ]
   return [
@@ -121,6 +122,7 @@ function endpointSettings(endpoint, name, changed) {
     h('div', { class: 'settings-fields' },
       ...EDITABLE.map((field) => h('label', {}, field.key === 'delay' ? 'Delay (ms)' : field.key === 'errorRate' ? 'Error rate (%)' : field.label, endpointInput(endpoint, field, name, changed))),
       h('label', {}, 'Fault', faultSelect(endpoint, name, changed)),
+      ...(endpoint.kind === 'resource' || endpoint.kind === 'custom' || endpoint.kind === 'openapi' ? [h('label', {}, 'Proxy', proxyToggle(endpoint, name, changed))] : []),
       h('div', { class: 'auth-cell' }, h('span', { class: 'field-name', 'aria-hidden': 'true' }, 'Auth'), authInput(endpoint, name, changed))),
     bodyCell(endpoint, name, changed),
     responsesEditor(endpoint, name, changed))
@@ -190,6 +192,28 @@ function faultSelect(endpoint, name, changed) {
     notify(`Saved: fault of ${endpoint.method} ${endpoint.path} is ${updated.fault ?? 'none'}`)
   }))
   return select
+}
+
+/**
+ * On: the endpoint's requests go to the project's proxy target instead of being answered here.
+ * @param {ServedEndpointView} endpoint
+ * @param {string} name
+ * @param {() => void} changed
+ */
+function proxyToggle(endpoint, name, changed) {
+  const box = h('input', { type: 'checkbox', 'aria-label': `Proxy ${name}`, 'data-testid': 'endpoint-proxy', title: "forward its requests to the project's proxy target instead of answering them" })
+  box.checked = endpoint.proxy
+  box.addEventListener('change', () => guard(async () => {
+    const updated = await updateEndpoint(endpoint.id, { proxy: box.checked })
+    Object.assign(endpoint, updated)
+    box.checked = updated.proxy
+    changed()
+    notify(`Saved: ${endpoint.method} ${endpoint.path} is ${updated.proxy ? 'forwarded to the proxy target' : 'answered here'}`)
+  }, (message) => {
+    box.checked = endpoint.proxy
+    notify(message, 'error')
+  }))
+  return box
 }
 
 /**

@@ -44,6 +44,8 @@ export function renderProjectSettings(project) {
   input('project-auth').value = authText(project.auth)
   input('project-auth').removeAttribute('aria-invalid')
   input('project-openapi-security').checked = project.openapiSecurity
+  input('project-proxy').value = project.proxy?.target ?? ''
+  input('project-proxy').removeAttribute('aria-invalid')
 }
 
 /**
@@ -88,6 +90,23 @@ export function wireProjectSettings(onAuthChanged) {
   })
   const security = input('project-openapi-security')
   security.addEventListener('change', () => void saveAuthSetting({ openapiSecurity: security.checked }, 'OpenAPI security', onAuthChanged))
+  const proxy = input('project-proxy')
+  proxy.addEventListener('change', async () => {
+    const project = state.project
+    if (!project) return
+    const target = proxy.value.trim()
+    // The target changes; headers and path rewrites set elsewhere (CLI, project file) stay.
+    const change = target ? { proxy: { target, headers: project.proxy?.headers ?? {}, pathRewrite: project.proxy?.pathRewrite ?? {} } } : { proxy: null }
+    const updated = await guard(() => updateProject(change), (message) => {
+      proxy.setAttribute('aria-invalid', 'true')
+      notify(message, 'error')
+    })
+    if (!updated || state.project?.id !== project.id) return
+    state.project = { ...project, ...updated }
+    state.projects = state.projects.map((p) => (p.id === updated.id ? { ...p, ...updated } : p))
+    renderProjectSettings(state.project)
+    notify(updated.proxy ? `Proxy of ${updated.slug}: ${updated.proxy.target}` : `Proxy of ${updated.slug}: off`)
+  })
   const rules = select('project-path-rules')
   rules.addEventListener('change', async () => {
     const project = state.project

@@ -71,6 +71,7 @@ function settingsOf(context: Context, spec: EndpointSpec | undefined, endpoint: 
     schema: spec.schema === undefined ? undefined : JSON.stringify(spec.schema),
     errorRate: spec.errorRate,
     errorStatus: spec.errorStatus,
+    proxy: spec.proxy,
   }, makeFaker, endpoint.kind, responseFiles(context, endpoint.projectId))
 }
 
@@ -85,6 +86,7 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
     if (file.auth) context.repos.projects.setAuth(created.id, file.auth)
     if (file.openapiSecurity === false) context.repos.projects.setOpenapiSecurity(created.id, false)
     if (file.negotiation === 'lenient') context.repos.projects.setNegotiation(created.id, 'lenient')
+    if (file.proxy) context.repos.projects.setProxy(created.id, file.proxy)
     changes.push(`+ project ${slug}`)
     return { project: context.repos.projects.byId(created.id)!, seedChanged: false }
   }
@@ -113,6 +115,11 @@ function resolveProject(context: Context, file: ProjectFile, options: ApplyOptio
   if (negotiation !== existing.negotiation) {
     context.repos.projects.setNegotiation(existing.id, negotiation)
     changes.push(`~ project ${slug} negotiation: ${negotiation}`)
+  }
+  const proxy = file.proxy ?? (options.prune ? null : existing.proxy)
+  if (canonical(proxy) !== canonical(existing.proxy)) {
+    context.repos.projects.setProxy(existing.id, proxy)
+    changes.push(`~ project ${slug} proxy: ${proxy ? proxy.target : 'off'}`)
   }
   return { project: context.repos.projects.byId(existing.id)!, seedChanged: options.prune && existing.seedValue !== file.seed }
 }

@@ -45,12 +45,14 @@ export interface SettingsInput {
   pick?: string | undefined
   /** The whole list, replaced: each response as JSON (`responses.ts`, `responseFromJson`). */
   responses?: unknown[] | undefined
+  /** Forward a matched request to the project's proxy target instead of answering it. */
+  proxy?: boolean | undefined
 }
 
 /** The settings of a new endpoint; its kind says the status (a gRPC method's is 0, OK). */
 export function defaultSettings(endpoint: Pick<Endpoint, 'action' | 'operation' | 'kind'>): EndpointSettings {
   const status = kindOf(endpoint.kind).defaultStatus(endpoint)
-  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, auth: null, pick: 'rules', responses: [], body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500 }
+  return { status, headers: {}, delayMs: 0, delayMaxMs: null, fault: null, auth: null, pick: 'rules', responses: [], body: null, bodyType: 'json', contentType: null, fileId: null, schema: null, errorRate: 0, errorStatus: 500, proxy: false }
 }
 
 /** What most kinds answer: an HTTP status. */
@@ -90,6 +92,10 @@ export function mergeSettings(current: EndpointSettings, input: SettingsInput, m
     schema: input.schema === undefined ? current.schema : input.schema === null ? null : checkJsonBody(input.schema),
     errorRate: input.errorRate ?? current.errorRate,
     errorStatus: input.errorStatus === undefined ? current.errorStatus : statuses.check(input.errorStatus),
+    proxy: input.proxy ?? current.proxy,
+  }
+  if (next.proxy && kind && kindOf(kind).routing !== 'route') {
+    throw new AppError('INVALID_INPUT', 'proxy applies to HTTP routes; a GraphQL, SOAP or gRPC operation is answered here')
   }
   if (next.auth !== null && kind && kindOf(kind).routing !== 'route') {
     throw new AppError('INVALID_INPUT', 'auth applies to HTTP routes; a GraphQL, SOAP or gRPC operation follows the project\'s auth')
@@ -136,8 +142,8 @@ function mergeBody(current: EndpointSettings, input: SettingsInput): Pick<Endpoi
 }
 
 export function currentSettings(endpoint: Endpoint): EndpointSettings {
-  const { status, headers, delayMs, delayMaxMs, fault, auth, pick, responses, body, bodyType, contentType, fileId, schema, errorRate, errorStatus } = endpoint
-  return { status, headers, delayMs, delayMaxMs, fault, auth, pick, responses, body, bodyType, contentType, fileId, schema, errorRate, errorStatus }
+  const { status, headers, delayMs, delayMaxMs, fault, auth, pick, responses, body, bodyType, contentType, fileId, schema, errorRate, errorStatus, proxy } = endpoint
+  return { status, headers, delayMs, delayMaxMs, fault, auth, pick, responses, body, bodyType, contentType, fileId, schema, errorRate, errorStatus, proxy }
 }
 
 export function requireEndpoint(context: Context, input: { project?: string | undefined; method: string; path: string }): Endpoint {
@@ -206,7 +212,7 @@ export function addEndpointWithBody(context: Context, input: AddEndpointInput, s
   })
 }
 
-const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'auth', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema', 'pick', 'responses'] as const
+const SETTING_FIELDS = ['status', 'delay', 'delayMs', 'fault', 'auth', 'errorRate', 'errorStatus', 'headers', 'body', 'text', 'file', 'contentType', 'schema', 'pick', 'responses', 'proxy'] as const
 
 function invalidSetting(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `"${field}" ${message}`, { details: [{ field, message }] })
@@ -250,6 +256,7 @@ export function settingsFromJson(input: unknown): SettingsInput {
   if (fields.contentType !== undefined && fields.contentType !== null && typeof fields.contentType !== 'string') invalidSetting('contentType', 'must be a string such as text/csv, or null')
   if (fields.pick !== undefined && typeof fields.pick !== 'string') invalidSetting('pick', `must be one of ${PICKS.join(', ')}`)
   if (fields.responses !== undefined && !Array.isArray(fields.responses)) invalidSetting('responses', 'must be a list of responses (the whole list, replaced)')
+  if (fields.proxy !== undefined && typeof fields.proxy !== 'boolean') invalidSetting('proxy', 'must be true (forward to the project\'s proxy target) or false')
   return {
     status: numberOf('status'),
     delay: delay === undefined ? undefined : fieldValue('delay', () => parseDelay(delay as string | number)),
@@ -266,6 +273,7 @@ export function settingsFromJson(input: unknown): SettingsInput {
     schema: jsonOf('schema'),
     pick: fields.pick as string | undefined,
     responses: fields.responses as unknown[] | undefined,
+    proxy: fields.proxy as boolean | undefined,
   }
 }
 

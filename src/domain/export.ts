@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
 import { delayOf, formatDelay } from '../engine/delay.ts'
-import type { Endpoint, EndpointResponse, Project } from '../model.ts'
+import type { Endpoint, EndpointResponse, Project, ProxySetting } from '../model.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
@@ -64,6 +64,7 @@ function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<nu
   if (settings.schema !== null) spec.schema = JSON.parse(settings.schema) as unknown
   if (settings.errorRate !== 0) spec.errorRate = settings.errorRate
   if (settings.errorStatus !== defaults.errorStatus) spec.errorStatus = settings.errorStatus
+  if (settings.proxy) spec.proxy = true
   return spec
 }
 
@@ -102,6 +103,7 @@ export function exportProject(context: Context, project: Project): ProjectFile {
     ...(project.auth !== null ? { auth: project.auth } : {}),
     ...(!project.openapiSecurity ? { openapiSecurity: false } : {}),
     ...(project.negotiation !== 'strict' ? { negotiation: project.negotiation } : {}),
+    ...(project.proxy ? { proxy: project.proxy } : {}),
     resources,
     endpoints: endpointSpecs,
     webhooks: context.repos.subscriptions.listByProject(project.id).filter((s) => s.kind === 'webhook').sort(byKeys((s) => s.targetUrl, (s) => s.name)).map((s) => ({ name: s.name, targetUrl: s.targetUrl, events: s.events, enabled: s.enabled })),
@@ -112,6 +114,15 @@ export function exportProject(context: Context, project: Project): ProjectFile {
       source: s.source,
       document: specKindOf(s.format).exportDocument(s.document),
     })),
+  }
+}
+
+/** The proxy setting with its empty maps left out. */
+function proxyYaml(proxy: ProxySetting) {
+  return {
+    target: proxy.target,
+    ...(Object.keys(proxy.headers).length ? { headers: proxy.headers } : {}),
+    ...(Object.keys(proxy.pathRewrite).length ? { pathRewrite: proxy.pathRewrite } : {}),
   }
 }
 
@@ -136,6 +147,7 @@ export function toYaml(file: ProjectFile): string {
     ...(file.auth ? { auth: file.auth } : {}),
     ...(file.openapiSecurity === false ? { openapiSecurity: false } : {}),
     ...(file.negotiation && file.negotiation !== 'strict' ? { negotiation: file.negotiation } : {}),
+    ...(file.proxy ? { proxy: proxyYaml(file.proxy) } : {}),
     resources,
     endpoints: file.endpoints,
     ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),

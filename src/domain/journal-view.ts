@@ -228,6 +228,7 @@ export function entryOf(record: JournalRecord, options: { mask: Masking | null }
     matched: record.matched,
     ...(record.fault ? { fault: record.fault } : {}),
     ...(record.note ? { note: record.note } : {}),
+    ...(record.proxied ? { proxied: true as const } : {}),
     ...(record.nearMisses ? { nearMisses: record.nearMisses } : {}),
     ...(record.ruleMisses ? { ruleMisses: record.ruleMisses } : {}),
     answer: answerOf(record),

@@ -55,6 +55,8 @@ export interface JournalRecord {
   readonly answer: JournalAnswer | null
   readonly nearMisses: NearMiss[] | null
   readonly ruleMisses: RuleMiss[] | null
+  /** Forwarded to the proxy target (`serve --proxy`) instead of answered by a mock; absent: not. */
+  readonly proxied?: boolean
 }
 
 

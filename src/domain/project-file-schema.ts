@@ -22,6 +22,7 @@ export interface RawProjectFile {
   auth?: AuthScheme | AuthScheme[]
   openapiSecurity?: boolean
   negotiation?: Negotiation
+  proxy?: { target: string; headers?: Record<string, string> | null; pathRewrite?: Record<string, string> | null }
   resources?: RawResource[] | null
   endpoints?: RawEndpoint[] | null
   webhooks?: RawWebhook[] | null
@@ -56,6 +57,7 @@ export interface RawEndpoint {
   schema?: Record<string, unknown> | boolean
   errorRate?: number
   errorStatus?: number
+  proxy?: boolean
   import?: string
   operation?: string
 }

@@ -3,7 +3,8 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ResponsePick, type SpecFormat } from '../model.ts'
+import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ProxySetting, type ResponsePick, type SpecFormat } from '../model.ts'
+import { checkProxySetting } from './proxy-setting.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { checkTemplate, checkTextTemplate, hasPlaceholders } from '../engine/template.ts'
 import { checkAuthSetting, checkEndpointAuth } from './auth-settings.ts'
@@ -28,6 +29,8 @@ export interface ProjectFile {
   openapiSecurity?: boolean
   /** Absent: strict (an Accept an imported OpenAPI operation cannot satisfy answers 406). */
   negotiation?: Negotiation
+  /** Where what none of its endpoints matches is forwarded; absent: nowhere. */
+  proxy?: ProxySetting
   resources: ResourceSpec[]
   endpoints: EndpointSpec[]
   webhooks: WebhookSpec[]
@@ -85,6 +88,8 @@ export interface EndpointSpec {
   schema?: unknown
   errorRate?: number
   errorStatus?: number
+  /** Forwarded to the project's proxy target instead of answered; absent: false. */
+  proxy?: boolean
   /** Title of the import this endpoint answers from, and the operation's pointer in it. */
   import?: string
   operation?: string
@@ -177,6 +182,8 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     }
   }
   const projectAuth = file.auth === undefined ? undefined : authAt([], (field) => checkAuthSetting(file.auth, field) ?? undefined)
+  let proxy: ProxySetting | null = null
+  if (file.proxy !== undefined) checkAt(['proxy'], () => (proxy = checkProxySetting(file.proxy)))
 
   const resources = (file.resources ?? []).map((r, i): ResourceSpec => {
     if (r.object !== undefined) {
@@ -273,6 +280,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     if (e.schema !== undefined) spec.schema = e.schema
     if (e.errorRate !== undefined) spec.errorRate = e.errorRate
     if (e.errorStatus !== undefined) spec.errorStatus = e.errorStatus
+    if (e.proxy !== undefined) spec.proxy = e.proxy
     if (e.import !== undefined || e.operation !== undefined) {
       const format = e.import === undefined ? undefined : importFormats.get(e.import)
       if (format === undefined) fail([...at, 'import'], 'must be the title of an entry under imports')
@@ -312,6 +320,7 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     ...(projectAuth !== undefined ? { auth: projectAuth } : {}),
     ...(file.openapiSecurity !== undefined ? { openapiSecurity: file.openapiSecurity } : {}),
     ...(file.negotiation !== undefined ? { negotiation: file.negotiation } : {}),
+    ...(proxy ? { proxy } : {}),
     resources,
     endpoints,
     webhooks,

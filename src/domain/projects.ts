@@ -5,6 +5,7 @@ import type { Context } from './context.ts'
 import { checkAuthSetting } from './auth-settings.ts'
 import { projectView } from '../views.ts'
 import { writeTransaction } from './transaction.ts'
+import { checkProxySetting } from './proxy-setting.ts'
 
 export const RESERVED_SLUGS = new Set(['projects', 'webhooks', 'health', 'auth', 'admin', '_mockapi'])
 const SLUG = /^[a-z0-9-]{1,63}$/
@@ -127,7 +128,7 @@ export function checkNegotiation(value: unknown): Negotiation {
   return value as Negotiation
 }
 
-const PROJECT_SETTINGS = ['pathRules', 'auth', 'openapiSecurity', 'negotiation']
+const PROJECT_SETTINGS = ['pathRules', 'auth', 'openapiSecurity', 'negotiation', 'proxy']
 
 /**
  * The settings `mockapi project set` and `PATCH /api/projects/{id}` change. Existing paths are not
@@ -147,6 +148,7 @@ export function updateProjectSettings(context: Context, project: Project, input:
   const pathRules = fields.pathRules === undefined ? undefined : checkPathRules(fields.pathRules)
   const auth = fields.auth === undefined ? undefined : checkAuthSetting(fields.auth)
   const negotiation = fields.negotiation === undefined ? undefined : checkNegotiation(fields.negotiation)
+  const proxy = fields.proxy === undefined ? undefined : checkProxySetting(fields.proxy)
   const openapiSecurity = fields.openapiSecurity
   if (openapiSecurity !== undefined && typeof openapiSecurity !== 'boolean') {
     throw new AppError('INVALID_INPUT', `openapiSecurity must be true or false, got ${JSON.stringify(openapiSecurity)}`, { details: [{ field: 'openapiSecurity', message: 'must be true or false' }] })
@@ -158,6 +160,7 @@ export function updateProjectSettings(context: Context, project: Project, input:
     if (auth !== undefined) context.repos.projects.setAuth(project.id, auth)
     if (openapiSecurity !== undefined) context.repos.projects.setOpenapiSecurity(project.id, openapiSecurity)
     if (negotiation !== undefined) context.repos.projects.setNegotiation(project.id, negotiation)
+    if (proxy !== undefined) context.repos.projects.setProxy(project.id, proxy)
     return context.repos.projects.byId(project.id)!
   })
 }

@@ -9,6 +9,8 @@ import { RE2JS } from 're2js'
  */
 export interface SafeRegex {
   test(text: string): boolean
+  /** `text` with its first match replaced (`$1` names a group, as JavaScript's `replace` takes it); null when nothing matches. */
+  replaceFirst(text: string, replacement: string): string | null
   toString(): string
   /** RE2's instruction count: matching costs about this times the input's length. */
   programSize: number
@@ -44,7 +46,15 @@ export function compileSafeRegex(pattern: string, options: { ignoreCase?: boolea
   } catch (error) {
     throw new UnsafePatternError(pattern, String((error as Error).message).replace(/^error parsing regexp: /, ''))
   }
-  const regex: SafeRegex = { test: (text) => compiled.test(text), toString: () => pattern, programSize: compiled.programSize() }
+  const regex: SafeRegex = {
+    test: (text) => compiled.test(text),
+    replaceFirst: (text, replacement) => {
+      const matcher = compiled.matcher(text)
+      return matcher.find() ? matcher.reset().replaceFirst(replacement) : null
+    },
+    toString: () => pattern,
+    programSize: compiled.programSize(),
+  }
   if (compiledBefore.size >= MAX_CACHED) compiledBefore.clear()
   compiledBefore.set(pattern, regex)
   return regex
@@ -65,7 +75,7 @@ export function ajvRegExpEngine(options: { strict: boolean }): RegExpEngine {
       return compileSafeRegex(pattern)
     } catch (error) {
       if (options.strict || !(error instanceof UnsafePatternError)) throw error
-      return { test: () => true, toString: () => pattern, programSize: 0 }
+      return { test: () => true, replaceFirst: () => null, toString: () => pattern, programSize: 0 }
     }
   }
   // ajv names the engine in standalone code only, which mockapi never generates.

@@ -111,6 +111,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
             durationMs: served.durationMs,
             ...(served.fault ? { fault: served.fault } : {}),
             ...(served.answeredBy ? { answeredBy: served.answeredBy } : {}),
+            ...(served.proxied ? { proxied: true } : {}),
           }
           const payload = JSON.stringify({ type, timestamp: createdAt, data })
           if (!context.repos.deliveries.insertEvent({ id, projectId: served.projectId!, type, payload, createdAt })) continue

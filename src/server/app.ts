@@ -11,6 +11,7 @@ import { mountAdmin } from './admin.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
+import type { RecordedExchange } from '../domain/recorded-exchange.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import { errorResponse, jsonResponse } from './http-response.ts'
@@ -35,6 +36,10 @@ export interface AppDeps {
   delayFloor?: DelaySpec | null
   /** How long a `hang` fault holds a client that never gives up (default 60 s). */
   hangMs?: number | undefined
+  /** `serve --proxy`: where the project at its own paths forwards what it does not match (default: its setting's), and any target's timeout. */
+  proxy?: { target: URL | null; timeoutMs: number }
+  /** Handed each proxied exchange after its answer has gone; default none. */
+  recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -65,6 +70,6 @@ export function createApp(deps: AppDeps): H3 {
     grpcPort: deps.grpcPort ?? (() => null),
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null }))
   return app
 }

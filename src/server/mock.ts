@@ -8,7 +8,7 @@ import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
 import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
-import type { AppError } from '../errors.ts'
+import { AppError } from '../errors.ts'
 import { callbacksOffNote } from '../domain/subscriptions.ts'
 import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
 import { nearMisses } from '../engine/near-miss.ts'
@@ -25,6 +25,8 @@ import { recordServed } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
 import { capturedBody, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
+import type { RecordedExchange } from '../domain/recorded-exchange.ts'
+import { DEFAULT_PROXY_TIMEOUT_MS, forwardRequest, isManagementPath, type ForwardEnd, type Forwarded, type ProxySettings } from './proxy.ts'
 
 export interface MockDeps {
   context: Context
@@ -42,7 +44,17 @@ export interface MockDeps {
   journal: Journal | null
   /** Whose journal keeps a request no project's path names (`/favicon.ico`, `/api/typo/…`): the project served at its own paths. */
   ownPathsProject: () => Project | null
+  /**
+   * `serve --proxy`: where the project served at its own paths forwards what none of its endpoints
+   * matches (null: where its `proxy` setting says, if anywhere), and how long any target may stay silent.
+   */
+  proxy?: { target: URL | null; timeoutMs: number }
+  /** Handed each proxied exchange after its answer has gone (`serve --record`); it must not throw. Null: none is kept. */
+  recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
 }
+
+/** What `recorder` gets of a body at most: a larger one is proxied but not recorded. */
+export const MAX_RECORDED_BODY = 32 * 1024 * 1024
 
 /*
  * One request through the stages: match → auth → select → policy → (delay) → fault → validate → answer → record. Each stage is a
@@ -161,6 +173,8 @@ interface Answered {
   left?: boolean
   /** OpenAPI callbacks the answer sets off (queued by the event recorder), and those it cannot. */
   callbacks?: MockAnswer['callbacks']
+  /** The proxy target answered: its body is still streaming when the handler returns. */
+  forwarded?: Forwarded
 }
 
 type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
@@ -278,6 +292,104 @@ function nearMissesOf(catalog: Catalog, projectId: number, match: Extract<Match,
   return nearMisses(match.project ? routes.filter((route) => route.slug === match.project!.slug) : routes, method, match.segments)
 }
 
+/** Where a forwarded request goes (an unmatched one of a proxied project, or one an endpoint set to proxy matched): the project, and the path within it. */
+interface ProxyRoute {
+  settings: ProxySettings
+  project: Project
+  path: string
+  /** The endpoint set to `proxy: true` that matched, with its parameters; null: none matched. */
+  endpoint: { id: number; params: Record<string, string> } | null
+}
+
+/** The project's proxy: `serve --proxy`'s target for the project at its own paths, else its `proxy` setting's; null: none. */
+function proxySettingsOf(deps: MockDeps, project: Project, own: Project | null): ProxySettings | null {
+  const flagged = deps.proxy?.target && project.id === own?.id ? deps.proxy.target : null
+  const setting = project.proxy
+  if (!flagged && !setting) return null
+  return {
+    target: flagged ?? new URL(setting!.target),
+    timeoutMs: deps.proxy?.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS,
+    headers: setting?.headers ?? {},
+    pathRewrite: setting?.pathRewrite ?? {},
+  }
+}
+
+/**
+ * A proxied project forwards what it does not match: under its `/api/{slug}` (the slug taken off),
+ * and, for the project served at its own paths, there too. Management paths never go.
+ */
+function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>, pathname: string): ProxyRoute | null {
+  if (isManagementPath(pathname)) return null
+  const own = deps.ownPathsProject()
+  const project = match.project ?? own
+  if (!project) return null
+  const settings = proxySettingsOf(deps, project, own)
+  if (!settings) return null
+  const path = match.project ? pathname.slice(`/api/${project.slug}`.length) || '/' : pathname
+  return { settings, project, path, endpoint: null }
+}
+
+/**
+ * An endpoint set to `proxy: true` forwards what it matches, before its auth and its settings (the
+ * target answers for itself), at its path as written: `/api/shop/orders/7` for `/api/orders/:id`
+ * goes as `/api/orders/7`, as at the own paths. Without a target for the project: 502, saying so.
+ */
+function endpointProxyRoute(deps: MockDeps, match: EndpointMatch, pathname: string): ProxyRoute {
+  const { project, route } = match
+  const settings = proxySettingsOf(deps, project, deps.ownPathsProject())
+  const { endpoint } = route
+  if (!settings) {
+    throw new AppError('PROXY_FAILED', `${endpoint.method} ${endpoint.path} is set to proxy, but project ${project.slug} has no proxy target: give it one with mockapi project set --proxy URL (or serve --proxy URL)`)
+  }
+  const mount = `/api/${project.slug}`
+  const viaSlug = pathname === mount || pathname.startsWith(`${mount}/`)
+  const rest = viaSlug ? pathname.slice(mount.length) || '/' : pathname
+  const path = viaSlug && /^\/api(\/|$)/.test(endpoint.path) ? `/api${rest === '/' ? '' : rest}` : rest
+  return { settings, project, path, endpoint: { id: endpoint.id, params: match.params } }
+}
+
+async function answerByProxy(event: H3Event, deps: MockDeps, route: ProxyRoute): Promise<Answered> {
+  const forwarded = await forwardRequest(event, route.settings, route.path, deps.recorder ? MAX_RECORDED_BODY : 0)
+  return { response: forwarded.response, sent: { headers: headerRecord(forwarded.headers), body: null }, endpointId: route.endpoint?.id ?? null, failed: false, fault: null, forwarded }
+}
+
+/** Header pairs as the journal keeps them: a repeated one (`Set-Cookie`) once, its values joined. */
+function headerRecord(pairs: readonly [string, string][]): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (const [name, value] of pairs) record[name] = name in record ? `${record[name]}, ${value}` : value
+  return record
+}
+
+/** The exchange as the recorder takes it; null when a body was too large to copy. */
+function recordedExchange(request: MockRequest, route: ProxyRoute, forwarded: Forwarded, end: ForwardEnd, startedAt: number, durationMs: number): RecordedExchange | null {
+  const { requestBody, responseBody } = end
+  if (!responseBody.whole || (requestBody.size > 0 && !requestBody.whole)) return null
+  return {
+    method: request.method.toUpperCase(),
+    path: route.path,
+    query: request.url.search,
+    requestHeaders: forwarded.requestHeaders,
+    requestBody: requestBody.size > 0 ? requestBody.whole : null,
+    status: forwarded.status,
+    responseHeaders: forwarded.headers,
+    responseBody: responseBody.whole,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs,
+  }
+}
+
+/** What the record stage reads of a forwarded request once its answer has gone through. */
+interface ForwardedExchange {
+  request: MockRequest
+  route: ProxyRoute
+  forwarded: Forwarded
+  end: ForwardEnd
+  startedAt: number
+  arrival: { epoch: number; at: number } | null
+  rawHeaders: readonly string[]
+  durationMs: number
+}
+
 /** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
 export function createMockHandler(deps: MockDeps) {
   const select = createSelector(deps.random)
@@ -288,10 +400,17 @@ export function createMockHandler(deps: MockDeps) {
     const arrival = journal && { epoch: journal.epoch, at: journal.now(), body: startCapture(event) }
     const request = toMockRequest(event, deps.bodyLimit)
     let match: Match | null = null
+    let proxying: ProxyRoute | null = null
     let answered: Answered
     try {
       match = matchRequest(deps.catalog, request)
-      if (answersAsPreflight(request, match)) {
+      proxying = match.kind === 'unmatched'
+        ? proxyRoute(deps, match, request.url.pathname)
+        : match.kind === 'endpoint' && match.route.endpoint.proxy ? endpointProxyRoute(deps, match, request.url.pathname) : null
+      // A browser's preflight is still ours to answer; a plain OPTIONS goes to the target.
+      if (proxying && !(request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))) {
+        answered = await answerByProxy(event, deps, proxying)
+      } else if (answersAsPreflight(request, match)) {
         answered = answerPreflight(event)
       } else if (match.kind === 'unmatched') {
         // The floor holds every mock answer, a 404 or 405 too: that is how a slow network looks.
@@ -314,6 +433,15 @@ export function createMockHandler(deps: MockDeps) {
     // No response reached the client: status 0, as a browser reports a network error.
     const status = answered.fault || answered.left ? 0 : response.status
     const durationMs = Math.round((performance.now() - started) * 100) / 100
+    const { forwarded } = answered
+    if (forwarded && proxying) {
+      // Recorded once the body has gone through (or broken off): only then is it known.
+      const route = proxying
+      const startedAt = Date.now() - durationMs
+      const rawHeaders = rawHeadersOf(event)
+      void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
+      return response
+    }
     const served = {
       projectId: match?.project?.id ?? null,
       endpointId: answered.endpointId,
@@ -329,13 +457,16 @@ export function createMockHandler(deps: MockDeps) {
       // A client that left never saw the success: the operation is not taken as done.
       ...(answered.callbacks?.requests.length && !answered.left ? { callbacks: answered.callbacks.requests } : {}),
       fromDelivery: request.headers.has(DELIVERY_HEADER),
+      // The target could not be reached: still a proxied request, answered 502 or 504 here.
+      ...(proxying ? { proxied: true } : {}),
     }
     if (!arrival) {
       recordServed(deps.events, served, null, null)
       return response
     }
     // A body the answer never read is read now, before answering: the record exists when the client has its answer.
-    const reading = answered.left ? null : readUnread(event, arrival.body, deps.bodyLimit)
+    // A forwarded body has been read (as far as it went) on its way to the target.
+    const reading = answered.left || proxying ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
     const project = match?.project ?? deps.ownPathsProject()
     const projectId = project?.id ?? null
@@ -367,8 +498,60 @@ export function createMockHandler(deps: MockDeps) {
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
       nearMisses: match?.kind === 'unmatched' && !answered.preflight ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,
+      ...(proxying ? { proxied: true } : {}),
     }
     recordServed(deps.events, served, journal, entry)
     return response
   }
+
+  function recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs }: ForwardedExchange): void {
+    const exchange = deps.recorder && end.complete ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
+    const unrecorded = deps.recorder && end.complete && !exchange ? `proxied, not recorded: a body is larger than ${MAX_RECORDED_BODY / 1024 / 1024} MiB` : null
+    const note = [end.note, unrecorded].filter((line) => line).join('; ') || null
+    // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
+    journal?.seenReset(route.project.id, route.project.sequenceEpoch)
+    recordServed(deps.events, {
+      projectId: route.project.id,
+      endpointId: route.endpoint?.id ?? null,
+      failed: !end.complete,
+      fault: null,
+      ...(note ? { note } : {}),
+      method: request.method,
+      path: request.url.pathname,
+      query: request.url.searchParams,
+      status: forwarded.status,
+      durationMs,
+      fromDelivery: request.headers.has(DELIVERY_HEADER),
+      proxied: true,
+    }, journal, arrival && {
+      id: 0,
+      projectId: route.project.id,
+      at: arrival.at,
+      epoch: arrival.epoch,
+      protocol: 'http' as const,
+      method: request.method,
+      path: request.url.pathname,
+      search: request.url.search,
+      rawHeaders,
+      params: route.endpoint?.params ?? null,
+      body: end.requestBody.kept,
+      bodySize: end.requestBody.size,
+      contentType: request.headers.get('content-type'),
+      status: forwarded.status,
+      durationMs,
+      endpointId: route.endpoint?.id ?? null,
+      answeredBy: null,
+      matched: route.endpoint !== null,
+      fault: null,
+      note,
+      answer: { headers: headerRecord(forwarded.headers), body: request.method === 'HEAD' ? null : end.responseBody.kept, bodySize: end.responseBody.size },
+      nearMisses: null,
+      ruleMisses: null,
+      proxied: true,
+    })
+    if (!exchange) return
+    // After the answer has gone: the recording never delays the client.
+    setImmediate(() => deps.recorder!(route.project.id, exchange))
+  }
 }
+

@@ -9,7 +9,7 @@ import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
 import { takeServeLease, type ServeLease } from '../domain/serve-lease.ts'
 import { createFileGuard, type FileGuard } from '../store/file-guard.ts'
 import { resetProject } from '../domain/seeding.ts'
-import { createBackgroundLog } from '../domain/background.ts'
+import { createBackgroundLog, type BackgroundLog } from '../domain/background.ts'
 import { DEFAULT_RETENTION, startRetention, type RetentionLimits } from '../domain/retention.ts'
 import { guardWrites, REQUEST_LOCK_WAIT_MS, setLockWait, whenStoreFree } from '../domain/transaction.ts'
 import { AppError } from '../errors.ts'
@@ -19,7 +19,7 @@ import { createEventRecorder } from '../queue/event-recorder.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
 import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
-import { createApp } from './app.ts'
+import { createApp, type AppDeps } from './app.ts'
 import { serveGrpc, type GrpcHost } from './grpc-host.ts'
 import { listenApp } from './listen.ts'
 import type { DelaySpec } from '../engine/delay.ts'
@@ -27,6 +27,9 @@ import type { Random } from '../engine/policy.ts'
 import { faultOfResponse } from './faults.ts'
 import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
+import { DEFAULT_PROXY_TIMEOUT_MS } from './proxy.ts'
+import type { RecordedExchange } from '../domain/recorded-exchange.ts'
+import { proxyTargetProblem } from '../engine/target-url.ts'
 
 export interface StartOptions {
   dbPath: string
@@ -82,6 +85,23 @@ export interface StartOptions {
   journal?: number | undefined
   /** Text the journal keeps per project (default 32 MiB); past it the oldest entries go. */
   journalMaxBytes?: number | undefined
+  /**
+   * `serve --proxy`: what the project served at its own paths does not match is forwarded to
+   * `target` (an http(s) URL; refused otherwise) instead of its setting's; any target (this one or
+   * a project's `proxy` setting) may stay silent `timeoutMs` (default 30 s).
+   */
+  proxy?: { target?: string | undefined; timeoutMs?: number | undefined } | undefined
+  /** Handed each proxied exchange after its answer has gone (`serve --record`); what it throws is logged, never fatal. */
+  recorder?: ((projectId: number, exchange: RecordedExchange) => void) | undefined
+}
+
+function proxySettings(proxy: StartOptions['proxy']): { target: URL | null; timeoutMs: number } {
+  const timeoutMs = proxy?.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS
+  if (!(timeoutMs > 0)) throw new AppError('INVALID_INPUT', 'proxy timeout must be more than 0')
+  if (proxy?.target === undefined) return { target: null, timeoutMs }
+  const problem = proxyTargetProblem(proxy.target)
+  if (problem) throw new AppError('INVALID_INPUT', `proxy target ${problem}`)
+  return { target: new URL(proxy.target), timeoutMs }
 }
 
 export interface RunningServer {
@@ -113,6 +133,18 @@ const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
 /** How often the journals of projects deleted while serving are let go. */
 const JOURNAL_SWEEP_MS = 5000
 
+/** The recorder as the server calls it: what it throws is said, and serving goes on. */
+function recorderOf(recorder: StartOptions['recorder'], log: BackgroundLog): AppDeps['recorder'] {
+  if (!recorder) return null
+  return (projectId, exchange) => {
+    try {
+      recorder(projectId, exchange)
+    } catch (error) {
+      log.note('recording', `${exchange.method} ${exchange.path} was not recorded: ${(error as Error)?.message ?? String(error)}`)
+    }
+  }
+}
+
 /**
  * Opens the database, applies a config file or prepares the demo, starts the delivery worker and
  * listens. `close()` stops taking requests, records what is buffered, lets deliveries in flight
@@ -120,6 +152,8 @@ const JOURNAL_SWEEP_MS = 5000
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const random = options.random ?? (options.seed === undefined ? Math.random : await seededRandom(options.seed))
+  // Refused before anything opens: a mistyped target is the flag's fault, not the database's.
+  const proxy = proxySettings(options.proxy)
   const runtime = openRuntime(options.dbPath, { clock: options.clock, lockWaitMs: options.lockWaitMs })
   const { context, events } = runtime
   let watcher: { close(): void } | null = null
@@ -200,7 +234,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       timer.unref()
       journalSweep = timer
     }
-    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs })
+    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs, proxy, recorder: recorderOf(options.recorder, log) })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,

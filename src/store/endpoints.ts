@@ -21,6 +21,7 @@ interface EndpointRow {
   schema: string | null
   error_rate: number
   error_status: number
+  proxy: number
   spec_id: number | null
   operation: string | null
   created_at: string
@@ -57,6 +58,7 @@ function toEndpoint(row: EndpointRow): Endpoint {
     schema: row.schema,
     errorRate: row.error_rate,
     errorStatus: row.error_status,
+    proxy: row.proxy === 1,
     specId: row.spec_id,
     operation: row.operation === null ? null : (JSON.parse(row.operation) as OpenApiOperation),
     createdAt: row.created_at,
@@ -89,13 +91,14 @@ export interface NewEndpoint {
   schema?: string | null
   errorRate?: number
   errorStatus?: number
+  proxy?: boolean
   specId?: number | null
   operation?: OpenApiOperation | null
   createdAt: string
 }
 
 /** Everything about an endpoint that can be configured after it exists. */
-export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'auth' | 'pick' | 'responses' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus'>
+export type EndpointSettings = Pick<Endpoint, 'status' | 'headers' | 'delayMs' | 'delayMaxMs' | 'fault' | 'auth' | 'pick' | 'responses' | 'body' | 'bodyType' | 'contentType' | 'fileId' | 'schema' | 'errorRate' | 'errorStatus' | 'proxy'>
 
 export type EndpointRepo = ReturnType<typeof createEndpointRepo>
 
@@ -110,13 +113,13 @@ export function createEndpointRepo(db: Db) {
     `${SELECT} WHERE e.project_id = ? AND e.method = ? AND e.path = ?`,
   )
   const insert = db.prepare(
-    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, auth, pick, responses, body, body_type, content_type, file_id, schema, error_rate, error_status, spec_id, operation, created_at)
-     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @auth, @pick, @responses, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @specId, @operation, @createdAt)`,
+    `INSERT INTO endpoints (project_id, resource_id, method, path, kind, action, status, headers, delay_ms, delay_max_ms, fault, auth, pick, responses, body, body_type, content_type, file_id, schema, error_rate, error_status, proxy, spec_id, operation, created_at)
+     VALUES (@projectId, @resourceId, @method, @path, @kind, @action, @status, @headers, @delayMs, @delayMaxMs, @fault, @auth, @pick, @responses, @body, @bodyType, @contentType, @fileId, @schema, @errorRate, @errorStatus, @proxy, @specId, @operation, @createdAt)`,
   )
   const configure = db.prepare(
     `UPDATE endpoints SET status = @status, headers = @headers, delay_ms = @delayMs, delay_max_ms = @delayMaxMs, fault = @fault, auth = @auth, pick = @pick, responses = @responses, body = @body, body_type = @bodyType,
        content_type = @contentType, file_id = @fileId, schema = @schema,
-       error_rate = @errorRate, error_status = @errorStatus WHERE id = @id`,
+       error_rate = @errorRate, error_status = @errorStatus, proxy = @proxy WHERE id = @id`,
   )
   const reimport = db.prepare(
     `UPDATE endpoints SET kind = @kind, path = @path, spec_id = @specId, operation = @operation, status = @status,
@@ -159,13 +162,14 @@ export function createEndpointRepo(db: Db) {
         schema: endpoint.schema ?? null,
         errorRate: endpoint.errorRate ?? 0,
         errorStatus: endpoint.errorStatus ?? 500,
+        proxy: endpoint.proxy ? 1 : 0,
         specId: endpoint.specId ?? null,
         operation: endpoint.operation ? JSON.stringify(endpoint.operation) : null,
       })
       return toEndpoint(byId.get(Number(info.lastInsertRowid))!)
     },
     configure(id: number, settings: EndpointSettings): Endpoint {
-      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), auth: storedAuth(settings.auth), responses: JSON.stringify(settings.responses) })
+      configure.run({ id, ...settings, headers: JSON.stringify(settings.headers), auth: storedAuth(settings.auth), responses: JSON.stringify(settings.responses), proxy: settings.proxy ? 1 : 0 })
       return toEndpoint(byId.get(id)!)
     },
     listBySpec: (specId: number): Endpoint[] => bySpec.all(specId).map(toEndpoint),

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { AuthScheme, Negotiation, PathRules, Project } from '../model.ts'
+import type { AuthScheme, Negotiation, PathRules, Project, ProxySetting } from '../model.ts'
 
 interface ProjectRow {
   id: number
@@ -13,6 +13,7 @@ interface ProjectRow {
   auth: string | null
   openapi_security: number
   negotiation: Negotiation
+  proxy: string | null
   sequence_epoch: number
   created_at: string
 }
@@ -30,6 +31,7 @@ function toProject(row: ProjectRow): Project {
     auth: row.auth === null ? null : (JSON.parse(row.auth) as AuthScheme[]),
     openapiSecurity: row.openapi_security === 1,
     negotiation: row.negotiation,
+    proxy: row.proxy === null ? null : (JSON.parse(row.proxy) as ProxySetting),
     sequenceEpoch: row.sequence_epoch,
     createdAt: row.created_at,
   }
@@ -52,6 +54,7 @@ export function createProjectRepo(db: Db) {
   const setAuth = db.prepare<[string | null, number]>('UPDATE projects SET auth = ? WHERE id = ?')
   const setOpenapiSecurity = db.prepare<[number, number]>('UPDATE projects SET openapi_security = ? WHERE id = ?')
   const setNegotiation = db.prepare<[Negotiation, number]>('UPDATE projects SET negotiation = ? WHERE id = ?')
+  const setProxy = db.prepare<[string | null, number]>('UPDATE projects SET proxy = ? WHERE id = ?')
   const bumpSequenceEpoch = db.prepare<[number]>('UPDATE projects SET sequence_epoch = sequence_epoch + 1 WHERE id = ?')
   const makeDefault = db.prepare<[number]>('UPDATE projects SET is_default = (id = ?)')
   const promoteOldest = db.prepare(
@@ -87,6 +90,7 @@ export function createProjectRepo(db: Db) {
     setAuth: (id: number, auth: AuthScheme[] | null): void => void setAuth.run(auth === null ? null : JSON.stringify(auth), id),
     setOpenapiSecurity: (id: number, on: boolean): void => void setOpenapiSecurity.run(on ? 1 : 0, id),
     setNegotiation: (id: number, mode: Negotiation): void => void setNegotiation.run(mode, id),
+    setProxy: (id: number, proxy: ProxySetting | null): void => void setProxy.run(proxy === null ? null : JSON.stringify(proxy), id),
     /** Every sequence of responses in the project starts again at its first (a reset). */
     bumpSequenceEpoch: (id: number): void => void bumpSequenceEpoch.run(id),
     remove(id: number): void {

@@ -137,7 +137,7 @@ describe('the project file schema', () => {
 
   it.each([
     ['an endpoint', FILE.replace('status: 203', 'statsu: 201'), 'mockapi.yaml, line 11, column 5: unknown key "statsu" in endpoints[0]; did you mean "status"?'],
-    ['an endpoint, with nothing close', FILE.replace('status: 203', 'answers: 3'), 'mockapi.yaml, line 11, column 5: unknown key "answers" in endpoints[0]; expected one of method, path, status, headers, delay, fault, auth, pick, responses, body, text, file, contentType, schema, errorRate, errorStatus, import, operation'],
+    ['an endpoint, with nothing close', FILE.replace('status: 203', 'answers: 3'), 'mockapi.yaml, line 11, column 5: unknown key "answers" in endpoints[0]; expected one of method, path, status, headers, delay, fault, auth, pick, responses, body, text, file, contentType, schema, errorRate, errorStatus, proxy, import, operation'],
     ['an endpoint, instead of a required key', FILE.replace('  - method: GET', '  - methd: GET'), 'mockapi.yaml, line 9, column 5: unknown key "methd" in endpoints[0]; did you mean "method"?'],
     ['the top level', FILE.replace('slug: shop', 'slg: shop'), 'mockapi.yaml, line 3, column 1: unknown key "slg" at the top level; did you mean "slug"?'],
     ['a resource', FILE.replace('fields:', 'feilds:'), 'mockapi.yaml, line 6, column 5: unknown key "feilds" in resources[0]; did you mean "fields"?'],

@@ -34,8 +34,8 @@ describe('GET /api/projects[/{id}]', () => {
     expect(listed.status).toBe(200)
     expect(listed.headers.get('content-type')).toMatch(/^application\/json/)
     expect(listed.json).toEqual([
-      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 1, endpointCount: 7 },
-      { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
+      { id: 1, name: 'Shop', slug: 'shop', shareToken: expect.any(String), isDefault: true, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', proxy: null, createdAt: expect.any(String), resourceCount: 1, endpointCount: 7 },
+      { id: 2, name: 'Other', slug: 'other', shareToken: expect.any(String), isDefault: false, pathRules: 'strict', auth: null, openapiSecurity: true, negotiation: 'strict', proxy: null, createdAt: expect.any(String), resourceCount: 0, endpointCount: 1 },
     ])
     const one = await send(`${api}/1`, { headers: auth })
     expect(one.status).toBe(200)
@@ -75,7 +75,7 @@ describe('GET /api/projects/{id}/endpoints', () => {
     ])
     expect(listed.json.at(-1)).toEqual({
       id: expect.any(Number), method: 'GET', path: '/api/stats', kind: 'custom', status: 200, action: null, resourceId: null, delayMs: 0, delay: 0, fault: null, auth: null, pick: 'rules', responses: [],
-      headers: {}, bodyType: 'json', body: { visits: 1 }, text: null, file: null, contentType: null, schema: null, errorRate: 0, errorStatus: 500, specId: null, operationId: null, createdAt: expect.any(String),
+      headers: {}, bodyType: 'json', body: { visits: 1 }, text: null, file: null, contentType: null, schema: null, errorRate: 0, errorStatus: 500, proxy: false, specId: null, operationId: null, createdAt: expect.any(String),
       url: `${url}/api/shop/stats`,
       call: `curl '${url}/api/shop/stats'`,
       effectiveAuth: 'none',

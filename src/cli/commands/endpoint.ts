@@ -31,7 +31,13 @@ interface SetOptions {
   errorRate?: string
   errorStatus?: number
   pick?: string
+  proxy?: string
   json?: boolean
+}
+
+function onOff(value: string, flag: string): boolean {
+  if (value !== 'on' && value !== 'off') throw new AppError('INVALID_INPUT', `${flag} "${value}" must be on or off`)
+  return value === 'on'
 }
 
 function parseRate(value: string): number {
@@ -65,6 +71,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
         line('status', view.status)
         line('delay', `${view.delay} ms${typeof view.delay === 'string' ? ' (drawn per request)' : ''}`)
         if (view.fault !== null) line('fault', `${view.fault} (every call)`)
+        if (view.proxy) line('proxy', 'on (forwarded to the project\'s proxy target)')
         line('auth', view.effectiveAuth)
         if (view.responses.length > 0 || view.pick !== 'rules') line('pick', view.pick)
         for (const [i, response] of found.responses.entries()) {
@@ -99,6 +106,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
     .option('--error-rate <percent>', 'share of requests (0–100) answered with --error-status')
     .option('--error-status <code>', 'status of simulated errors (default 500)', parseInteger)
     .option('--pick <mode>', 'how a response is chosen (see `mockapi response`): rules, sequence or random')
+    .option('--proxy <on|off>', "on: forward matched requests to the project's proxy target instead of answering them (project set --proxy, or serve --proxy)")
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--json', 'print the endpoint as JSON')
     .action((method: string, path: string, options: SetOptions, command: Command) =>
@@ -118,6 +126,7 @@ export function registerEndpoint(program: Command, ctx: CliContext): void {
           errorRate: options.errorRate === undefined ? undefined : parseRate(options.errorRate),
           errorStatus: options.errorStatus,
           pick: options.pick,
+          proxy: options.proxy === undefined ? undefined : onOff(options.proxy, '--proxy'),
         }
         if (options.clearBody && (options.text !== undefined || options.file !== undefined || options.body !== undefined)) throw new AppError('INVALID_INPUT', '--clear-body cannot be given with --body, --text or --file')
         if (Object.values(input).every((value) => value === undefined)) throw new AppError('INVALID_INPUT', 'nothing to set: give at least one option (see --help)')

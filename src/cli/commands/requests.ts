@@ -135,8 +135,9 @@ async function remoteTarget(url: string, token: string, slug: string | undefined
   return { origin, token, projectId: project.id, slug: project.slug, unauthorizedHint: '' }
 }
 
-/** Who answered: the endpoint and its response, or that nothing matched. */
+/** Who answered: the endpoint and its response, the proxy target, or that nothing matched. */
 function answeredBy(entry: JournalEntry): string {
+  if (entry.proxied) return entry.endpointId === null ? chalk.cyan('proxied') : `endpoint ${entry.endpointId} · ${chalk.cyan('proxied')}`
   if (!entry.matched) return chalk.yellow('unmatched')
   const parts: string[] = []
   if (entry.endpointId !== null) parts.push(`endpoint ${entry.endpointId}`)

@@ -22,6 +22,8 @@ interface ServeOptions {
   keepDeliveries?: number
   seed?: number
   journal?: number
+  proxy?: string
+  proxyTimeout?: string
 }
 
 function checkKeep(value: number, flag: string): number {
@@ -80,6 +82,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--delay <ms|min-max>', 'every mock answer waits at least this long: 250, or a range 100-300 drawn per request (env MOCKAPI_DELAY)')
     .option('--seed <n>', 'draw simulated errors (error rates) from a generator seeded with n, so runs repeat them (default: unseeded)', parseInteger)
     .option('--journal <n>', 'mock requests kept per project for tests and the dashboard to query; 0 keeps none (default 5000)', parseInteger)
+    .option('--proxy <url>', 'forward every request the project at its own paths does not match (there and under /api/{slug}/) to this http(s) URL, and answer what it answers (replaces its proxy setting\'s target)')
+    .option('--proxy-timeout <duration>', 'how long a proxy target (--proxy or a project\'s setting) may stay silent before a request answers 504 PROXY_TIMEOUT (default 30s)')
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
       const { startServer } = await import('../../server/start.ts')
@@ -104,6 +108,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
         seed: options.seed === undefined ? undefined : checkSeed(options.seed),
         delay: resolveDelayFloor(options.delay, ctx.environment),
         journal: options.journal,
+        proxy: options.proxy === undefined ? undefined : {
+          target: options.proxy,
+          timeoutMs: options.proxyTimeout === undefined ? undefined : parseDuration(options.proxyTimeout, 'proxy timeout'),
+        },
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
@@ -132,13 +140,17 @@ export function registerServe(program: Command, ctx: CliContext): void {
         const own = project.servedAtOwnPaths ? chalk.dim('  (default: also at its own paths)') : ''
         ctx.io.out(`  ${project.slug.padEnd(16)} ${chalk.cyan(`${server.url}/api/${project.slug}/`)}${own}`)
       }
+      if (options.proxy !== undefined) {
+        const own = server.projects.find((project) => project.servedAtOwnPaths)
+        ctx.io.out(`  ${'proxy'.padEnd(16)} ${chalk.cyan(options.proxy)}${chalk.dim(`  (what ${own?.slug ?? 'the project at its own paths'} does not match)`)}`)
+      }
       ctx.io.out(`  ${'health'.padEnd(16)} ${chalk.cyan(`${server.url}/api/health`)}`)
       ctx.io.out(`  ${'dashboard'.padEnd(16)} ${chalk.cyan(`${server.url}/_mockapi/#token=${await server.dashboardToken()}`)}`)
       if (server.grpcPort !== null) ctx.io.out(`  ${'gRPC'.padEnd(16)} ${chalk.cyan(`${options.host}:${server.grpcPort}`)}`)
       ctx.io.out(chalk.dim('Ctrl-C to stop'))
       if (!options.quiet) {
         server.events.on('request.served', (served: RequestServed) => {
-          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path} ${served.fault ? chalk.red(`✖ ${served.fault}`) : statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}${served.answeredBy ? chalk.dim(` → #${served.answeredBy.position}${served.answeredBy.name === null ? '' : ` "${served.answeredBy.name}"`}`) : ''}`)
+          ctx.io.out(`${chalk.dim(new Date().toISOString().slice(11, 23))} ${served.method.padEnd(6)} ${served.path}${served.proxied ? chalk.dim(' ⇢ proxy') : ''} ${served.fault ? chalk.red(`✖ ${served.fault}`) : statusColor(served.status)(String(served.status))} ${chalk.dim(`${served.durationMs}ms`)}${served.answeredBy ? chalk.dim(` → #${served.answeredBy.position}${served.answeredBy.name === null ? '' : ` "${served.answeredBy.name}"`}`) : ''}`)
         })
         server.events.on('delivery.attempted', (a: DeliveryAttempted) => {
           const result = a.succeeded ? chalk.green(String(a.statusCode)) : chalk.red(a.error ?? 'failed')

@@ -22,6 +22,7 @@ import { up as typedIds } from './0190-typed-ids.ts'
 import { up as recordText } from './0200-record-text.ts'
 import { up as resourcePatch } from './0210-resource-patch.ts'
 import { up as singularResources } from './0220-singular-resources.ts'
+import { up as proxy } from './0230-proxy.ts'
 import { up as recordings } from './0240-recordings.ts'
 
 export interface Migration {
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 200, up: recordText },
   { version: 210, up: resourcePatch },
   { version: 220, up: singularResources },
+  { version: 230, up: proxy },
   { version: 240, up: recordings },
 ]
 
