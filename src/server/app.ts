@@ -40,6 +40,8 @@ export interface AppDeps {
   proxy?: { target: URL | null; timeoutMs: number }
   /** Handed each proxied exchange after its answer has gone; default none. */
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
+  /** Whether a project records now (`serve --record`): its every request goes to its target. Null: none records. */
+  recording?: ((projectId: number) => boolean) | null
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -70,6 +72,6 @@ export function createApp(deps: AppDeps): H3 {
     grpcPort: deps.grpcPort ?? (() => null),
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null, recording: deps.recording ?? null }))
   return app
 }

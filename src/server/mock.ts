@@ -51,6 +51,8 @@ export interface MockDeps {
   proxy?: { target: URL | null; timeoutMs: number }
   /** Handed each proxied exchange after its answer has gone (`serve --record`); it must not throw. Null: none is kept. */
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
+  /** Whether a project records now (`serve --record`): then its every request goes to its target, the routes recorded so far included. */
+  recording?: ((projectId: number) => boolean) | null
 }
 
 /** What `recorder` gets of a body at most: a larger one is proxied but not recorded. */
@@ -330,6 +332,21 @@ function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>
 }
 
 /**
+ * While its project records, a matched request goes to the target too, at the path the client
+ * asked for (the slug taken off under `/api/{slug}`): what was recorded a moment ago must not
+ * answer instead of the real API, whose state the rest of the session changes.
+ */
+function recordingRoute(deps: MockDeps, match: Match, pathname: string): ProxyRoute | null {
+  if (!deps.recording || match.kind === 'unmatched' || isManagementPath(pathname) || !deps.recording(match.project.id)) return null
+  const { project } = match
+  const settings = proxySettingsOf(deps, project, deps.ownPathsProject())
+  if (!settings) return null
+  const mount = `/api/${project.slug}`
+  const path = pathname === mount || pathname.startsWith(`${mount}/`) ? pathname.slice(mount.length) || '/' : pathname
+  return { settings, project, path, endpoint: null }
+}
+
+/**
  * An endpoint set to `proxy: true` forwards what it matches, before its auth and its settings (the
  * target answers for itself), at its path as written: `/api/shop/orders/7` for `/api/orders/:id`
  * goes as `/api/orders/7`, as at the own paths. Without a target for the project: 502, saying so.
@@ -406,7 +423,8 @@ export function createMockHandler(deps: MockDeps) {
       match = matchRequest(deps.catalog, request)
       proxying = match.kind === 'unmatched'
         ? proxyRoute(deps, match, request.url.pathname)
-        : match.kind === 'endpoint' && match.route.endpoint.proxy ? endpointProxyRoute(deps, match, request.url.pathname) : null
+        : recordingRoute(deps, match, request.url.pathname)
+          ?? (match.kind === 'endpoint' && match.route.endpoint.proxy ? endpointProxyRoute(deps, match, request.url.pathname) : null)
       // A browser's preflight is still ours to answer; a plain OPTIONS goes to the target.
       if (proxying && !(request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))) {
         answered = await answerByProxy(event, deps, proxying)

@@ -15,6 +15,7 @@ import { guardWrites, REQUEST_LOCK_WAIT_MS, setLockWait, whenStoreFree } from '.
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Clock, Project } from '../model.ts'
+import type { Context } from '../domain/context.ts'
 import { createEventRecorder } from '../queue/event-recorder.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
@@ -29,6 +30,7 @@ import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
 import { DEFAULT_PROXY_TIMEOUT_MS } from './proxy.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
+import { isRecording, recordOptions, recordProxied, startRecording, stopRecording } from '../domain/recording.ts'
 import { proxyTargetProblem } from '../engine/target-url.ts'
 
 export interface StartOptions {
@@ -91,8 +93,14 @@ export interface StartOptions {
    * a project's `proxy` setting) may stay silent `timeoutMs` (default 30 s).
    */
   proxy?: { target?: string | undefined; timeoutMs?: number | undefined } | undefined
-  /** Handed each proxied exchange after its answer has gone (`serve --record`); what it throws is logged, never fatal. */
+  /** Handed each proxied exchange after its answer has gone; what it throws is logged, never fatal. `record` uses the recording's own. */
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | undefined
+  /**
+   * `serve --record`: the project served at its own paths records what its proxy target answers
+   * (recording.ts) until `mockapi record stop` or the server closes; while it records, every request
+   * of that project goes to the target, so the real API sees what the client does.
+   */
+  record?: boolean | undefined
 }
 
 function proxySettings(proxy: StartOptions['proxy']): { target: URL | null; timeoutMs: number } {
@@ -146,6 +154,40 @@ function recorderOf(recorder: StartOptions['recorder'], log: BackgroundLog): App
 }
 
 /**
+ * `serve --record`: starts the project's recording (the target its proxy forwards to, the flag's
+ * or its setting's) and gives what the server needs of it. Each exchange is written when the store
+ * is free, as a request's write is, so another process's lock delays it rather than losing it.
+ */
+async function startProjectRecording(context: Context, project: Project | null, flagTarget: URL | null, log: BackgroundLog) {
+  if (!project) throw new AppError('INVALID_INPUT', '--record needs a project served at its own paths (--project)')
+  const target = flagTarget?.href ?? project.proxy?.target
+  if (!target) throw new AppError('INVALID_INPUT', `--record needs a proxy target: give serve --proxy URL, or give project ${project.slug} one with mockapi project set --proxy URL`)
+  const options = await recordOptions(target)
+  startRecording(context, project, target)
+  return {
+    isOn: (projectId: number) => projectId === project.id && isRecording(context, projectId),
+    recorder: (projectId: number, exchange: RecordedExchange) => {
+      whenStoreFree(context.db, () => recordProxied(context, projectId, exchange, options)).catch((error: unknown) => {
+        log.note('recording', `${exchange.method} ${exchange.path} was not recorded: ${(error as Error)?.message ?? String(error)}`)
+      })
+    },
+    // Ctrl-C ends the recording; one already stopped by `mockapi record stop` stays stopped.
+    stop: () => {
+      stopRecording(context, project)
+    },
+  }
+}
+
+/** The database may be gone by now (the reason serve stops): the recording then ends with it. */
+function endRecording(stop: (() => void) | null, log: BackgroundLog): void {
+  try {
+    stop?.()
+  } catch (error) {
+    log.note('recording', `not marked stopped: ${(error as Error)?.message ?? String(error)}`)
+  }
+}
+
+/**
  * Opens the database, applies a config file or prepares the demo, starts the delivery worker and
  * listens. `close()` stops taking requests, records what is buffered, lets deliveries in flight
  * finish (or puts them back unattempted), then closes the database.
@@ -157,6 +199,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const runtime = openRuntime(options.dbPath, { clock: options.clock, lockWaitMs: options.lockWaitMs })
   const { context, events } = runtime
   let watcher: { close(): void } | null = null
+  let stopOwnRecording: (() => void) | null = null
   let grpc: GrpcHost | null = null
   let lease: ServeLease | null = null
   let fileGuard: FileGuard | null = null
@@ -234,7 +277,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       timer.unref()
       journalSweep = timer
     }
-    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs, proxy, recorder: recorderOf(options.recorder, log) })
+    const recording = options.record ? await startProjectRecording(context, ownPathsProject(), proxy.target, log) : null
+    stopOwnRecording = recording?.stop ?? null
+    const recorder = recorderOf(recording?.recorder ?? options.recorder, log)
+    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs, proxy, recorder, recording: recording?.isOn ?? null })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,
@@ -319,6 +365,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
             Promise.all([listening.close(), grpcHost?.close()]).then(() => eventRecorder.close()),
             worker.stop(),
           ])
+          endRecording(stopOwnRecording, log)
           heldLease?.release()
           if (fileCheck) clearInterval(fileCheck)
           if (journalSweep) clearInterval(journalSweep)
@@ -330,6 +377,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     }
   } catch (error) {
     watcher?.close()
+    endRecording(stopOwnRecording, log)
     lease?.release()
     if (fileCheck) clearInterval(fileCheck)
     if (journalSweep) clearInterval(journalSweep)

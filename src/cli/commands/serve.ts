@@ -24,6 +24,7 @@ interface ServeOptions {
   journal?: number
   proxy?: string
   proxyTimeout?: string
+  record?: boolean
 }
 
 function checkKeep(value: number, flag: string): number {
@@ -83,6 +84,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--seed <n>', 'draw simulated errors (error rates) from a generator seeded with n, so runs repeat them (default: unseeded)', parseInteger)
     .option('--journal <n>', 'mock requests kept per project for tests and the dashboard to query; 0 keeps none (default 5000)', parseInteger)
     .option('--proxy <url>', 'forward every request the project at its own paths does not match (there and under /api/{slug}/) to this http(s) URL, and answer what it answers (replaces its proxy setting\'s target)')
+    .option('--record', 'keep what the proxy target answers as the project\'s resources and endpoints until mockapi record stop or Ctrl-C; while recording, every request of the project goes to the target')
     .option('--proxy-timeout <duration>', 'how long a proxy target (--proxy or a project\'s setting) may stay silent before a request answers 504 PROXY_TIMEOUT (default 30s)')
     .option('--quiet', 'do not log each request and delivery attempt')
     .action(async (options: ServeOptions, command: Command) => {
@@ -112,6 +114,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
           target: options.proxy,
           timeoutMs: options.proxyTimeout === undefined ? undefined : parseDuration(options.proxyTimeout, 'proxy timeout'),
         },
+        record: options.record,
         debug: globalOptions(command).debug ?? false,
         retryDelaysMs: resolveRetryDelays(options.webhookRetryDelays, ctx.environment),
         deliveryTimeoutMs: options.webhookTimeout ? parseDuration(options.webhookTimeout, 'webhook timeout') : undefined,
@@ -143,6 +146,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
       if (options.proxy !== undefined) {
         const own = server.projects.find((project) => project.servedAtOwnPaths)
         ctx.io.out(`  ${'proxy'.padEnd(16)} ${chalk.cyan(options.proxy)}${chalk.dim(`  (what ${own?.slug ?? 'the project at its own paths'} does not match)`)}`)
+      }
+      if (options.record) {
+        const own = server.projects.find((project) => project.servedAtOwnPaths)
+        ctx.io.out(`  ${'recording'.padEnd(16)} ${chalk.red('●')} ${chalk.dim(`${own?.slug ?? ''}: every request goes to the target and its answer is kept; mockapi record stop or Ctrl-C ends it`)}`)
       }
       ctx.io.out(`  ${'health'.padEnd(16)} ${chalk.cyan(`${server.url}/api/health`)}`)
       ctx.io.out(`  ${'dashboard'.padEnd(16)} ${chalk.cyan(`${server.url}/_mockapi/#token=${await server.dashboardToken()}`)}`)
