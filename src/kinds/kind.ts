@@ -181,19 +181,25 @@ export interface DataKind {
 }
 
 /**
- * One request and the answer it got, as a HAR entry or a Postman example holds it: the shape of
- * the domain's RecordedExchange (src/domain/recorded-exchange.ts), which a kind may not import.
+ * One request and the answer a real API gave it, as the proxy saw it or a HAR file or Postman
+ * collection wrote it down: what a recording (src/domain/recording.ts) turns into resources and
+ * endpoints. Here, below the domain, so the kinds that read such files can produce it.
  */
-export interface CapturedExchange {
+export interface RecordedExchange {
+  /** Upper case. */
   method: string
+  /** The path within the project, as the mock serves it: before the proxy's `pathRewrite`. */
   path: string
+  /** The search part: `''` or `?a=1`. */
   query: string
   requestHeaders: [string, string][]
   requestBody: Uint8Array | null
   status: number
+  /** As received, hop-by-hop headers already dropped. */
   responseHeaders: [string, string][]
-  /** Identity-coded: a HAR's content is stored decoded, so its Content-Encoding is not passed on. */
+  /** The whole body, identity-coded (a HAR stores content decoded; the proxy copies bodies up to 32 MiB). */
   responseBody: Uint8Array
+  /** ISO 8601. */
   startedAt: string
   durationMs: number
 }
@@ -204,7 +210,7 @@ export interface ExchangeSet {
   title: string | null
   /** `HAR 1.2`, `Postman v2.1.0`. */
   version: string
-  exchanges: CapturedExchange[]
+  exchanges: RecordedExchange[]
   /** What the document holds that is not recorded (a request without an example, a blocked request). */
   warnings: string[]
 }

@@ -1,23 +1,7 @@
-import { AppError } from '../../errors.ts'
-import type { CapturedExchange, ExchangeKind, ExchangeSet } from '../kind.ts'
+import { isObject, parseJson, refuseInput } from '../../engine/json-input.ts'
+import type { RecordedExchange, ExchangeKind, ExchangeSet } from '../kind.ts'
 
-type JsonObject = Record<string, unknown>
-
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
-
-function refuse(name: string, field: string | null, message: string): never {
-  throw new AppError('INVALID_INPUT', `${name}: ${message}`, field === null ? {} : { details: [{ field, message }] })
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
-  }
-}
-
-const parsedLog = (text: string): unknown => (text.trimStart().startsWith('{') ? parse(text) : undefined)
+const parsedLog = (text: string): unknown => (text.trimStart().startsWith('{') ? parseJson(text) : undefined)
 
 /** HAR 1.1 and 1.2 hold entries the same way; browsers write 1.2. */
 const VERSIONS = new Set(['1.1', '1.2'])
@@ -35,21 +19,21 @@ function contentOf(content: unknown, where: string, file: string): Uint8Array {
   if (!isObject(content) || typeof content.text !== 'string') return new Uint8Array()
   if (content.encoding === 'base64') {
     const base64 = content.text.replace(/\s+/g, '')
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) refuse(file, `${where}.content.text`, `${where}.content.text is not base64, as its encoding says`)
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) refuseInput(file, `${where}.content.text`, `${where}.content.text is not base64, as its encoding says`)
     return new Uint8Array(Buffer.from(base64, 'base64'))
   }
   return new TextEncoder().encode(content.text)
 }
 
-function entryExchange(entry: unknown, at: number, file: string, warnings: string[]): CapturedExchange | null {
+function entryExchange(entry: unknown, at: number, file: string, warnings: string[]): RecordedExchange | null {
   const where = `log.entries[${at}]`
-  if (!isObject(entry)) refuse(file, where, `${where} is not an object`)
+  if (!isObject(entry)) refuseInput(file, where, `${where} is not an object`)
   const { request, response } = entry
   if (!isObject(request) || typeof request.method !== 'string' || typeof request.url !== 'string') {
-    refuse(file, `${where}.request`, `${where} has no request with a method and a url`)
+    refuseInput(file, `${where}.request`, `${where} has no request with a method and a url`)
   }
-  if (!isObject(response)) refuse(file, `${where}.response`, `${where} (${request.method} ${request.url}) has no response`)
-  if (typeof response.status !== 'number') refuse(file, `${where}.response.status`, `${where}.response.status must be a number`)
+  if (!isObject(response)) refuseInput(file, `${where}.response`, `${where} (${request.method} ${request.url}) has no response`)
+  if (typeof response.status !== 'number') refuseInput(file, `${where}.response.status`, `${where}.response.status must be a number`)
   const url = URL.canParse(request.url) ? new URL(request.url) : null
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     warnings.push(`${where}: ${request.url.slice(0, 80)} is not an http(s) URL: not recorded`)
@@ -94,14 +78,14 @@ export const harKind: ExchangeKind = {
     },
   },
   load(text, file): ExchangeSet {
-    const har = parse(text)
-    if (har === undefined) refuse(file, null, 'is not JSON; a HAR file is a JSON object {"log": {"version": "1.2", "entries": […]}}')
-    if (!isObject(har) || !isObject(har.log)) refuse(file, 'log', 'has no "log" object; a HAR file is a JSON object {"log": {"version": "1.2", "entries": […]}}')
+    const har = parseJson(text)
+    if (har === undefined) refuseInput(file, null, 'is not JSON; a HAR file is a JSON object {"log": {"version": "1.2", "entries": […]}}')
+    if (!isObject(har) || !isObject(har.log)) refuseInput(file, 'log', 'has no "log" object; a HAR file is a JSON object {"log": {"version": "1.2", "entries": […]}}')
     const { log } = har
-    if (log.version !== undefined && !VERSIONS.has(String(log.version))) refuse(file, 'log.version', `is HAR ${String(log.version)}; mockapi reads HAR 1.2 (and 1.1)`)
-    if (!Array.isArray(log.entries)) refuse(file, 'log.entries', 'log.entries must be an array of requests and their responses')
+    if (log.version !== undefined && !VERSIONS.has(String(log.version))) refuseInput(file, 'log.version', `is HAR ${String(log.version)}; mockapi reads HAR 1.2 (and 1.1)`)
+    if (!Array.isArray(log.entries)) refuseInput(file, 'log.entries', 'log.entries must be an array of requests and their responses')
     const warnings: string[] = []
-    const exchanges = log.entries.map((entry, at) => entryExchange(entry, at, file, warnings)).filter((e): e is CapturedExchange => e !== null)
+    const exchanges = log.entries.map((entry, at) => entryExchange(entry, at, file, warnings)).filter((e): e is RecordedExchange => e !== null)
     const hosts = [...new Set(log.entries.filter(isObject).map((e) => (isObject(e.request) && typeof e.request.url === 'string' && URL.canParse(e.request.url) ? new URL(e.request.url).host : '')).filter(Boolean))]
     if (hosts.length > 1) warnings.push(`entries from ${hosts.length} hosts (${hosts.join(', ')}) are all served at their own paths in one project`)
     const pages = Array.isArray(log.pages) ? log.pages.filter(isObject) : []

@@ -1,23 +1,7 @@
-import { AppError } from '../../errors.ts'
+import { isObject, parseJson, refuseInput, type JsonObject } from '../../engine/json-input.ts'
 import type { DataKind, DataSet } from '../kind.ts'
 
-type JsonObject = Record<string, unknown>
-
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
-
 const typeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`)
-
-function refuse(name: string, field: string | null, message: string): never {
-  throw new AppError('INVALID_INPUT', `${name}: ${message}`, field === null ? {} : { details: [{ field, message }] })
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
 
 /** json-server 1.x's db.json names its JSON Schema for editors (`"$schema": "./node_modules/json-server/schema.json"`): not a resource. */
 const entriesOf = (db: JsonObject) => Object.entries(db).filter(([name, value]) => !(name === '$schema' && typeof value === 'string'))
@@ -51,17 +35,17 @@ function checkRecords(file: string, name: string, records: unknown[]): JsonObjec
   const seen = new Map<string, number>()
   records.forEach((record, index) => {
     const at = `${name}[${index}]`
-    if (!isObject(record)) refuse(file, at, `${at} is ${typeOf(record)}, not a record (an object)`)
+    if (!isObject(record)) refuseInput(file, at, `${at} is ${typeOf(record)}, not a record (an object)`)
     const id = record.id
     if (id === undefined) return
     if (!((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)))) {
-      refuse(file, `${at}.id`, `${at}.id must be a non-empty string or a number, got ${JSON.stringify(id)}`)
+      refuseInput(file, `${at}.id`, `${at}.id must be a non-empty string or a number, got ${JSON.stringify(id)}`)
     }
-    if (id === '.' || id === '..') refuse(file, `${at}.id`, `${at}.id "${id}" cannot be used in a URL path (clients resolve it as a dot-segment)`)
+    if (id === '.' || id === '..') refuseInput(file, `${at}.id`, `${at}.id "${id}" cannot be used in a URL path (clients resolve it as a dot-segment)`)
     // json-server finds `/posts/1` whether the id is 1 or "1": to it they are the same record.
     const key = String(id)
     const first = seen.get(key)
-    if (first !== undefined) refuse(file, `${at}.id`, `${name} has id ${JSON.stringify(id)} twice (${name}[${first}] and ${at}); ids must be unique`)
+    if (first !== undefined) refuseInput(file, `${at}.id`, `${name} has id ${JSON.stringify(id)} twice (${name}[${first}] and ${at}); ids must be unique`)
     seen.set(key, index)
   })
   return records as JsonObject[]
@@ -77,22 +61,22 @@ export const jsonServerKind: DataKind = {
   label: 'json-server database',
   detect: {
     extensions: [],
-    looksLike: (text) => text.trimStart().startsWith('{') && looksLikeDb(parse(text)),
+    looksLike: (text) => text.trimStart().startsWith('{') && looksLikeDb(parseJson(text)),
     described: 'json-server database (a JSON object of arrays of records, db.json)',
-    claims: (text) => text.trimStart().startsWith('{') && claimsDb(parse(text)),
+    claims: (text) => text.trimStart().startsWith('{') && claimsDb(parseJson(text)),
   },
   load(text, file): DataSet {
-    const db = parse(text)
-    if (db === undefined) refuse(file, null, 'is not JSON; a json-server database is a JSON object such as {"posts": [{"id": 1, "title": "…"}]}')
-    if (!isObject(db)) refuse(file, null, `is ${typeOf(db)}; a json-server database is a JSON object whose keys name resources, such as {"posts": [{"id": 1}]}`)
+    const db = parseJson(text)
+    if (db === undefined) refuseInput(file, null, 'is not JSON; a json-server database is a JSON object such as {"posts": [{"id": 1, "title": "…"}]}')
+    if (!isObject(db)) refuseInput(file, null, `is ${typeOf(db)}; a json-server database is a JSON object whose keys name resources, such as {"posts": [{"id": 1}]}`)
     const entries = entriesOf(db)
-    if (entries.length === 0) refuse(file, null, 'names no resources; a json-server database is a JSON object such as {"posts": [{"id": 1}]}')
+    if (entries.length === 0) refuseInput(file, null, 'names no resources; a json-server database is a JSON object such as {"posts": [{"id": 1}]}')
     const set: DataSet = { collections: [], singulars: [] }
     for (const [name, value] of entries) {
-      if (name.trim() === '') refuse(file, name, 'a resource name is empty')
+      if (name.trim() === '') refuseInput(file, name, 'a resource name is empty')
       if (Array.isArray(value)) set.collections.push({ name, records: checkRecords(file, name, value) })
       else if (isObject(value)) set.singulars.push({ name, value })
-      else refuse(file, name, `"${name}" is ${typeOf(value)}; each top-level value is an array of records (a resource) or an object (a singular resource)`)
+      else refuseInput(file, name, `"${name}" is ${typeOf(value)}; each top-level value is an array of records (a resource) or an object (a singular resource)`)
     }
     return set
   },

@@ -1,23 +1,7 @@
-import { AppError } from '../../errors.ts'
-import type { CapturedExchange, ExchangeKind, ExchangeSet } from '../kind.ts'
+import { isObject, parseJson, refuseInput, type JsonObject } from '../../engine/json-input.ts'
+import type { RecordedExchange, ExchangeKind, ExchangeSet } from '../kind.ts'
 
-type JsonObject = Record<string, unknown>
-
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
-
-function refuse(name: string, field: string | null, message: string): never {
-  throw new AppError('INVALID_INPUT', `${name}: ${message}`, field === null ? {} : { details: [{ field, message }] })
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return undefined
-  }
-}
-
-const parsedCollection = (text: string): unknown => (text.trimStart().startsWith('{') ? parse(text) : undefined)
+const parsedCollection = (text: string): unknown => (text.trimStart().startsWith('{') ? parseJson(text) : undefined)
 
 const SCHEMA = /getpostman\.com\/json\/(?:draft-\d+\/)?collection\/v(\d+(?:\.\d+)*)/
 
@@ -102,17 +86,17 @@ const PREVIEW_TYPES: Record<string, string> = { json: 'application/json', xml: '
 interface Walk {
   file: string
   variables: Variables
-  exchanges: CapturedExchange[]
+  exchanges: RecordedExchange[]
   withoutExamples: string[]
 }
 
-function exampleExchange(request: JsonObject, example: JsonObject, where: string, walk: Walk): CapturedExchange | null {
+function exampleExchange(request: JsonObject, example: JsonObject, where: string, walk: Walk): RecordedExchange | null {
   const sent = isObject(example.originalRequest) ? example.originalRequest : request
   const method = typeof sent.method === 'string' ? sent.method : typeof request.method === 'string' ? request.method : 'GET'
   const located = pathOf(sent.url ?? request.url, walk.variables) ?? pathOf(request.url, walk.variables)
-  if (located === null) refuse(walk.file, `${where}.originalRequest.url`, `${where} names no URL`)
+  if (located === null) refuseInput(walk.file, `${where}.originalRequest.url`, `${where} names no URL`)
   const status = example.code === undefined ? 200 : example.code
-  if (typeof status !== 'number') refuse(walk.file, `${where}.code`, `${where}.code must be a number (the example's HTTP status)`)
+  if (typeof status !== 'number') refuseInput(walk.file, `${where}.code`, `${where}.code must be a number (the example's HTTP status)`)
   const headers = headersOf(example.header)
   const preview = typeof example._postman_previewlanguage === 'string' ? PREVIEW_TYPES[example._postman_previewlanguage] : undefined
   if (preview && !headers.some(([name]) => name.toLowerCase() === 'content-type')) headers.push(['Content-Type', preview])
@@ -135,7 +119,7 @@ function exampleExchange(request: JsonObject, example: JsonObject, where: string
 function walkItems(items: unknown[], where: string, trail: string, walk: Walk): void {
   items.forEach((item, at) => {
     const here = `${where}[${at}]`
-    if (!isObject(item)) refuse(walk.file, here, `${here} is not an object`)
+    if (!isObject(item)) refuseInput(walk.file, here, `${here} is not an object`)
     const name = typeof item.name === 'string' ? item.name : `#${at}`
     const variables = walk.variables
     if (Array.isArray(item.variable)) walk.variables = variablesOf(item.variable, variables)
@@ -146,7 +130,7 @@ function walkItems(items: unknown[], where: string, trail: string, walk: Walk): 
       const examples = Array.isArray(item.response) ? item.response : []
       if (examples.length === 0) walk.withoutExamples.push(`${trail}${name}`)
       examples.forEach((example, n) => {
-        if (!isObject(example)) refuse(walk.file, `${here}.response[${n}]`, `${here}.response[${n}] is not an object`)
+        if (!isObject(example)) refuseInput(walk.file, `${here}.response[${n}]`, `${here}.response[${n}] is not an object`)
         const exchange = exampleExchange(request, example, `${here}.response[${n}]`, walk)
         if (exchange) walk.exchanges.push(exchange)
       })
@@ -172,14 +156,14 @@ export const postmanKind: ExchangeKind = {
     },
   },
   load(text, file): ExchangeSet {
-    const collection = parse(text)
-    if (collection === undefined) refuse(file, null, `is not JSON; a Postman collection is the JSON file ${EXPORT_AGAIN} writes`)
-    if (!isObject(collection)) refuse(file, null, 'is not a JSON object, as a Postman collection is')
+    const collection = parseJson(text)
+    if (collection === undefined) refuseInput(file, null, `is not JSON; a Postman collection is the JSON file ${EXPORT_AGAIN} writes`)
+    if (!isObject(collection)) refuseInput(file, null, 'is not a JSON object, as a Postman collection is')
     const version = schemaVersion(collection)
-    if (version === null && isV1(collection)) refuse(file, null, `is a Postman collection v1; mockapi reads v2.1: ${EXPORT_AGAIN}`)
-    if (version === null) refuse(file, 'info.schema', `names no Postman collection schema in info.schema; mockapi reads v2.1: ${EXPORT_AGAIN}`)
-    if (!version.startsWith('2.1')) refuse(file, 'info.schema', `is a Postman collection v${version}; mockapi reads v2.1: ${EXPORT_AGAIN}`)
-    if (!Array.isArray(collection.item)) refuse(file, 'item', 'item must be the list of the collection\'s requests and folders')
+    if (version === null && isV1(collection)) refuseInput(file, null, `is a Postman collection v1; mockapi reads v2.1: ${EXPORT_AGAIN}`)
+    if (version === null) refuseInput(file, 'info.schema', `names no Postman collection schema in info.schema; mockapi reads v2.1: ${EXPORT_AGAIN}`)
+    if (!version.startsWith('2.1')) refuseInput(file, 'info.schema', `is a Postman collection v${version}; mockapi reads v2.1: ${EXPORT_AGAIN}`)
+    if (!Array.isArray(collection.item)) refuseInput(file, 'item', 'item must be the list of the collection\'s requests and folders')
     const walk: Walk = { file, variables: variablesOf(collection.variable), exchanges: [], withoutExamples: [] }
     walkItems(collection.item, 'item', '', walk)
     const warnings: string[] = []
