@@ -5,7 +5,7 @@ import { createCatalog } from '../domain/catalog.ts'
 import { createJournal, type Journal } from '../domain/journal.ts'
 import { projectMasking, type Masking } from '../domain/journal-view.ts'
 import type { ProjectFile } from '../domain/project-file.ts'
-import { requireProjectBySlug, defaultProject } from '../domain/projects.ts'
+import { createProject, requireProjectBySlug, defaultProject, updateProjectSettings } from '../domain/projects.ts'
 import { takeServeLease, type ServeLease } from '../domain/serve-lease.ts'
 import { createFileGuard, type FileGuard } from '../store/file-guard.ts'
 import { resetProject } from '../domain/seeding.ts'
@@ -167,7 +167,9 @@ async function startProjectRecording(context: Context, project: Project | null, 
   return {
     isOn: (projectId: number) => projectId === project.id && isRecording(context, projectId),
     recorder: (projectId: number, exchange: RecordedExchange) => {
-      whenStoreFree(context.db, () => recordProxied(context, projectId, exchange, options)).catch((error: unknown) => {
+      whenStoreFree(context.db, () => recordProxied(context, projectId, exchange, options)).then((summary) => {
+        for (const skipped of summary?.skipped ?? []) log.note('recording', `${skipped.method} ${skipped.path} was not recorded: ${skipped.reason}`)
+      }, (error: unknown) => {
         log.note('recording', `${exchange.method} ${exchange.path} was not recorded: ${(error as Error)?.message ?? String(error)}`)
       })
     },
@@ -176,6 +178,12 @@ async function startProjectRecording(context: Context, project: Project | null, 
       stopRecording(context, project)
     },
   }
+}
+
+/** The project `serve --proxy` makes on an empty database, named after its target; its paths are the real API's, so no naming rules judge them. */
+function createProxyProject(context: Context, target: URL): void {
+  const project = createProject(context, { name: target.host, slug: 'proxy' })
+  updateProjectSettings(context, project, { pathRules: 'off' })
 }
 
 /** The database may be gone by now (the reason serve stops): the recording then ends with it. */
@@ -217,7 +225,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       },
     })
     const config = options.config
-    const needsDemo = options.demo !== false && !config && context.repos.projects.list().length === 0
+    const empty = context.repos.projects.list().length === 0
+    // In front of a real API the demo's blog routes (/api/users, /api/posts) would answer in its place: an empty project instead.
+    if (empty && proxy.target && !config) createProxyProject(context, proxy.target)
+    const needsDemo = options.demo !== false && !config && empty && !proxy.target
     // yaml, faker and the apply code load only when a file or the demo needs them.
     const setup = config || needsDemo
       ? await Promise.all([import('../domain/apply.ts'), import('../domain/project-file.ts'), import('../domain/demo.ts'), import('../engine/generators.ts').then((m) => m.loadFaker())])

@@ -30,6 +30,7 @@ async function startUpstream() {
       const user = users.find((u) => u.id === Number(item[1]))
       return user ? json(200, user) : json(404, { error: 'no such user' })
     }
+    if (req.url === '/big') return res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(6 * 1024 * 1024))
     if (req.url === '/status') return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-upstream': 'yes' }).end('all systems go ✓\n')
     res.writeHead(404).end()
   })
@@ -77,6 +78,23 @@ describe('serve --record', () => {
     expect(users).toEqual([{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }, { id: 3, name: 'Linus' }])
     const replayed = await fetch(`${offline.url}/status`)
     expect([replayed.status, replayed.headers.get('x-upstream'), await replayed.text()]).toEqual([200, 'yes', 'all systems go ✓\n'])
+  })
+
+  it('on an empty database records into a project of its own (not the demo), and says what it did not keep', async () => {
+    const upstream = await startUpstream()
+    const workspace = cliWorkspace()
+    const lines: string[] = []
+    const server = await startServer({ dbPath: workspace.db, port: 0, host: '127.0.0.1', proxy: { target: upstream.url }, record: true, log: (line) => lines.push(line) })
+    expect(server.createdDemo).toBe(false)
+    expect((await send(`${server.url}/users`)).json).toHaveLength(2)
+    const big = await fetch(`${server.url}/big`)
+    expect([big.status, (await big.arrayBuffer()).byteLength]).toEqual([200, 6 * 1024 * 1024])
+    await expect.poll(() => lines.join('\n')).toContain('GET /big was not recorded')
+    const { context } = openStore(workspace.db)
+    expect(context.repos.projects.list().map((p) => [p.slug, p.pathRules])).toEqual([['proxy', 'off']])
+    await expect.poll(() => context.repos.resources.listByProject(context.repos.projects.list()[0]!.id).map((r) => r.path)).toEqual(['/users'])
+    await server.close()
+    await upstream.close()
   })
 
   it('ends the recording when serve closes, and refuses --record without a proxy target', async () => {
