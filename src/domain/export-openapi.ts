@@ -1,7 +1,7 @@
 import { stringify } from 'yaml'
 import { AppError } from '../errors.ts'
 import { describeWhen } from '../engine/conditions.ts'
-import { contentTypeOf, TEXT_TYPE } from '../engine/media-type.ts'
+import { contentTypeOf, isJsonContentType, TEXT_TYPE } from '../engine/media-type.ts'
 import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
 import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
 import { resolvePointer } from '../kinds/openapi/pointer.ts'
@@ -175,19 +175,32 @@ interface Answer {
   media: { type: string; value: unknown; binary: boolean } | null
 }
 
+/**
+ * A text body sent as JSON (a recording keeps what the real API answered as text, byte for byte) is
+ * JSON in the document: written as a string, the import would answer the string itself, quoted.
+ */
+function textValue(text: string, type: string): unknown {
+  if (!isJsonContentType(type)) return text
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
 function answerOf(endpoint: Endpoint, response: EndpointResponse | null, name: string, description: string | null): Answer {
   const headers = response ? { ...endpoint.headers, ...response.headers } : endpoint.headers
   const answer = response
     ? { bodyType: response.bodyType, body: response.body, contentType: response.contentType, file: response.file }
     : { bodyType: endpoint.bodyType, body: endpoint.body, contentType: endpoint.contentType, file: endpoint.file }
   const hasBody = answer.bodyType === 'file' ? answer.file !== null : answer.body !== null && answer.bodyType !== null
-  const media = !hasBody
-    ? null
-    : {
-        type: mediaTypeOf(headers, { bodyType: answer.bodyType ?? 'json', contentType: answer.contentType, file: answer.file }),
-        value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : answer.bodyType === 'text' ? answer.body : null,
-        binary: answer.bodyType === 'file',
-      }
+  if (!hasBody) return { name, description, status: response?.status ?? endpoint.status, headers, media: null }
+  const type = mediaTypeOf(headers, { bodyType: answer.bodyType ?? 'json', contentType: answer.contentType, file: answer.file })
+  const media = {
+    type,
+    value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : answer.bodyType === 'text' ? textValue(answer.body!, type) : null,
+    binary: answer.bodyType === 'file',
+  }
   return { name, description, status: response?.status ?? endpoint.status, headers, media }
 }
 

@@ -292,6 +292,20 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     expect(JSON.parse(readFileSync(join(shop.cwd, 'shop.json'), 'utf8'))).toEqual(exported)
   })
 
+  it('writes a text body sent as JSON (as a recording keeps it) as JSON, so the import answers it unquoted', async () => {
+    const w = cliWorkspace()
+    await w.ok('init', '--yes', '--slug', 'rec', '--path-rules', 'off')
+    await w.ok('add-endpoint', 'GET', '/cookie', '--text', '{"ok":true}', '--content-type', 'application/json')
+    await w.ok('export', '--format', 'openapi', '-o', 'rec.json')
+    const doc = JSON.parse(readFileSync(join(w.cwd, 'rec.json'), 'utf8')) as Doc
+    expect(doc.paths['/cookie'].get.responses['200'].content['application/json']).toMatchObject({ schema: { type: 'object' }, example: { ok: true } })
+    const back = cliWorkspace()
+    await back.ok('import', join(w.cwd, 'rec.json'), '--stateful')
+    const server = await serve(back.db)
+    const answered = await send(`${server.url}/cookie`)
+    expect([answered.status, answered.text]).toEqual([200, '{"ok":true}'])
+  })
+
   it('refuses an unknown format, listing the formats', async () => {
     const run = await shop.run('export', '--format', 'postman')
     expect(run.code).not.toBe(0)
