@@ -425,8 +425,9 @@ export function createMockHandler(deps: MockDeps) {
         ? proxyRoute(deps, match, request.url.pathname)
         : recordingRoute(deps, match, request.url.pathname)
           ?? (match.kind === 'endpoint' && match.route.endpoint.proxy ? endpointProxyRoute(deps, match, request.url.pathname) : null)
-      // A browser's preflight is still ours to answer; a plain OPTIONS goes to the target.
-      if (proxying && !(request.method === 'OPTIONS' && request.headers.has('access-control-request-method'))) {
+      // A browser's preflight is ours to answer, and not marked proxied; a plain OPTIONS goes to the target.
+      if (proxying && request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) proxying = null
+      if (proxying) {
         answered = await answerByProxy(event, deps, proxying)
       } else if (answersAsPreflight(request, match)) {
         answered = answerPreflight(event)

@@ -274,6 +274,23 @@ describe('serve --proxy', () => {
     ])
   })
 
+  it('answers a browser preflight itself, unforwarded and not marked proxied; a plain OPTIONS goes to the target', async () => {
+    const seen: string[] = []
+    const up = await upstream({ '/ok': (req, res) => { seen.push(req.method!); req.resume(); res.writeHead(200).end('up') } })
+    const { server } = await proxied({ target: up.url })
+    const served: RequestServed[] = []
+    server.events.on('request.served', (s) => served.push(s))
+    const preflight = await fetch(`${server.url}/ok`, { method: 'OPTIONS', headers: { Origin: 'http://app.test', 'Access-Control-Request-Method': 'POST' } })
+    await preflight.arrayBuffer()
+    expect(preflight.status).toBe(204)
+    const plain = await fetch(`${server.url}/ok`, { method: 'OPTIONS' })
+    expect(await plain.text()).toBe('up')
+    expect(seen).toEqual(['OPTIONS'])
+    expect(served.map((s) => s.proxied ?? false)).toEqual([false, true])
+    const entries = server.journal!.records(server.project('shop').id).map((record) => entryOf(record, { mask: null }))
+    expect(entries.map((e) => e.proxied ?? false)).toEqual([false, true])
+  })
+
   it('hands the recorder each whole exchange after its answer, and survives a recorder that throws', async () => {
     const up = await upstream({ '/users/1': echo })
     const recorded: RecordedExchange[] = []
