@@ -359,6 +359,15 @@ describe('import --stateful seeds a collection from its list example', () => {
     await seeded.ok('import', 'notes.json', '--stateful', '--seed', '2')
     const more = await serve(seeded.db)
     expect((await answer(more.url, 'GET', '/api/notes/notes')).body).toEqual([{ id: 'b', text: 'two' }, { id: 'a', text: 'one' }, { id: '1', text: 'two' }, { id: '2', text: 'two' }])
+
+    // An empty list example is an empty collection (an export of a resource without records).
+    const empty = cliWorkspace()
+    await empty.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
+    const spec = notesSpec('string')
+    spec.paths['/notes'].get.responses['200'].content['application/json'].example = []
+    writeFileSync(join(empty.cwd, 'notes.json'), JSON.stringify(spec))
+    await empty.ok('import', 'notes.json', '--stateful')
+    expect((await answer((await serve(empty.db)).url, 'GET', '/api/notes/notes')).body).toEqual([])
   })
 
   it('a list example whose ids are not of the item schema\'s type is not records: 5 generated items, as without one', async () => {
