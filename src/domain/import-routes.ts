@@ -8,7 +8,7 @@ import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { kindOf } from '../kinds/registry.ts'
-import { derefPointer, escapePointer, isObj, resolvePointer } from '../kinds/openapi/pointer.ts'
+import { derefPointer, isObj, resolvePointer } from '../kinds/openapi/pointer.ts'
 
 export interface RouteImportOptions {
   /** Drop this spec's endpoints that the new version no longer has. */
@@ -98,7 +98,7 @@ function schemaIdKind(document: unknown, read: RouteOperation | undefined): IdKi
   const schemaPointer = jsonMedia(read)?.schema
   const schema = schemaPointer ? derefPointer(document, schemaPointer) : null
   const properties = schema === null ? null : derefPointer(document, `${schema}/properties`)
-  const id = properties === null ? null : derefPointer(document, `${properties}/${escapePointer('id')}`)
+  const id = properties === null ? null : derefPointer(document, `${properties}/id`)
   const type = id === null ? undefined : (resolvePointer(document, id) as { type?: unknown }).type
   const named = (Array.isArray(type) ? type : [type]).filter((t) => t !== 'null')
   if (named.length !== 1) return null
@@ -263,7 +263,7 @@ export function storeRoutes(
     for (const { resource, group } of seeded) {
       const listed = listedRecords(document, group.operations)
       // Two resources of one collection (`/comments`, `/posts/{postId}/comments`) list the same records: each is seeded once.
-      const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.map((record) => String(record.id))))
+      const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.flatMap((record) => (record.id === undefined ? [] : [String(record.id)]))))
       const records = (listed ?? []).filter((record) => !taken.has(String(record.id)))
       const item = sampleItem(responder, group.operations)
       const { id, ...fields } = item ?? {}
