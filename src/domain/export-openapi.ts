@@ -30,10 +30,11 @@ export interface OpenApiExport {
 
 type Obj = Record<string, unknown>
 
-/** Records a resource's schema is inferred from: enough to see every field, bounded for huge collections. */
-const SAMPLED_RECORDS = 1000
-/** Records a list's example shows. */
-const LISTED_EXAMPLE = 3
+/**
+ * Records a resource's schema is inferred from and its list's example carries (what `import
+ * --stateful` seeds it with again): all of them, bounded for huge collections.
+ */
+const EXPORTED_RECORDS = 1000
 
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
@@ -270,8 +271,9 @@ function customResponses(endpoint: Endpoint): Obj {
   return responses
 }
 
-function records(context: Context, resource: Resource): Obj[] {
-  const page = context.repos.records.page(resource.collectionId, { filters: [], q: null, sort: [], limit: SAMPLED_RECORDS, offset: 0 })
+function records(context: Context, resource: Resource, warnings: string[]): Obj[] {
+  const page = context.repos.records.page(resource.collectionId, { filters: [], q: null, sort: [], limit: EXPORTED_RECORDS, offset: 0 })
+  if (page.total > EXPORTED_RECORDS) warnings.push(`${resource.path}: its first ${EXPORTED_RECORDS} of ${page.total} records are written, the rest left out`)
   return JSON.parse(page.json) as Obj[]
 }
 
@@ -310,7 +312,7 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
     const written = endpoint && openApiPath(endpoint.path)
     if (!endpoint || !written) continue
     const answer = action === 'list'
-      ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample.slice(0, LISTED_EXAMPLE)) }
+      ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample) }
       : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, sample[0]) }
     const parameters = [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])]
     const own = securityOf(endpoint)
@@ -441,7 +443,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
   const names = new Set<string>(['Error'])
   const resources = context.repos.resources.listByProject(project.id).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   for (const resource of resources) {
-    const sample = records(context, resource)
+    const sample = records(context, resource, warnings)
     const name = schemaName(resource, names)
     const inferred = { ...inferSchema(sample), type: 'object' }
     schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }

@@ -8,13 +8,18 @@ import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { kindOf } from '../kinds/registry.ts'
+import { derefPointer, isObj, resolvePointer } from '../kinds/openapi/pointer.ts'
 
 export interface RouteImportOptions {
   /** Drop this spec's endpoints that the new version no longer has. */
   replace: boolean
-  /** Collection + item paths behave like a resource, seeded with `seedCount` generated items. */
+  /**
+   * Collection + item paths behave like a resource, seeded with the records the collection GET's
+   * example lists, then `seedCount` generated items (5 when not given and there is no such example).
+   */
   stateful: boolean
-  seedCount: number
+  /** null: not given. */
+  seedCount: number | null
 }
 
 export interface RouteImportResult {
@@ -75,6 +80,48 @@ function sampleItem(examples: ExampleSource, group: RouteOperation[]): Record<st
 }
 
 const key = (method: string, path: string) => `${method} ${routeShape(path)}`
+
+/** Generated items a stateful collection starts with when `--seed` is not given and its spec lists no records. */
+const DEFAULT_SEED_COUNT = 5
+
+type IdKind = 'string' | 'number'
+
+const idKindOf = (id: unknown): IdKind | null => (typeof id === 'string' ? 'string' : typeof id === 'number' && Number.isFinite(id) ? 'number' : null)
+
+/** The 200 response's JSON media of an operation. */
+function jsonMedia(op: RouteOperation | undefined) {
+  return op?.operation.responses.find((response) => response.code === '200')?.media.find((media) => /json/i.test(media.type))
+}
+
+/** The type the item GET's schema gives `id` (`integer` and `number` are numbers); null when it says none. */
+function schemaIdKind(document: unknown, read: RouteOperation | undefined): IdKind | null {
+  const schemaPointer = jsonMedia(read)?.schema
+  const schema = schemaPointer ? derefPointer(document, schemaPointer) : null
+  const properties = schema === null ? null : derefPointer(document, `${schema}/properties`)
+  const id = properties === null ? null : derefPointer(document, `${properties}/id`)
+  const type = id === null ? undefined : (resolvePointer(document, id) as { type?: unknown }).type
+  const named = (Array.isArray(type) ? type : [type]).filter((t) => t !== 'null')
+  if (named.length !== 1) return null
+  return named[0] === 'string' ? 'string' : named[0] === 'integer' || named[0] === 'number' ? 'number' : null
+}
+
+/**
+ * The records a collection GET's 200 JSON example lists (an export writes a resource's records
+ * there): every element an object with a distinct id of the item schema's type (of one type, when
+ * the schema says none). null when the spec has no such example: the collection is seeded as
+ * generated items instead.
+ */
+function listedRecords(document: unknown, group: RouteOperation[]): Record<string, unknown>[] | null {
+  const read = group.find((op) => op.method === 'GET' && op.path.split('/').at(-1)!.startsWith(':'))
+  const media = jsonMedia(group.find((op) => op.method === 'GET' && op !== read))
+  const pointer = media ? (media.example ?? Object.values(media.examples)[0] ?? null) : null
+  const listed = pointer === null ? undefined : resolvePointer(document, pointer)
+  if (!Array.isArray(listed) || !listed.every((record) => isObj(record))) return null
+  const expected = schemaIdKind(document, read) ?? idKindOf((listed[0] as Record<string, unknown> | undefined)?.id)
+  const ids = new Set(listed.map((record) => String(record.id)))
+  if (ids.size !== listed.length || !listed.every((record) => idKindOf(record.id) !== null && idKindOf(record.id) === expected)) return null
+  return listed
+}
 
 interface StatefulGroup {
   path: string
@@ -212,14 +259,20 @@ export function storeRoutes(
     context.repos.files.removeUnused(project.id)
 
     const responder = tools.examplesOf(input)
+    const document = seeded.length > 0 ? (JSON.parse(input.document) as unknown) : null
     for (const { resource, group } of seeded) {
+      const listed = listedRecords(document, group.operations)
+      // Two resources of one collection (`/comments`, `/posts/{postId}/comments`) list the same records: each is seeded once.
+      const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.flatMap((record) => (record.id === undefined ? [] : [String(record.id)]))))
+      const records = (listed ?? []).filter((record) => !taken.has(String(record.id)))
       const item = sampleItem(responder, group.operations)
       const { id, ...fields } = item ?? {}
       // An example's string id means the schema's ids are strings: generated ones are too ("1", "2", …).
       if (typeof id === 'string') collections.setIdType(resource.collectionId, 'string')
       // Seeded items get generated ids: a sampled one would be the same on each.
-      const seedRecords = item ? Array.from({ length: options.seedCount }, () => ({ ...fields })) : []
-      resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords })
+      const count = options.seedCount ?? (listed ? 0 : DEFAULT_SEED_COUNT)
+      const generated = item ? Array.from({ length: count }, () => ({ ...fields })) : []
+      resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [...records, ...generated] })
       reseedCollection(context, resource.collectionId, tools.makeFaker)
     }
     return result

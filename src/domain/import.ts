@@ -50,7 +50,10 @@ export interface ImportOptions {
   replace?: boolean | undefined
   /** OpenAPI: collection and item paths store what is POSTed, like a resource. */
   stateful?: boolean | undefined
-  /** With `stateful`: generated items each new collection starts with (default 5). */
+  /**
+   * With `stateful`: generated items each new collection starts with, after the records its
+   * collection GET's example lists (absent: none after such records, else 5).
+   */
   seed?: number | undefined
   /** gRPC: more folders to resolve a .proto's imports from (relative to `cwd`). */
   protoPaths?: string[] | undefined
@@ -285,7 +288,7 @@ export interface LoadedSpecImport {
   document: string
   operations: SpecOperation[]
   description: string
-  options: { replace: boolean; stateful: boolean; seedCount: number }
+  options: { replace: boolean; stateful: boolean; seedCount: number | null }
   /** What storing routes needs, loaded here: example bodies and faker (for stateful seeds). */
   routeTools: { examplesOf: ExamplesOf; makeFaker: FakerFactory } | null
   warnings: string[]
@@ -297,7 +300,7 @@ export interface LoadedSpecImport {
  * document that does not parse, a fetch that fails) with nothing changed.
  */
 export async function loadImport(request: ImportRequest): Promise<LoadedImport> {
-  const seedCount = checkSeed(request.seed ?? 5)
+  const seedCount = request.seed === undefined ? null : checkSeed(request.seed)
   const located = locate(request)
   // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
   const formatOption = 'source' in request ? '--format' : '"format"'

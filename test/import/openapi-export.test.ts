@@ -157,7 +157,7 @@ describe('export → import round trip', () => {
     await shop.ok('export', '--format', 'openapi', '-o', 'shop.openapi.json')
     const copy = cliWorkspace()
     await copy.ok('init', '--yes', '--name', 'Shop', '--slug', 'shop')
-    const imported = await copy.run('import', join(shop.cwd, 'shop.openapi.json'), '--project', 'shop', '--stateful', '--seed', '2')
+    const imported = await copy.run('import', join(shop.cwd, 'shop.openapi.json'), '--project', 'shop', '--stateful')
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stdout).toMatch(/GET +\/api\/users\/:userId\/orders +200 +list/)
     expect(imported.stdout).toMatch(/DELETE +\/api\/users\/:id +200 +delete/)
@@ -185,8 +185,15 @@ describe('export → import round trip', () => {
     const refused = await both('GET', '/users', { headers: { authorization: '' } })
     for (const { status, body } of [refused.original, refused.imported]) expect({ status, code: (body as Doc).error.code }).toEqual({ status: 401, code: 'UNAUTHORIZED' })
     expect((await answer(again.url, 'GET', '/api/shop/health', { headers: { authorization: '' } })).status).toBe(200)
-    // Resources: the first record is the example each stateful collection is seeded with.
-    expect((await same('GET', '/users/1')).body).toMatchObject({ id: 1, name: 'Ada' })
+    // Resources: each stateful collection is seeded with its records, as its list's example carries them.
+    const users = await same('GET', '/users')
+    expect((users.body as Doc[]).map((user) => user.id)).toEqual([1, 2])
+    expect(users.body).toEqual([
+      { id: 1, name: 'Ada', email: 'ada@example.com', joined: '2024-03-01T10:00:00Z', site: 'https://ada.example.com', tags: ['admin'], address: { city: 'London' } },
+      { id: 2, name: 'Bob', email: 'bob@example.com', joined: '2024-04-02T11:30:00Z', site: 'https://bob.example.com', tags: [], score: 2.5 },
+    ])
+    expect((await same('GET', '/users/2')).body).toMatchObject({ id: 2, name: 'Bob', score: 2.5 })
+    expect((await same('GET', '/users/1/orders')).body).toEqual([{ id: 1, userId: 1, total: 30, placed: '2024-05-01' }])
     expect((await same('GET', '/users/99')).status).toBe(404)
     const created = await same('POST', '/users', { body: { name: 'Cy', email: 'cy@example.com' } })
     expect(created.status).toBe(201)
@@ -263,14 +270,16 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
     const copy = cliWorkspace()
     await copy.ok('init', '--yes', '--name', 'Shop', '--slug', 'shop')
     writeFileSync(join(copy.cwd, 'shop.json'), JSON.stringify(exported))
-    await copy.ok('import', 'shop.json', '--stateful', '--seed', '2')
+    await copy.ok('import', 'shop.json', '--stateful')
     const run = await copy.run('export', '--format', 'openapi')
     expect(run.code, run.stderr).toBe(0)
     const again = JSON.parse(run.stdout) as Doc
     await SwaggerParser.validate(structuredClone(again) as never)
     // The stateful operations name the spec's schemas ($ref): they are described from the records instead.
     expect(Object.keys(again.paths['/api/users/{id}'])).toEqual(['get', 'put', 'patch', 'delete'])
-    expect(again.components.schemas.User.required).toEqual(['id', 'name', 'email', 'joined', 'site', 'tags', 'address'])
+    // The records came back: the schema inferred from them, and the list's example, are the original's.
+    expect(again.components.schemas.User).toEqual(exported.components.schemas.User)
+    expect(again.paths['/api/users'].get.responses['200'].content['application/json'].example).toEqual(exported.paths['/api/users'].get.responses['200'].content['application/json'].example)
     // The others as imported, or left out with a warning when they name a schema.
     // The spec's top-level security is carried into its operations: the project has no auth of its own.
     expect(again.paths['/api/sessions'].post).toEqual({ ...exported.paths['/api/sessions'].post, security: [{ bearerAuth: [] }] })
@@ -327,5 +336,82 @@ describe('export --format openapi: what it leaves out, and how it writes', () =>
   it('still writes the project file without --format, or with --format project', async () => {
     expect(await shop.ok('export', '--format', 'project')).toBe(await shop.ok('export'))
     expect(await shop.ok('export')).toContain('# mockapi project file')
+  })
+})
+
+/** Notes with string ids, listed in the collection GET's example, as an export writes them. */
+function notesSpec(idType: 'string' | 'integer'): Doc {
+  const note = { type: 'object', properties: { id: { type: idType }, text: { type: 'string' } } }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Notes', version: '1' },
+    paths: {
+      '/notes': {
+        get: { responses: { '200': { description: 'the notes', content: { 'application/json': { schema: { type: 'array', items: note }, example: [{ id: 'b', text: 'two' }, { id: 'a', text: 'one' }] } } } } },
+        post: { responses: { '201': { description: 'made', content: { 'application/json': { schema: note } } } } },
+      },
+      '/notes/{id}': {
+        get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'a note', content: { 'application/json': { schema: note, example: { id: 'b', text: 'two' } } } } } },
+      },
+    },
+  }
+}
+
+describe('import --stateful seeds a collection from its list example', () => {
+  it('seeds the listed records in order; --seed N adds N generated items after them', async () => {
+    const w = cliWorkspace()
+    await w.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
+    writeFileSync(join(w.cwd, 'notes.json'), JSON.stringify(notesSpec('string')))
+    await w.ok('import', 'notes.json', '--stateful')
+    const plain = await serve(w.db)
+    expect((await answer(plain.url, 'GET', '/api/notes/notes')).body).toEqual([{ id: 'b', text: 'two' }, { id: 'a', text: 'one' }])
+    expect((await answer(plain.url, 'GET', '/api/notes/notes/a')).body).toEqual({ id: 'a', text: 'one' })
+
+    const seeded = cliWorkspace()
+    await seeded.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
+    writeFileSync(join(seeded.cwd, 'notes.json'), JSON.stringify(notesSpec('string')))
+    await seeded.ok('import', 'notes.json', '--stateful', '--seed', '2')
+    const more = await serve(seeded.db)
+    expect((await answer(more.url, 'GET', '/api/notes/notes')).body).toEqual([{ id: 'b', text: 'two' }, { id: 'a', text: 'one' }, { id: '1', text: 'two' }, { id: '2', text: 'two' }])
+
+    // An empty list example is an empty collection (an export of a resource without records).
+    const empty = cliWorkspace()
+    await empty.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
+    const spec = notesSpec('string')
+    spec.paths['/notes'].get.responses['200'].content['application/json'].example = []
+    writeFileSync(join(empty.cwd, 'notes.json'), JSON.stringify(spec))
+    await empty.ok('import', 'notes.json', '--stateful')
+    expect((await answer((await serve(empty.db)).url, 'GET', '/api/notes/notes')).body).toEqual([])
+  })
+
+  it('a list example whose ids are not of the item schema\'s type is not records: 5 generated items, as without one', async () => {
+    const w = cliWorkspace()
+    await w.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
+    writeFileSync(join(w.cwd, 'notes.json'), JSON.stringify(notesSpec('integer')))
+    await w.ok('import', 'notes.json', '--stateful')
+    const served = await serve(w.db)
+    const listed = (await answer(served.url, 'GET', '/api/notes/notes')).body as Doc[]
+    expect(listed.map((note) => note.id)).toEqual([1, 2, 3, 4, 5])
+  })
+
+  it('exports at most 1,000 records a collection, with a warning; two resources of one collection round-trip it once', async () => {
+    const w = cliWorkspace()
+    const many = Array.from({ length: 1001 }, (_, i) => `      - { id: ${i + 1}, n: ${i + 1} }`).join('\n')
+    writeFileSync(join(w.cwd, 'big.yaml'), `name: Big\nslug: big\nresources:\n  - path: /api/items\n    records:\n${many}\n  - path: /api/comments\n    records:\n      - { id: 1, postId: 1, body: hi }\n      - { id: 2, postId: 2, body: yo }\n  - path: /api/posts/:postId/comments\n`)
+    await w.ok('apply', 'big.yaml')
+    const run = await w.run('export', '--format', 'openapi', '-o', 'big.json')
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain('/api/items: its first 1000 of 1001 records are written, the rest left out')
+    const document = JSON.parse(readFileSync(join(w.cwd, 'big.json'), 'utf8')) as Doc
+    expect(document.paths['/api/items'].get.responses['200'].content['application/json'].example).toHaveLength(1000)
+
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Big', '--slug', 'big')
+    await copy.ok('import', join(w.cwd, 'big.json'), '--stateful')
+    const served = await serve(copy.db)
+    const items = (await answer(served.url, 'GET', '/api/big/items?limit=2000')).body as Doc[]
+    expect(items.map((item) => item.id)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+    expect((await answer(served.url, 'GET', '/api/big/comments')).body).toEqual([{ id: 1, postId: 1, body: 'hi' }, { id: 2, postId: 2, body: 'yo' }])
+    expect((await answer(served.url, 'GET', '/api/big/posts/2/comments')).body).toEqual([{ id: 2, postId: 2, body: 'yo' }])
   })
 })

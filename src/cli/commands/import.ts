@@ -30,7 +30,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--replace', 'OpenAPI: remove endpoints of an earlier import of this spec that it no longer has; db.json: remove resources under the prefix it no longer names')
     .option('--prefix <path>', 'db.json: serve its resources under this path (/api → /api/posts; default /posts, as json-server)')
     .option('--stateful', 'collection + item paths (/pets, /pets/{id}) store what is POSTed, like a resource')
-    .option('--seed <n>', 'with --stateful: generated items each collection starts with (default 5)', parseInteger)
+    .option('--seed <n>', 'with --stateful: generated items each collection starts with, after the records its list example gives (default: none after such records, else 5)', parseInteger)
     .option('--allow-refs-outside', "OpenAPI: let a local spec $ref files outside its own folder (a spec from a URL only ever $refs http(s) URLs)")
     .option('--strict', 'OpenAPI: refuse a spec the validator calls invalid (by default it is imported, each problem printed as a warning)')
     .option('--json', 'print the result as JSON')
