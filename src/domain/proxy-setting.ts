@@ -1,5 +1,6 @@
 import { compileSafeRegex, UnsafePatternError } from '../engine/safe-regex.ts'
 import { proxyTargetProblem } from '../engine/target-url.ts'
+import { isConnectionHeader } from '../engine/proxy-headers.ts'
 import { AppError } from '../errors.ts'
 import type { ProxySetting } from '../model.ts'
 
@@ -40,6 +41,7 @@ export function checkProxySetting(value: unknown, field = 'proxy'): ProxySetting
   if (problem) refuse(`${field}.target`, problem)
   const headers = stringMap(value.headers, `${field}.headers`, (name) => {
     if (!HEADER_NAME.test(name)) refuse(`${field}.headers`, `"${name}" is not a valid HTTP header name`)
+    if (isConnectionHeader(name)) refuse(`${field}.headers`, `"${name}" belongs to the connection, not the request: the proxy sets Host to the target's and drops hop-by-hop headers`)
   })
   const pathRewrite = stringMap(value.pathRewrite, `${field}.pathRewrite`, (pattern) => {
     try {

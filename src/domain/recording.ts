@@ -540,6 +540,14 @@ export function stopRecording(context: Context, project: Project): boolean {
   return writeTransaction(context.db, () => context.repos.recordings.stop(project.id))
 }
 
+/**
+ * Ends the recordings a serve that died without closing (killed, its terminal gone) left marked:
+ * one serve per database, so at its start no other one records. Returns the projects' slugs.
+ */
+export function endStaleRecordings(context: Context): string[] {
+  return context.repos.projects.list().filter((project) => isRecording(context, project.id) && stopRecording(context, project)).map((project) => project.slug)
+}
+
 /** Asked by serve for every proxied exchange: one indexed lookup. */
 export function isRecording(context: Context, projectId: number): boolean {
   return context.repos.recordings.isOn(projectId)

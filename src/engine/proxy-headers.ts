@@ -7,6 +7,12 @@
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
 
 /** A flat `[name, value, name, value, …]` list (Node's `rawHeaders`) as pairs, without the hop-by-hop ones (and those `Connection` names). */
+/** Headers a proxy setting may not set: the hop-by-hop ones (dropped on the way), Host (the target's) and Content-Length (the body's own). */
+export function isConnectionHeader(name: string): boolean {
+  const lower = name.toLowerCase()
+  return HOP_BY_HOP.has(lower) || lower === 'host' || lower === 'content-length'
+}
+
 export function endToEndHeaders(raw: readonly string[]): [string, string][] {
   const named = new Set<string>()
   for (let i = 0; i < raw.length; i += 2) {

@@ -30,7 +30,7 @@ import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
 import { DEFAULT_PROXY_TIMEOUT_MS } from './proxy.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
-import { isRecording, recordOptions, recordProxied, startRecording, stopRecording } from '../domain/recording.ts'
+import { endStaleRecordings, isRecording, recordOptions, recordProxied, startRecording, stopRecording } from '../domain/recording.ts'
 import { proxyTargetProblem } from '../engine/target-url.ts'
 
 export interface StartOptions {
@@ -288,6 +288,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       timer.unref()
       journalSweep = timer
     }
+    for (const slug of endStaleRecordings(context)) log.note('recording', `project ${slug} was left recording by a serve that did not close; ended`)
     const recording = options.record ? await startProjectRecording(context, ownPathsProject(), proxy.target, log) : null
     stopOwnRecording = recording?.stop ?? null
     const recorder = recorderOf(recording?.recorder ?? options.recorder, log)

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createServer, type IncomingMessage } from 'node:http'
-import { isRecording } from '../../src/domain/recording.ts'
+import { isRecording, startRecording } from '../../src/domain/recording.ts'
 import { requireProjectBySlug } from '../../src/domain/projects.ts'
 import { startServer } from '../../src/server/start.ts'
 import { cleanup, cliWorkspace, openStore, send, serve } from '../_helpers.ts'
@@ -108,5 +108,14 @@ describe('serve --record', () => {
     await server.close()
     await upstream.close()
     expect(await workspace.ok('record', 'status', '--project', 'api')).toContain('project api is not recording')
+
+    // A serve killed while recording leaves the mark; the next serve (one per database) ends it and says so.
+    const { context } = openStore(workspace.db)
+    startRecording(context, requireProjectBySlug(context, 'api'), upstream.url)
+    const lines: string[] = []
+    const next = await startServer({ dbPath: workspace.db, port: 0, host: '127.0.0.1', demo: false, ownPathsProject: 'api', log: (line) => lines.push(line) })
+    expect(lines).toContain('! recording: project api was left recording by a serve that did not close; ended')
+    expect(isRecording(context, requireProjectBySlug(context, 'api').id)).toBe(false)
+    await next.close()
   })
 })

@@ -548,7 +548,7 @@ describe('a project\'s proxy setting', () => {
     expect((await fetch(`${server.url}/api/other/v1/users`)).status).toBe(404)
   })
 
-  it('refuses a target that is not http(s), a pattern RE2 cannot run, a bad header name', async () => {
+  it('refuses a target that is not http(s), a pattern RE2 cannot run, a bad header name, a header of the connection (Host, hop-by-hop)', async () => {
     const { server, context } = await proxied(undefined)
     const auth = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}`, 'Content-Type': 'application/json' }
     const shop = server.project('shop')
@@ -557,6 +557,9 @@ describe('a project\'s proxy setting', () => {
       [{ target: 'http://u:p@example.com' }, 'proxy.target must not carry credentials'],
       [{ target: 'http://example.com', pathRewrite: { '^/(?=a)': '/' } }, 'proxy.pathRewrite pattern'],
       [{ target: 'http://example.com', headers: { 'bad name': 'x' } }, 'is not a valid HTTP header name'],
+      [{ target: 'http://example.com', headers: { Host: 'evil.test' } }, '"Host" belongs to the connection'],
+      [{ target: 'http://example.com', headers: { Connection: 'close, X-A' } }, '"Connection" belongs to the connection'],
+      [{ target: 'http://example.com', headers: { 'Transfer-Encoding': 'chunked' } }, '"Transfer-Encoding" belongs to the connection'],
       [{ target: 'http://example.com', other: 1 }, 'proxy.other is not a proxy setting'],
       ['http://example.com', 'proxy must be an object'],
     ] as const) {
