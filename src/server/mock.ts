@@ -407,6 +407,25 @@ interface ForwardedExchange {
   durationMs: number
 }
 
+/** What the event and the journal entry of an HTTP request say of the request itself, whoever answered it. */
+function servedRequest(request: MockRequest) {
+  return { method: request.method, path: request.url.pathname, query: request.url.searchParams, fromDelivery: request.headers.has(DELIVERY_HEADER) }
+}
+
+function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, rawHeaders: readonly string[]) {
+  return {
+    id: 0,
+    at: arrival.at,
+    epoch: arrival.epoch,
+    protocol: 'http' as const,
+    method: request.method,
+    path: request.url.pathname,
+    search: request.url.search,
+    rawHeaders,
+    contentType: request.headers.get('content-type'),
+  }
+}
+
 /** The catch-all handler: the stages for one request, its answer or error as HTTP, and the record stage once. */
 export function createMockHandler(deps: MockDeps) {
   const select = createSelector(deps.random)
@@ -468,14 +487,11 @@ export function createMockHandler(deps: MockDeps) {
       fault: answered.fault,
       ...(answered.answeredBy ? { answeredBy: answered.answeredBy } : {}),
       ...(answered.note ? { note: answered.note } : {}),
-      method: request.method,
-      path: request.url.pathname,
-      query: request.url.searchParams,
+      ...servedRequest(request),
       status,
       durationMs,
       // A client that left never saw the success: the operation is not taken as done.
       ...(answered.callbacks?.requests.length && !answered.left ? { callbacks: answered.callbacks.requests } : {}),
-      fromDelivery: request.headers.has(DELIVERY_HEADER),
       // The target could not be reached: still a proxied request, answered 502 or 504 here.
       ...(proxying ? { proxied: true } : {}),
     }
@@ -493,19 +509,11 @@ export function createMockHandler(deps: MockDeps) {
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
     const entry: JournalRecord | null = projectId === null ? null : {
-      id: 0,
+      ...journalledRequest(request, arrival, rawHeadersOf(event)),
       projectId,
-      at: arrival.at,
-      epoch: arrival.epoch,
-      protocol: 'http' as const,
-      method: request.method,
-      path: request.url.pathname,
-      search: request.url.search,
-      rawHeaders: rawHeadersOf(event),
       params: match?.kind === 'endpoint' ? match.params : null,
       body,
       bodySize,
-      contentType: request.headers.get('content-type'),
       status,
       durationMs,
       endpointId: answered.endpointId,
@@ -535,27 +543,16 @@ export function createMockHandler(deps: MockDeps) {
       failed: !end.complete,
       fault: null,
       ...(note ? { note } : {}),
-      method: request.method,
-      path: request.url.pathname,
-      query: request.url.searchParams,
+      ...servedRequest(request),
       status: forwarded.status,
       durationMs,
-      fromDelivery: request.headers.has(DELIVERY_HEADER),
       proxied: true,
     }, journal, arrival && {
-      id: 0,
+      ...journalledRequest(request, arrival, rawHeaders),
       projectId: route.project.id,
-      at: arrival.at,
-      epoch: arrival.epoch,
-      protocol: 'http' as const,
-      method: request.method,
-      path: request.url.pathname,
-      search: request.url.search,
-      rawHeaders,
       params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,
       bodySize: end.requestBody.size,
-      contentType: request.headers.get('content-type'),
       status: forwarded.status,
       durationMs,
       endpointId: route.endpoint?.id ?? null,
