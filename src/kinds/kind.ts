@@ -164,20 +164,23 @@ export interface DataSet {
  * A format that brings records, not operations (a json-server database): detected after the spec
  * kinds, so a document one of them recognises is never taken for data.
  */
-export interface DataKind {
-  name: DataFormat
+export type DataKind = FileKind<DataFormat, DataSet>
+
+/** A kind whose document is one JSON file read whole (a db.json, a HAR file, a Postman collection), detected by its structure. */
+interface FileKind<F, Loaded> {
+  name: F
   /** How messages name a document of it. */
   label: string
   detect: {
     extensions: string[]
-    /** Content that says the format (tried after every spec kind's `looksLike`). */
+    /** Content that says the format (data kinds are tried after every spec kind's `looksLike`, exchange kinds before). */
     looksLike(text: string): boolean
     described: string
-    /** A document that only claims the format (a db.json with one value that is no resource): its loader's complaint beats "none of the formats". */
+    /** A document that only claims the format (a db.json with one value that is no resource, a Postman v2.0 collection): its loader's complaint beats "none of the formats". */
     claims?(text: string): boolean
   }
   /** Parses and checks the whole document; refuses (INVALID_INPUT naming where) what it cannot take. */
-  load(text: string, name: string): DataSet
+  load(text: string, name: string): Loaded
 }
 
 /**
@@ -219,16 +222,4 @@ export interface ExchangeSet {
  * A format that brings exchanges with a real API (a HAR file, a Postman collection with examples),
  * recorded as the proxy records them: detected before the spec kinds, by the document's structure.
  */
-export interface ExchangeKind {
-  name: ExchangeFormat
-  label: string
-  detect: {
-    extensions: string[]
-    looksLike(text: string): boolean
-    described: string
-    /** A document of the format in a version or shape it does not read: its loader's refusal names why. */
-    claims?(text: string): boolean
-  }
-  /** Parses and checks the whole document; refuses (INVALID_INPUT naming where) what it cannot take. */
-  load(text: string, name: string): ExchangeSet
-}
+export type ExchangeKind = FileKind<ExchangeFormat, ExchangeSet>

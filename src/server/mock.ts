@@ -327,8 +327,7 @@ function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>
   if (!project) return null
   const settings = proxySettingsOf(deps, project, own)
   if (!settings) return null
-  const path = match.project ? pathname.slice(`/api/${project.slug}`.length) || '/' : pathname
-  return { settings, project, path, endpoint: null }
+  return { settings, project, path: match.project ? pathInProject(project, pathname).path : pathname, endpoint: null }
 }
 
 /**
@@ -341,9 +340,14 @@ function recordingRoute(deps: MockDeps, match: Match, pathname: string): ProxyRo
   const { project } = match
   const settings = proxySettingsOf(deps, project, deps.ownPathsProject())
   if (!settings) return null
+  return { settings, project, path: pathInProject(project, pathname).path, endpoint: null }
+}
+
+/** The path within the project: under its `/api/{slug}` the slug taken off; at its own paths as it is. */
+function pathInProject(project: Project, pathname: string): { path: string; viaSlug: boolean } {
   const mount = `/api/${project.slug}`
-  const path = pathname === mount || pathname.startsWith(`${mount}/`) ? pathname.slice(mount.length) || '/' : pathname
-  return { settings, project, path, endpoint: null }
+  const viaSlug = pathname === mount || pathname.startsWith(`${mount}/`)
+  return { path: viaSlug ? pathname.slice(mount.length) || '/' : pathname, viaSlug }
 }
 
 /**
@@ -358,9 +362,7 @@ function endpointProxyRoute(deps: MockDeps, match: EndpointMatch, pathname: stri
   if (!settings) {
     throw new AppError('PROXY_FAILED', `${endpoint.method} ${endpoint.path} is set to proxy, but project ${project.slug} has no proxy target: give it one with mockapi project set --proxy URL (or serve --proxy URL)`)
   }
-  const mount = `/api/${project.slug}`
-  const viaSlug = pathname === mount || pathname.startsWith(`${mount}/`)
-  const rest = viaSlug ? pathname.slice(mount.length) || '/' : pathname
+  const { path: rest, viaSlug } = pathInProject(project, pathname)
   const path = viaSlug && /^\/api(\/|$)/.test(endpoint.path) ? `/api${rest === '/' ? '' : rest}` : rest
   return { settings, project, path, endpoint: { id: endpoint.id, params: match.params } }
 }
