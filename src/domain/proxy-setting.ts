@@ -3,16 +3,13 @@ import { proxyTargetProblem } from '../engine/target-url.ts'
 import { isConnectionHeader } from '../engine/proxy-headers.ts'
 import { AppError } from '../errors.ts'
 import type { ProxySetting } from '../model.ts'
+import { isObject } from '../engine/json-input.ts'
 
 const FIELDS = ['target', 'headers', 'pathRewrite']
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
 
 function refuse(field: string, message: string): never {
   throw new AppError('INVALID_INPUT', `${field} ${message}`, { details: [{ field, message }] })
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 /** A map of one-line strings, each key checked by `checkKey`. */

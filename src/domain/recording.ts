@@ -19,6 +19,7 @@ import type { RecordedExchange } from './recorded-exchange.ts'
 import { collectionName, createResource, standardEndpoints } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
+import { isObject } from '../engine/json-input.ts'
 
 export interface RecordOptions {
   /** Where the exchanges come from, for messages: the proxy's target, the HAR file. */
@@ -274,7 +275,6 @@ function parseJson(bytes: Uint8Array | null): unknown {
   }
 }
 
-const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value)
 const hasId = (value: unknown): value is JsonObject & { id: string | number } =>
   isObject(value) && ((typeof value.id === 'string' && value.id !== '' && value.id !== '.' && value.id !== '..') || (typeof value.id === 'number' && Number.isFinite(value.id)))
 const ok = (status: number) => status >= 200 && status < 300

@@ -9,6 +9,7 @@ import type { ResponseView } from '../views.ts'
 import { checkContentType, checkText, checkUpload, decodeBase64, type UploadedFile } from './bodies.ts'
 import { checkStatus } from './endpoints.ts'
 import { checkFault, storedDelay } from './latency.ts'
+import { isObject } from '../engine/json-input.ts'
 
 /*
  * An endpoint's responses (docs/mocking.md, "Responses and rules"): each checked here, whoever
@@ -35,8 +36,6 @@ function named<T>(field: string, check: () => T): T {
     throw error
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** Responses answer HTTP routes; an operation of a mounted schema or a gRPC service answers through its schema. */
 export function checkResponsesAllowed(kind: EndpointKind): void {

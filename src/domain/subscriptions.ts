@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts'
 import { EVENT_TYPES, type Attempt, type EventType, type Project, type Subscription } from '../model.ts'
 import type { Context } from './context.ts'
 import { writeTransaction } from './transaction.ts'
+import { isObject } from '../engine/json-input.ts'
 
 export const DELIVERY_LOG_LIMIT = 50
 
@@ -30,10 +31,6 @@ function checkEvents(value: unknown): EventType[] {
     if (!(EVENT_TYPES as readonly unknown[]).includes(event)) invalidField('events', `has "${String(event)}"; allowed: ${EVENT_TYPES.join(', ')}`)
   }
   return [...new Set(value as EventType[])]
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 export function createSubscription(context: Context, project: Project, input: unknown): Subscription {

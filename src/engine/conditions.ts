@@ -1,5 +1,6 @@
 import { JsonPathError, parsePath, valuesAt, type PathStep } from './json-path.ts'
 import { compileSafeRegex, UnsafePatternError, type SafeRegex } from './safe-regex.ts'
+import { isObject } from './json-input.ts'
 
 /*
  * The `when` of a response: conditions on the request's params, query, headers, cookies and body,
@@ -93,7 +94,6 @@ export interface CompiledWhen {
   readsBody: boolean
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const isOperatorObject = (value: Record<string, unknown>): boolean => {
   const keys = Object.keys(value)
   return keys.length > 0 && keys.every((key) => (OPERATORS as readonly string[]).includes(key))

@@ -2,6 +2,7 @@ import type { Faker } from '@faker-js/faker'
 import protobuf from 'protobufjs'
 import { valueForField } from '../../engine/field-values.ts'
 import { AppError } from '../../errors.ts'
+import { isObject } from '../../engine/json-input.ts'
 
 /*
  * Messages are plain objects in proto-loader's conventions (keepCase names, enums as names, 64-bit
@@ -281,10 +282,6 @@ function durationFromJson(json: string, where: string): Record<string, unknown> 
   if (!match) throw misfit(where, 'expected a duration like "1.5s"', json)
   const sign = match[1] ? -1 : 1
   return { seconds: String(sign * Number(match[2])), nanos: sign * Number((match[3] ?? '').padEnd(9, '0')) }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function misfit(where: string, expected: string, got: unknown): AppError {
