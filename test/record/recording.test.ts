@@ -83,8 +83,10 @@ describe('recordExchanges', () => {
     expect(health.headers.get('x-auth-token')).toBeNull()
     expect(health.headers.get('date')).not.toBe('Mon, 01 Jan 2026 00:00:00 GMT')
 
-    // The last exchange of a route is its answer, as the upstream wrote it (spaces kept).
-    expect((await send(at(`/orders/${uuidA}/receipt`))).text).toBe('{"total":  20}')
+    // Each URL answers its own last answer, as the upstream wrote it (spaces kept); another one the route's last.
+    expect((await send(at(`/orders/${uuidA}/receipt`))).text).toBe('{"total": 10}')
+    expect((await send(at(`/orders/${uuidB}/receipt`))).text).toBe('{"total":  20}')
+    expect((await send(at('/orders/0f0f0f0f-0000-4000-8000-000000000000/receipt'))).text).toBe('{"total":  20}')
     const decoded = await send(at('/stats'))
     expect(decoded.text).toBe(stats)
     expect(decoded.headers.get('content-encoding')).toBeNull()
