@@ -400,7 +400,8 @@ function judgedPaths(project: Project, summary: RecordSummary): string[] {
       return true
     }
   }
-  const resources = summary.resources.filter((r) => refused(() => checkResourcePath(r.path, project.pathRules))).map((r) => r.path)
+  const made = summary.resources.filter((r) => summary.created.some((e) => e.resourceId === r.id))
+  const resources = made.filter((r) => refused(() => checkResourcePath(r.path, project.pathRules))).map((r) => r.path)
   const endpoints = summary.created.filter((e) => e.kind === 'custom' && refused(() => checkEndpointPath(e.path, project.pathRules))).map((e) => e.path)
   return [...new Set([...resources, ...endpoints])]
 }
