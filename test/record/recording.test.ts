@@ -123,6 +123,52 @@ describe('recordExchanges', () => {
     expect(resource.map((r) => r.seedRecords)).toEqual([[{ id: 'a1', n: 2 }, { id: 'b2', n: 3 }]])
   })
 
+  it('answers each recorded URL its own answer: repeated query values, secrets ignored, a plain URL recorded before rules, long URLs, hand-made rules first', async () => {
+    const text = (body: string, headers: [string, string][] = []) => [['Content-Type', 'text/plain'] as [string, string], ...headers]
+    const long = `?q=${'x'.repeat(120)}`
+    const { db, context, project, summaries } = await recorded([
+      [exchange('GET', '/feed', 200, 'plain feed', text('plain feed', [['X-Only-Plain', 'yes']]))],
+      [
+        exchange('GET', '/feed', 200, 'tags a b', text(''), { query: '?tag=a&tag=b' }),
+        exchange('GET', '/feed', 200, 'tag a', text(''), { query: '?tag=a&access_token=sekr1t-feed' }),
+        exchange('GET', '/feed', 200, 'long', text(''), { query: long }),
+      ],
+    ])
+    expect(summaries[1]!.warnings).toEqual([])
+    const feed = context.repos.endpoints.listByProject(project.id).find((e) => e.path === '/feed')!
+    expect(feed.responses.map((r) => r.name)).toEqual([
+      '/feed?tag=a&tag=b',
+      '/feed?tag=a',
+      `/feed?q=${'x'.repeat(83)}…${feed.responses[2]!.name!.slice(-8)}`,
+      '/feed',
+      'last recorded',
+    ])
+    expect(feed.responses[0]!.when).toEqual({ query: { tag: 'a', q: { absent: true } }, any: [{ query: { tag: 'b' } }] })
+    // A hand-made rule stays first, and recording again keeps it.
+    const makeFaker = await loadFaker()
+    const { addResponse } = await import('../../src/domain/response-edits.ts')
+    addResponse(context, feed, { name: 'down', when: { headers: { 'x-down': { present: true } } }, status: 503, text: 'down' }, undefined, makeFaker)
+    recordExchanges(context, project, [exchange('GET', '/feed', 200, 'tag a again', text(''), { query: '?tag=a' })], { source: 'test', makeFaker })
+    expect(context.repos.endpoints.byId(feed.id)!.responses.map((r) => r.name)).toEqual(['down', '/feed?tag=a&tag=b', `/feed?q=${'x'.repeat(83)}…${feed.responses[2]!.name!.slice(-8)}`, '/feed?tag=a', '/feed', 'last recorded'])
+
+    const server = await serve(db)
+    const at = (path: string, headers: Record<string, string> = {}) => send(`${server.url}/api/rec${path}`, { headers })
+    expect((await at('/feed?tag=a&tag=b')).text).toBe('tags a b')
+    expect((await at('/feed?tag=b&tag=a')).text).toBe('tags a b')
+    expect((await at('/feed?tag=a&access_token=another')).text).toBe('tag a again')
+    expect((await at(`/feed${long}`)).text).toBe('long')
+    const plain = await at('/feed')
+    expect([plain.text, plain.headers.get('x-only-plain')]).toEqual(['plain feed', 'yes'])
+    // Not recorded: the last answer, without a header only the plain one had.
+    const other = await at('/feed?tag=c')
+    expect([other.text, other.headers.get('x-only-plain')]).toEqual(['tag a again', null])
+    expect((await at('/feed?tag=a', { 'x-down': '1' })).status).toBe(503)
+    await server.close()
+    const stored = Buffer.concat([db, `${db}-wal`].filter(existsSync).map((file) => readFileSync(file))).toString('latin1')
+    expect(stored).not.toContain('sekr1t-feed')
+    expect(stored).not.toContain('access_token')
+  })
+
   it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {
     const db = tempDb()
     const { context } = openStore(db)
