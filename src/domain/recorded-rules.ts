@@ -27,7 +27,7 @@ export interface RecordedUrlAnswer {
 }
 
 /** The name of the response answering what no recorded URL's rule holds for: the last answer recorded. */
-export const LAST_RECORDED = 'last recorded'
+const LAST_RECORDED = 'last recorded'
 
 function decodedSegment(segment: string): string {
   try {

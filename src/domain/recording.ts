@@ -329,7 +329,6 @@ function applyEffect(state: RecordState, routed: Routed, id: string | null, quer
   }
   // The real API says the record is not there (any more); a read's answer is then a rule of its own.
   if ((method === 'GET' || method === 'DELETE') && (exchange.status === 404 || exchange.status === 410)) return records.delete(id) && method === 'DELETE'
-
   if (!ok(exchange.status)) return false
   if (method === 'DELETE') return records.delete(id) || true
   if (method === 'GET') {
@@ -355,9 +354,9 @@ function applyEffect(state: RecordState, routed: Routed, id: string | null, quer
 
 /**
  * Turns exchanges into the project's resources and endpoints, in one write transaction: recording
- * the same method and path shape again updates the endpoint's answer; the same record id replaces
- * the record. Request headers and queries are never stored; response headers named like secrets
- * are dropped.
+ * the same method and path shape again updates the endpoint, the same URL its rule, the same record
+ * id the record. Request headers and bodies are never stored, a query only as its URL's rule;
+ * headers and query parameters named like secrets are dropped.
  */
 export function recordExchanges(context: Context, project: Project, exchanges: readonly RecordedExchange[], options: RecordOptions): RecordSummary {
   return writeTransaction(context.db, () => {
@@ -457,7 +456,7 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       reseedCollection(context, resource.collectionId, options.makeFaker)
     }
     for (const { endpoint, recorded } of reads.values()) {
-      if (recorded.length > 0) recordRules(context, endpoint, recorded, { fallback: null, ownIsPlain: false }, summary)
+      if (recorded.length > 0) recordRules(context, endpoint, recorded, summary)
     }
     summary.records += records.length
     summary.resources.push(context.repos.resources.byId(resource.id)!)
@@ -475,22 +474,21 @@ function resourceReads(context: Context, resource: Resource): Map<'list' | 'read
 }
 
 /** A recorded answer as a response answers it: a text, or a file stored in the project. */
-function storedResponse(context: Context, project: Project, answer: RecordedAnswer): RecordedResponse {
+function storedResponse(context: Context, project: Project, answer: RecordedAnswer): RecordedResponse & { status: number; bodyType: 'text' | 'file' } {
   const body = 'text' in answer.body
     ? { bodyType: 'text' as const, body: answer.body.text, fileId: null, file: null }
     : { bodyType: 'file' as const, body: null, fileId: context.repos.files.put(project.id, answer.body.file.name, answer.body.file.bytes), file: { name: answer.body.file.name, size: answer.body.file.bytes.byteLength } }
   return { status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body, delayMs: null, delayMaxMs: null, fault: null }
 }
 
-/** The endpoint's responses with the recorded URLs' rules laid in; said as updated when they changed. */
-function recordRules(context: Context, endpoint: Endpoint, recorded: readonly RecordedUrlAnswer[], options: { fallback: RecordedResponse | null; ownIsPlain: boolean }, summary: RecordSummary): boolean {
-  const result = recordedResponses(endpoint, recorded, options)
+/** A resource's read endpoint with the recorded URLs' rules laid in (the records answer the rest); said as updated when they changed. */
+function recordRules(context: Context, endpoint: Endpoint, recorded: readonly RecordedUrlAnswer[], summary: RecordSummary): void {
+  const result = recordedResponses(endpoint, recorded, { fallback: null, ownIsPlain: false })
   summary.warnings.push(...result.warnings)
   if (!isDeepStrictEqual(result.responses, endpoint.responses)) {
     const updated = context.repos.endpoints.configure(endpoint.id, { ...currentSettings(endpoint), responses: result.responses })
     if (!summary.created.some((e) => e.id === updated.id) && !summary.updated.some((e) => e.id === updated.id)) summary.updated.push(updated)
   }
-  return result.ruled
 }
 
 /** A new resource at `path` would take no route, nor records, that something else holds. */
@@ -557,7 +555,7 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
     })
     const last = answered.at(-1)?.response
     if (!last) continue
-    const own = { status: last.status ?? 200, contentType: last.contentType, body: last.body, bodyType: last.bodyType ?? 'text', fileId: last.fileId }
+    const own = { status: last.status, contentType: last.contentType, body: last.body, bodyType: last.bodyType, fileId: last.fileId }
     const endpoint = existing ?? context.repos.endpoints.insert({
       projectId: project.id, resourceId: null, method: r.method, path: r.route, kind: 'custom', action: null, headers: last.headers, ...own, createdAt: now,
     })
