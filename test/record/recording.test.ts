@@ -169,6 +169,27 @@ describe('recordExchanges', () => {
     expect(stored).not.toContain('access_token')
   })
 
+  it('gives a resource read a rule only while its records do not answer it as recorded', async () => {
+    const { db, context, project } = await recorded([
+      [exchange('GET', '/items', 200, '[{"id":1}]', [JSON_TYPE]), exchange('GET', '/items/2', 404, '{"error":"no 2"}', [JSON_TYPE])],
+      [exchange('GET', '/items/me', 200, '{"id":1,"me":true}', [JSON_TYPE])],
+    ])
+    const read = () => context.repos.endpoints.listByProject(project.id).find((e) => e.action === 'read')!
+    expect(read().responses.map((r) => [r.name, r.when])).toEqual([['/items/2', { params: { id: '2' } }], ['/items/me', { params: { id: 'me' } }]])
+    const server = await serve(db)
+    const at = (path: string) => send(`${server.url}/api/rec${path}`)
+    expect([(await at('/items/2')).status, (await at('/items/2')).text]).toEqual([404, '{"error":"no 2"}'])
+    expect((await at('/items/me')).text).toBe('{"id":1,"me":true}')
+    await server.close()
+    // The real API made item 2 since: its record answers, and its rule is gone.
+    recordExchanges(context, project, [
+      exchange('POST', '/items', 201, '{"id":2}', [JSON_TYPE]),
+      exchange('GET', '/items/2', 200, '{"id":2}', [JSON_TYPE]),
+    ], { source: 'test', makeFaker: await loadFaker() })
+    expect(read().responses.map((r) => r.name)).toEqual(['/items/me'])
+    expect(context.repos.resources.listByProject(project.id)[0]!.seedRecords).toEqual([{ id: 1 }, { id: 2 }])
+  })
+
   it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {
     const db = tempDb()
     const { context } = openStore(db)
