@@ -4,6 +4,7 @@
  * become resources with their records; every other exchange a custom endpoint answering its status,
  * headers and body as recorded (docs/imports.md, "Recordings").
  */
+import { isDeepStrictEqual } from 'node:util'
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { FakerFactory } from '../engine/generators.ts'
 import { isTextual } from '../engine/media-type.ts'
@@ -20,6 +21,8 @@ import { collectionName, createResource, standardEndpoints } from './resources.t
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import { isObject } from '../engine/json-input.ts'
+import { recordedResponses, recordedUrl, type RecordedResponse, type RecordedUrlAnswer } from './recorded-rules.ts'
+import { isSecretName, withoutSecrets } from './recording-secrets.ts'
 
 export interface RecordOptions {
   /** Where the exchanges come from, for messages: the proxy's target, the HAR file. */
@@ -47,29 +50,6 @@ export interface RecordSummary {
   records: number
   skipped: SkippedExchange[]
   warnings: string[]
-}
-
-// ---- Secrets ---------------------------------------------------------------------------------
-
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'set-cookie2', 'x-api-key'])
-const SECRET_WORDS = /token|secret|key|auth|session|passw|credential|signature/i
-// A challenge, not a credential: a recorded 401 needs it to be answered as the real API does.
-const CHALLENGES = new Set(['www-authenticate'])
-
-/** Whether a header or query parameter of this name may carry a credential: never stored. */
-export function isSecretName(name: string): boolean {
-  const lower = name.toLowerCase()
-  return !CHALLENGES.has(lower) && (SECRET_HEADERS.has(lower) || SECRET_WORDS.test(lower))
-}
-
-/** A proxy target as it may be stored: no user info, no query parameter named like a secret. */
-export function withoutSecrets(target: string): string {
-  if (!URL.canParse(target)) return target
-  const url = new URL(target)
-  url.username = ''
-  url.password = ''
-  for (const name of [...url.searchParams.keys()]) if (isSecretName(name)) url.searchParams.delete(name)
-  return url.toString()
 }
 
 // ---- Headers and bodies ----------------------------------------------------------------------
@@ -314,20 +294,41 @@ function idFromPath(id: string, existing: JsonObject | undefined): unknown {
   return /^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : id
 }
 
-/** What the exchange does to the records, applied to `records` (by id); whether it did anything. */
-function applyEffect(records: Map<string, JsonObject>, routed: Routed, id: string | null): boolean {
+/** A resource's records as recorded so far: by id, in order, and those without an id (put there by hand). */
+interface RecordState {
+  records: Map<string, JsonObject>
+  unkeyed: JsonObject[]
+}
+
+/**
+ * What the exchange does to the records, in the order recorded; whether the records answer it as
+ * recorded. The last list read without a query is the collection: records it does not show are
+ * gone, and its order is theirs. A read with a query (a page, a filter) shows some of them, merged
+ * in; its own answer is a rule of its own (`queried`), so it is never the records'.
+ */
+function applyEffect(state: RecordState, routed: Routed, id: string | null, queried: boolean): boolean {
+  const { records } = state
   const { method, json, exchange } = routed
   const put = (record: JsonObject) => records.set(String(record.id), record)
-  if (method === 'GET' && id === null && ok(exchange.status) && Array.isArray(json) && json.every(hasId)) {
+  const merge = (record: JsonObject) => records.set(String(record.id), { ...records.get(String(record.id)), ...record })
+  if (method === 'GET' && queried) {
+    if (ok(exchange.status) && id === null && Array.isArray(json) && json.every(hasId)) json.forEach(merge)
+    if (ok(exchange.status) && id !== null && hasId(json) && String(json.id) === id) merge(json)
+    return false
+  }
+  if (method === 'GET' && id === null) {
+    if (!ok(exchange.status) || !Array.isArray(json) || !json.every(hasId)) return false
+    records.clear()
+    state.unkeyed = []
     json.forEach(put)
-    return json.length > 0
+    return true
   }
   if (id === null) {
     if (method === 'POST' && ok(exchange.status) && hasId(json)) put(json)
     return method === 'POST' && ok(exchange.status) && hasId(json)
   }
-  // The real API says the record is not there (any more).
-  if ((method === 'GET' || method === 'DELETE') && (exchange.status === 404 || exchange.status === 410)) return records.delete(id)
+  // The real API says the record is not there (any more); a read's answer is then a rule of its own.
+  if ((method === 'GET' || method === 'DELETE') && (exchange.status === 404 || exchange.status === 410)) return records.delete(id) && method === 'DELETE'
   if (!ok(exchange.status)) return false
   if (method === 'DELETE') return records.delete(id) || true
   if (method === 'GET') {
@@ -353,9 +354,9 @@ function applyEffect(records: Map<string, JsonObject>, routed: Routed, id: strin
 
 /**
  * Turns exchanges into the project's resources and endpoints, in one write transaction: recording
- * the same method and path shape again updates the endpoint's answer; the same record id replaces
- * the record. Request headers and queries are never stored; response headers named like secrets
- * are dropped.
+ * the same method and path shape again updates the endpoint, the same URL its rule, the same record
+ * id the record. Request headers and bodies are never stored, a query only as its URL's rule;
+ * headers and query parameters named like secrets are dropped.
  */
 export function recordExchanges(context: Context, project: Project, exchanges: readonly RecordedExchange[], options: RecordOptions): RecordSummary {
   return writeTransaction(context.db, () => {
@@ -398,7 +399,8 @@ function judgedPaths(project: Project, summary: RecordSummary): string[] {
       return true
     }
   }
-  const resources = summary.resources.filter((r) => refused(() => checkResourcePath(r.path, project.pathRules))).map((r) => r.path)
+  const made = summary.resources.filter((r) => summary.created.some((e) => e.resourceId === r.id))
+  const resources = made.filter((r) => refused(() => checkResourcePath(r.path, project.pathRules))).map((r) => r.path)
   const endpoints = summary.created.filter((e) => e.kind === 'custom' && refused(() => checkEndpointPath(e.path, project.pathRules))).map((e) => e.path)
   return [...new Set([...resources, ...endpoints])]
 }
@@ -426,29 +428,67 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       resource = created.resource
       summary.created.push(...created.endpoints)
     }
-    const records = new Map<string, JsonObject>()
-    const unkeyed: JsonObject[] = []
+    const state: RecordState = { records: new Map(), unkeyed: [] }
     for (const record of resource.seedRecords) {
-      if (hasId(record)) records.set(String(record.id), record)
-      else unkeyed.push(record)
+      if (hasId(record)) state.records.set(String(record.id), record)
+      else state.unkeyed.push(record)
     }
-    let changed = false
+    const reads = resourceReads(context, resource)
     for (const { routed: r, id } of group) {
       // HEAD is answered by the resource's GET; other methods on its paths stay endpoints of their own.
       if (!(id === null ? COLLECTION_METHODS : ITEM_METHODS).has(r.method)) continue
       consumed.add(r)
       if (r.method === 'HEAD') continue
-      if (applyEffect(records, r, id)) changed = true
-      else summary.skipped.push({ method: r.method, path: r.path, reason: `${r.exchange.status} answer not kept: resource ${path} answers it from its records` })
+      const read = r.method === 'GET' ? reads.get(id === null ? 'list' : 'read') : undefined
+      const url = read ? recordedUrl(read.endpoint.path, r.path, r.exchange.query) : null
+      const kept = applyEffect(state, r, id, url !== null && url.query.length > 0)
+      if (read && url && kept) read.recorded.push({ url, answer: null })
+      else if (read && url && (id !== null || url.query.length > 0)) {
+        const answer = answerOf(r.exchange, summary.warnings)
+        if (typeof answer === 'string') summary.skipped.push({ method: r.method, path: r.path, reason: answer })
+        else read.recorded.push({ url, answer: storedResponse(context, project, answer) })
+      } else if (!kept) summary.skipped.push({ method: r.method, path: r.path, reason: `${r.exchange.status} answer not kept: resource ${path} answers it from its records` })
     }
-    if (changed) {
-      context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: [...unkeyed, ...records.values()] })
+    const records = [...state.unkeyed, ...state.records.values()]
+    // Compared as text: a record whose keys came in another order answers in that order.
+    if (JSON.stringify(records) !== JSON.stringify(resource.seedRecords)) {
+      context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: records })
       reseedCollection(context, resource.collectionId, options.makeFaker)
     }
-    summary.records += unkeyed.length + records.size
+    for (const { endpoint, recorded } of reads.values()) {
+      if (recorded.length > 0) recordRules(context, endpoint, recorded, summary)
+    }
+    summary.records += records.length
     summary.resources.push(context.repos.resources.byId(resource.id)!)
   }
   return consumed
+}
+
+/** The resource's list and item GET endpoints, and the URLs recorded on each that answer as recorded. */
+function resourceReads(context: Context, resource: Resource): Map<'list' | 'read', { endpoint: Endpoint; recorded: RecordedUrlAnswer[] }> {
+  const reads = new Map<'list' | 'read', { endpoint: Endpoint; recorded: RecordedUrlAnswer[] }>()
+  for (const endpoint of context.repos.endpoints.listByProject(resource.projectId)) {
+    if (endpoint.resourceId === resource.id && endpoint.method === 'GET' && (endpoint.action === 'list' || endpoint.action === 'read')) reads.set(endpoint.action, { endpoint, recorded: [] })
+  }
+  return reads
+}
+
+/** A recorded answer as a response answers it: a text, or a file stored in the project. */
+function storedResponse(context: Context, project: Project, answer: RecordedAnswer): RecordedResponse & { status: number; bodyType: 'text' | 'file' } {
+  const body = 'text' in answer.body
+    ? { bodyType: 'text' as const, body: answer.body.text, fileId: null, file: null }
+    : { bodyType: 'file' as const, body: null, fileId: context.repos.files.put(project.id, answer.body.file.name, answer.body.file.bytes), file: { name: answer.body.file.name, size: answer.body.file.bytes.byteLength } }
+  return { status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body, delayMs: null, delayMaxMs: null, fault: null }
+}
+
+/** A resource's read endpoint with the recorded URLs' rules laid in (the records answer the rest); said as updated when they changed. */
+function recordRules(context: Context, endpoint: Endpoint, recorded: readonly RecordedUrlAnswer[], summary: RecordSummary): void {
+  const result = recordedResponses(endpoint, recorded, { fallback: null, ownIsPlain: false })
+  summary.warnings.push(...result.warnings)
+  if (!isDeepStrictEqual(result.responses, endpoint.responses)) {
+    const updated = context.repos.endpoints.configure(endpoint.id, { ...currentSettings(endpoint), responses: result.responses })
+    if (!summary.created.some((e) => e.id === updated.id) && !summary.updated.some((e) => e.id === updated.id)) summary.updated.push(updated)
+  }
 }
 
 /** A new resource at `path` would take no route, nor records, that something else holds. */
@@ -466,17 +506,26 @@ function canBeResource(context: Context, project: Project, path: string): boolea
 
 const PATTERN_CHARACTERS = /[:*{}]/
 
-/** One custom endpoint per method and route, answering the last exchange recorded for it. */
+/**
+ * One custom endpoint per method and route shape: each URL recorded answers its own last answer (a
+ * rule of its own), any other the last answer recorded.
+ */
 function recordEndpoints(context: Context, project: Project, routed: Routed[], summary: RecordSummary): void {
-  const last = new Map<string, Routed>()
-  for (const r of routed) last.set(`${r.method} ${routeShape(r.route)}`, r)
+  const groups = new Map<string, Routed[]>()
+  for (const r of routed) {
+    const key = `${r.method} ${routeShape(r.route)}`
+    groups.set(key, [...(groups.get(key) ?? []), r])
+  }
   const now = context.clock.now().toISOString()
   // Read once and kept current: a HAR of thousands of routes must not read the project's endpoints per route.
   const endpoints = context.repos.endpoints.listByProject(project.id)
   const byRoute = new Map(endpoints.map((e) => [`${e.method} ${routeShape(e.path)}`, e]))
   const served = new Map(endpoints.flatMap((e) => servedRoutes(e).map((route) => [route, e] as const)))
-  for (const r of last.values()) {
-    const skip = (reason: string) => summary.skipped.push({ method: r.method, path: r.path, reason })
+  for (const [key, group] of groups) {
+    const r = group.at(-1)!
+    const skip = (reason: string, which: readonly Routed[] = group) => {
+      for (const g of which) summary.skipped.push({ method: g.method, path: g.path, reason })
+    }
     const literal = segmentsOf(r.route).find((segment) => !segment.startsWith(':') && PATTERN_CHARACTERS.test(segment))
     if (literal !== undefined) {
       skip(`segment "${literal}" holds ":", "*", "{" or "}", which a route reads as a pattern`)
@@ -488,37 +537,42 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
       skip(error instanceof AppError ? error.message : String(error))
       continue
     }
-    const existing = byRoute.get(`${r.method} ${routeShape(r.route)}`)
+    const existing = byRoute.get(key)
     if (existing && existing.kind !== 'custom') {
       skip(`${existing.method} ${existing.path} is a ${existing.kind} endpoint; recording changes custom endpoints only`)
       continue
     }
-    if (!existing) {
-      const clash = served.get(servedRoute(r.method, r.route))
-      if (clash) {
-        skip(`it would be served at the same URL as ${clash.method} ${clash.path}`)
-        continue
-      }
-    }
-    const answer = answerOf(r.exchange, summary.warnings)
-    if (typeof answer === 'string') {
-      skip(answer)
+    const clash = existing ? undefined : served.get(servedRoute(r.method, r.route))
+    if (clash) {
+      skip(`it would be served at the same URL as ${clash.method} ${clash.path}`)
       continue
     }
-    const body = 'text' in answer.body
-      ? { body: answer.body.text, bodyType: 'text' as const, fileId: null }
-      : { body: null, bodyType: 'file' as const, fileId: context.repos.files.put(project.id, answer.body.file.name, answer.body.file.bytes) }
-    if (existing) {
-      summary.updated.push(context.repos.endpoints.configure(existing.id, { ...currentSettings(existing), status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body }))
-    } else {
-      const created = context.repos.endpoints.insert({
-        projectId: project.id, resourceId: null, method: r.method, path: r.route, kind: 'custom', action: null,
-        status: answer.status, headers: answer.headers, contentType: answer.contentType, ...body, createdAt: now,
-      })
-      summary.created.push(created)
-      byRoute.set(`${created.method} ${routeShape(created.path)}`, created)
-      for (const route of servedRoutes(created)) served.set(route, created)
+    const answered = group.flatMap((g) => {
+      const answer = answerOf(g.exchange, summary.warnings)
+      if (typeof answer !== 'string') return [{ routed: g, response: storedResponse(context, project, answer) }]
+      skip(answer, [g])
+      return []
+    })
+    const last = answered.at(-1)?.response
+    if (!last) continue
+    const own = { status: last.status, contentType: last.contentType, body: last.body, bodyType: last.bodyType, fileId: last.fileId }
+    const endpoint = existing ?? context.repos.endpoints.insert({
+      projectId: project.id, resourceId: null, method: r.method, path: r.route, kind: 'custom', action: null, headers: last.headers, ...own, createdAt: now,
+    })
+    if (!existing) {
+      byRoute.set(key, endpoint)
+      for (const route of servedRoutes(endpoint)) served.set(route, endpoint)
     }
+    const recorded = answered.flatMap(({ routed: g, response }) => {
+      const url = recordedUrl(endpoint.path, g.path, g.exchange.query)
+      return url ? [{ url, answer: response }] : []
+    })
+    if (recorded.length < answered.length) summary.warnings.push(`${endpoint.method} ${endpoint.path}: answers the last URL recorded for every URL: its path has patterns other than :name parameters`)
+    const result = recordedResponses(endpoint, recorded, { fallback: last, ownIsPlain: existing !== undefined })
+    summary.warnings.push(...result.warnings)
+    // With rules, every answer carries its own headers: the endpoint's would go under each of them.
+    const configured = context.repos.endpoints.configure(endpoint.id, { ...currentSettings(endpoint), ...own, headers: result.ruled ? {} : last.headers, responses: result.responses })
+    ;(existing ? summary.updated : summary.created).push(configured)
   }
 }
 

@@ -17,7 +17,7 @@ import { isObject } from '../engine/json-input.ts'
  */
 
 export const MAX_RESPONSES = 100
-const MAX_NAME = 100
+export const MAX_RESPONSE_NAME = 100
 export const RESPONSE_FIELDS = ['name', 'when', 'status', 'headers', 'body', 'text', 'file', 'contentType', 'delay', 'fault'] as const
 
 /** A response as sent and written back (project file, API, `--json`). */
@@ -109,8 +109,8 @@ export function responseFromJson(raw: unknown, at: string, check: ResponseCheck)
     }
   }
   const fileRef = file === undefined || file === null ? null : responseFile(file, `${at}.file`, check.files)
-  if (name !== undefined && name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME || /[\u0000-\u001f]/.test(name) || /^\d+$/.test(name))) {
-    refuse(`${at}.name`, `must be a one-line label of 1 to ${MAX_NAME} characters, not only digits (digits name a position)`)
+  if (name !== undefined && name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > MAX_RESPONSE_NAME || /[\u0000-\u001f]/.test(name) || /^\d+$/.test(name))) {
+    refuse(`${at}.name`, `must be a one-line label of 1 to ${MAX_RESPONSE_NAME} characters, not only digits (digits name a position)`)
   }
   // The management API addresses a response by name in its URL (…/responses/{name}): "." and ".."
   // would resolve away there, to the endpoint itself.

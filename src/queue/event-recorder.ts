@@ -110,6 +110,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
             status: served.status,
             durationMs: served.durationMs,
             ...(served.fault ? { fault: served.fault } : {}),
+            ...(served.failed && !served.fault && served.note ? { note: served.note } : {}),
             ...(served.answeredBy ? { answeredBy: served.answeredBy } : {}),
             ...(served.proxied ? { proxied: true } : {}),
           }

@@ -390,7 +390,7 @@ function recordedExchange(request: MockRequest, route: ProxyRoute, forwarded: Fo
     requestHeaders: forwarded.requestHeaders,
     requestBody: requestBody.size > 0 ? requestBody.whole : null,
     status: forwarded.status,
-    responseHeaders: forwarded.headers,
+    responseHeaders: forwarded.targetHeaders,
     responseBody: responseBody.whole,
     startedAt: new Date(startedAt).toISOString(),
     durationMs,

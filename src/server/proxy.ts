@@ -59,8 +59,10 @@ export interface Forwarded {
   /** The target's status and headers, its body streaming through. */
   response: Response
   status: number
-  /** The answer's headers as sent (hop-by-hop ones dropped). */
+  /** The answer's headers as sent to the client (hop-by-hop ones dropped, mockapi's CORS header added when the target sent none). */
   headers: [string, string][]
+  /** The answer's headers as the target sent them (hop-by-hop ones dropped): what a recording keeps. */
+  targetHeaders: [string, string][]
   /** The request's end-to-end headers as the client sent them (not the project's own, nor Host and X-Forwarded-*, which are the target's business). */
   requestHeaders: [string, string][]
   /** Settles once the answer's body has ended, broken off, or the client left; never rejects. */
@@ -174,7 +176,8 @@ export function forwardRequest(event: H3Event, settings: ProxySettings, path: st
     upstream.once('response', (res: IncomingMessage) => {
       answered = true
       res.on('error', () => {})
-      const headers = withCors(endToEndHeaders(res.rawHeaders))
+      const targetHeaders = endToEndHeaders(res.rawHeaders)
+      const headers = withCors(targetHeaders)
       let settle: (end: ForwardEnd) => void = () => {}
       const done = new Promise<ForwardEnd>((resolveDone) => {
         settle = (end) => {
@@ -225,6 +228,7 @@ export function forwardRequest(event: H3Event, settings: ProxySettings, path: st
         response: new FastResponse(body, { status, statusText: res.statusMessage || STATUS_CODES[status] || '', headers: headers }),
         status,
         headers,
+        targetHeaders,
         requestHeaders: endToEndHeaders(rawHeadersOf(event)),
         done,
       })

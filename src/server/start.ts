@@ -19,7 +19,7 @@ import type { Context } from '../domain/context.ts'
 import { createEventRecorder } from '../queue/event-recorder.ts'
 import { createWorker } from '../queue/worker.ts'
 import { openRuntime } from '../runtime.ts'
-import { SERVE_BUSY_WAIT_MS, setBusyWait } from '../store/db.ts'
+import { SERVE_BUSY_WAIT_MS, setBusyWait, storeFault } from '../store/db.ts'
 import { createApp, type AppDeps } from './app.ts'
 import { serveGrpc, type GrpcHost } from './grpc-host.ts'
 import { listenApp } from './listen.ts'
@@ -169,8 +169,12 @@ async function startProjectRecording(context: Context, project: Project | null, 
     recorder: (projectId: number, exchange: RecordedExchange) => {
       whenStoreFree(context.db, () => recordProxied(context, projectId, exchange, options)).then((summary) => {
         for (const skipped of summary?.skipped ?? []) log.note('recording', `${skipped.method} ${skipped.path} was not recorded: ${skipped.reason}`)
+        for (const warning of summary?.warnings ?? []) log.note('recording', warning)
       }, (error: unknown) => {
-        log.note('recording', `${exchange.method} ${exchange.path} was not recorded: ${(error as Error)?.message ?? String(error)}`)
+        const reason = storeFault(error) === 'busy'
+          ? 'another process held the database\'s write lock for longer than the lock wait (MOCKAPI_LOCK_WAIT)'
+          : (error as Error)?.message ?? String(error)
+        log.note('recording', `${exchange.method} ${exchange.path} was not recorded: ${reason}`)
       })
     },
     // Ctrl-C ends the recording; one already stopped by `mockapi record stop` stays stopped.

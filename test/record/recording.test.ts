@@ -83,8 +83,10 @@ describe('recordExchanges', () => {
     expect(health.headers.get('x-auth-token')).toBeNull()
     expect(health.headers.get('date')).not.toBe('Mon, 01 Jan 2026 00:00:00 GMT')
 
-    // The last exchange of a route is its answer, as the upstream wrote it (spaces kept).
-    expect((await send(at(`/orders/${uuidA}/receipt`))).text).toBe('{"total":  20}')
+    // Each URL answers its own last answer, as the upstream wrote it (spaces kept); another one the route's last.
+    expect((await send(at(`/orders/${uuidA}/receipt`))).text).toBe('{"total": 10}')
+    expect((await send(at(`/orders/${uuidB}/receipt`))).text).toBe('{"total":  20}')
+    expect((await send(at('/orders/0f0f0f0f-0000-4000-8000-000000000000/receipt'))).text).toBe('{"total":  20}')
     const decoded = await send(at('/stats'))
     expect(decoded.text).toBe(stats)
     expect(decoded.headers.get('content-encoding')).toBeNull()
@@ -119,6 +121,73 @@ describe('recordExchanges', () => {
     expect(endpoints).toEqual(['GET /status', 'GET /things/:thingId/detail'])
     const resource = context.repos.resources.listByProject(project.id)
     expect(resource.map((r) => r.seedRecords)).toEqual([[{ id: 'a1', n: 2 }, { id: 'b2', n: 3 }]])
+  })
+
+  it('answers each recorded URL its own answer: repeated query values, secrets ignored, a plain URL recorded before rules, long URLs, hand-made rules first', async () => {
+    const text = (body: string, headers: [string, string][] = []) => [['Content-Type', 'text/plain'] as [string, string], ...headers]
+    const long = `?q=${'x'.repeat(120)}`
+    const { db, context, project, summaries } = await recorded([
+      [exchange('GET', '/feed', 200, 'plain feed', text('plain feed', [['X-Only-Plain', 'yes']]))],
+      [
+        exchange('GET', '/feed', 200, 'tags a b', text(''), { query: '?tag=a&tag=b' }),
+        exchange('GET', '/feed', 200, 'tag a', text(''), { query: '?tag=a&access_token=sekr1t-feed' }),
+        exchange('GET', '/feed', 200, 'long', text(''), { query: long }),
+      ],
+    ])
+    expect(summaries[1]!.warnings).toEqual([])
+    const feed = context.repos.endpoints.listByProject(project.id).find((e) => e.path === '/feed')!
+    expect(feed.responses.map((r) => r.name)).toEqual([
+      '/feed?tag=a&tag=b',
+      '/feed?tag=a',
+      `/feed?q=${'x'.repeat(83)}…${feed.responses[2]!.name!.slice(-8)}`,
+      '/feed',
+      'last recorded',
+    ])
+    expect(feed.responses[0]!.when).toEqual({ query: { tag: 'a', q: { absent: true } }, any: [{ query: { tag: 'b' } }] })
+    // A hand-made rule stays first, and recording again keeps it.
+    const makeFaker = await loadFaker()
+    const { addResponse } = await import('../../src/domain/response-edits.ts')
+    addResponse(context, feed, { name: 'down', when: { headers: { 'x-down': { present: true } } }, status: 503, text: 'down' }, undefined, makeFaker)
+    recordExchanges(context, project, [exchange('GET', '/feed', 200, 'tag a again', text(''), { query: '?tag=a' })], { source: 'test', makeFaker })
+    expect(context.repos.endpoints.byId(feed.id)!.responses.map((r) => r.name)).toEqual(['down', '/feed?tag=a&tag=b', `/feed?q=${'x'.repeat(83)}…${feed.responses[2]!.name!.slice(-8)}`, '/feed?tag=a', '/feed', 'last recorded'])
+
+    const server = await serve(db)
+    const at = (path: string, headers: Record<string, string> = {}) => send(`${server.url}/api/rec${path}`, { headers })
+    expect((await at('/feed?tag=a&tag=b')).text).toBe('tags a b')
+    expect((await at('/feed?tag=b&tag=a')).text).toBe('tags a b')
+    expect((await at('/feed?tag=a&access_token=another')).text).toBe('tag a again')
+    expect((await at(`/feed${long}`)).text).toBe('long')
+    const plain = await at('/feed')
+    expect([plain.text, plain.headers.get('x-only-plain')]).toEqual(['plain feed', 'yes'])
+    // Not recorded: the last answer, without a header only the plain one had.
+    const other = await at('/feed?tag=c')
+    expect([other.text, other.headers.get('x-only-plain')]).toEqual(['tag a again', null])
+    expect((await at('/feed?tag=a', { 'x-down': '1' })).status).toBe(503)
+    await server.close()
+    const stored = Buffer.concat([db, `${db}-wal`].filter(existsSync).map((file) => readFileSync(file))).toString('latin1')
+    expect(stored).not.toContain('sekr1t-feed')
+    expect(stored).not.toContain('access_token')
+  })
+
+  it('gives a resource read a rule only while its records do not answer it as recorded', async () => {
+    const { db, context, project } = await recorded([
+      [exchange('GET', '/items', 200, '[{"id":1}]', [JSON_TYPE]), exchange('GET', '/items/2', 404, '{"error":"no 2"}', [JSON_TYPE])],
+      [exchange('GET', '/items/me', 200, '{"id":1,"me":true}', [JSON_TYPE])],
+    ])
+    const read = () => context.repos.endpoints.listByProject(project.id).find((e) => e.action === 'read')!
+    expect(read().responses.map((r) => [r.name, r.when])).toEqual([['/items/2', { params: { id: '2' } }], ['/items/me', { params: { id: 'me' } }]])
+    const server = await serve(db)
+    const at = (path: string) => send(`${server.url}/api/rec${path}`)
+    expect([(await at('/items/2')).status, (await at('/items/2')).text]).toEqual([404, '{"error":"no 2"}'])
+    expect((await at('/items/me')).text).toBe('{"id":1,"me":true}')
+    await server.close()
+    // The real API made item 2 since: its record answers, and its rule is gone.
+    recordExchanges(context, project, [
+      exchange('POST', '/items', 201, '{"id":2}', [JSON_TYPE]),
+      exchange('GET', '/items/2', 200, '{"id":2}', [JSON_TYPE]),
+    ], { source: 'test', makeFaker: await loadFaker() })
+    expect(read().responses.map((r) => r.name)).toEqual(['/items/me'])
+    expect(context.repos.resources.listByProject(project.id)[0]!.seedRecords).toEqual([{ id: 1 }, { id: 2 }])
   })
 
   it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {

@@ -311,6 +311,9 @@ describe('serve --proxy', () => {
     expect(Buffer.from(recorded[0]!.requestBody!).toString()).toBe('{"a":1}')
     expect(Buffer.from(recorded[0]!.responseBody).toString()).toBe(text)
     expect(recorded[0]!.responseHeaders).toContainEqual(['X-Upstream', 'yes'])
+    // The client gets mockapi's CORS header; the recording only what the target sent.
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*')
+    expect(recorded[0]!.responseHeaders.map(([name]) => name.toLowerCase())).not.toContain('access-control-allow-origin')
     // The client's headers, not what the proxy added for the target.
     expect(recorded[0]!.requestHeaders.map(([name]) => name.toLowerCase())).not.toContain('x-forwarded-for')
     expect(recorded[0]!.requestHeaders.map(([name]) => name.toLowerCase())).toContain('content-type')
@@ -340,7 +343,8 @@ describe('serve --proxy', () => {
     expect(recorded.map((e) => e.requestBody?.byteLength)).toEqual([5])
   })
 
-  it('gives the client a broken answer when the target resets mid-body, and keeps serving', async () => {
+  it('gives the client a broken answer when the target resets mid-body, says why in mock.error, and keeps serving', async () => {
+    const receiver = await startReceiver()
     const up = await upstream({
       '/reset': (req, res) => {
         req.resume()
@@ -348,12 +352,18 @@ describe('serve --proxy', () => {
         res.write('x'.repeat(1000), () => res.socket!.destroy())
       },
     })
-    const { server } = await proxied({ target: up.url })
+    const { server, context } = await proxied({ target: up.url }, { retryDelaysMs: [50] })
+    createSubscription(context, server.project('shop'), { name: 'errors', targetUrl: receiver.url, events: ['mock.error'] })
     const answer = await fetch(`${server.url}/reset`)
     expect(answer.status).toBe(200)
     await expect(answer.text()).rejects.toThrow()
     const entry = await waitFor(() => server.journal!.records(server.project('shop').id)[0], 2000, 'the journal entry')
     expect(entry.note).toMatch(/broke off its answer after \d+ bytes/)
+    await waitFor(() => receiver.requests.length >= 1, 8000, 'the mock.error delivery')
+    const event = JSON.parse(receiver.requests[0]!.body) as { type: string; data: Record<string, unknown> }
+    expect(event.type).toBe('mock.error')
+    expect(event.data).toMatchObject({ path: '/reset', status: 200, proxied: true, note: entry.note })
+    expect(event.data.note).toMatch(/^the proxy target broke off its answer after \d+ bytes$/)
     expect((await fetch(`${server.url}/api/mocked`)).status).toBe(200)
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
   })
