@@ -1,6 +1,7 @@
 import { stringify } from 'yaml'
 import { AppError } from '../errors.ts'
 import { describeWhen } from '../engine/conditions.ts'
+import { hasConfiguredBody } from '../engine/exchange.ts'
 import { contentTypeOf, isJsonContentType, TEXT_TYPE } from '../engine/media-type.ts'
 import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
 import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
@@ -9,6 +10,7 @@ import { HTTP_METHODS, type AuthScheme, type Endpoint, type EndpointAuth, type E
 import type { StoredSpec } from '../store/specs.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
+import { endpointSettingsSpec } from './export.ts'
 import { routeShape } from './endpoints.ts'
 import { standardEndpoints } from './resources.ts'
 
@@ -80,6 +82,32 @@ function openApiPath(path: string): string | null {
 
 function pathParameters(path: string): Obj[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }))
+}
+
+/**
+ * The extension `mockapi import` configures an operation's endpoint from (docs/imports.md, "Round
+ * trip"): the endpoint's settings as a project file writes them (templates, files with their bytes,
+ * responses with their rules, names and order), so the import answers as the endpoint did where the
+ * examples alone cannot say it. Auth is left out (its tokens and keys are secrets: the security
+ * schemes say it), and so are the schema (the request body says it) and the proxy (the document has
+ * no target).
+ */
+export const SETTINGS_EXTENSION = 'x-mockapi-endpoint'
+
+/** The statuses an answer goes out without a body for, whatever the endpoint holds. */
+const NO_BODY_STATUSES = new Set([204, 205, 304])
+
+/**
+ * The endpoint's settings for SETTINGS_EXTENSION, with its status (the import's default is the
+ * document's first 2xx, not always the endpoint's); undefined when it has none to say, unless
+ * `always`.
+ */
+function settingsExtension(context: Context, endpoint: Endpoint, always: boolean): Obj | undefined {
+  const { auth: _auth, schema: _schema, proxy: _proxy, ...settings } = endpointSettingsSpec(context, endpoint)
+  if (!always && Object.keys(settings).length === 0) return undefined
+  // A custom endpoint without a body answers `{}`; an imported one would answer its documented response, which has none.
+  const answersEmptyObject = endpoint.kind === 'custom' && !hasConfiguredBody(endpoint) && !NO_BODY_STATUSES.has(endpoint.status)
+  return { status: endpoint.status, ...settings, ...(answersEmptyObject ? { body: {} } : {}) }
 }
 
 /** A schema's name in `components`: the resource path's last literal, in PascalCase, singular-ish. */
@@ -305,7 +333,7 @@ interface Written {
  * The operations of a resource's standard endpoints that exist (at their own paths: a stateful
  * import's item path keeps its `{petId}`), each answering its records.
  */
-function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, securityOf: (endpoint: Endpoint) => Obj[] | undefined, warnings: string[]): Written[] {
+function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, own: { securityOf: (endpoint: Endpoint) => Obj[] | undefined; settingsOf: (endpoint: Endpoint) => Obj | undefined }, warnings: string[]): Written[] {
   const operations: Written[] = []
   for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
     const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
@@ -315,7 +343,8 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
       ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample) }
       : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, sample[0]) }
     const parameters = [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])]
-    const own = securityOf(endpoint)
+    const security = own.securityOf(endpoint)
+    const settings = own.settingsOf(endpoint)
     const writes = action === 'create' || action === 'replace' || action === 'patch'
     const requestBody = configuredRequestBody(endpoint, warnings) ?? (writes ? { required: true, content: json(input) } : undefined)
     const operation: Obj = {
@@ -324,7 +353,8 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses: { [String(endpoint.status)]: answer, ...(action !== 'list' && action !== 'create' ? { '404': notFound } : {}) },
-      ...(own ? { security: own } : {}),
+      ...(security ? { security } : {}),
+      ...(settings ? { [SETTINGS_EXTENSION]: settings } : {}),
     }
     operations.push({ path: written, method: method.toLowerCase(), operation, endpointId: endpoint.id })
   }
@@ -333,9 +363,10 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
 
 /**
  * An imported operation as its spec has it, when it stands alone (no `$ref` in it): with its path
- * item's parameters, and the spec's own `security` and schemes where it takes them from the spec.
+ * item's parameters, the spec's own `security` and schemes where it takes them from the spec, and
+ * the endpoint's settings as they are now (`settings`), not as the spec's extension had them.
  */
-function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, security: SecuritySchemes): Obj | null {
+function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, security: SecuritySchemes, settings: Obj | undefined): Obj | null {
   if (!endpoint.operation || spec.version === '2.0') return null
   const pointer = endpoint.operation.pointer
   const operation = resolvePointer(document, pointer)
@@ -353,6 +384,8 @@ function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, 
   const requirements = importedSecurity(document, copied, security)
   if (requirements === null) return null
   if (requirements !== undefined) copied.security = requirements
+  delete copied[SETTINGS_EXTENSION]
+  if (settings) copied[SETTINGS_EXTENSION] = settings
   return copied
 }
 
@@ -424,7 +457,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
     const written = openApiPath(endpoint.path)
     if (endpoint.kind !== 'openapi' || !spec || !written) continue
-    const operation = importedOperation(spec, documentOf(spec), endpoint, security)
+    const operation = importedOperation(spec, documentOf(spec), endpoint, security, settingsExtension(context, endpoint, false))
     if (operation) put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
   }
 
@@ -447,7 +480,8 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const name = schemaName(resource, names)
     const inferred = { ...inferSchema(sample), type: 'object' }
     schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }
-    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, securityOf, warnings)) put(written)
+    const own = { securityOf, settingsOf: (endpoint: Endpoint) => settingsExtension(context, endpoint, false) }
+    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, own, warnings)) put(written)
   }
 
   const leftOut = new Map<string, string[]>()
@@ -458,7 +492,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
       const own = endpointSecurity(endpoint.auth, security)
       const parameters = pathParameters(written)
       const requestBody = configuredRequestBody(endpoint, warnings)
-      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }
+      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}), [SETTINGS_EXTENSION]: settingsExtension(context, endpoint, true) }
       put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
       continue
     }
