@@ -2,16 +2,18 @@ import { stringify } from 'yaml'
 import { AppError } from '../errors.ts'
 import { describeWhen } from '../engine/conditions.ts'
 import { hasConfiguredBody } from '../engine/exchange.ts'
-import { contentTypeOf, isJsonContentType, TEXT_TYPE } from '../engine/media-type.ts'
+import { contentTypeOf, isJsonContentType, isTextual, TEXT_TYPE } from '../engine/media-type.ts'
 import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
 import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
 import { resolvePointer } from '../kinds/openapi/pointer.ts'
 import { HTTP_METHODS, type AuthScheme, type Endpoint, type EndpointAuth, type EndpointResponse, type Project, type Resource } from '../model.ts'
 import type { StoredSpec } from '../store/specs.ts'
+import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
 import { endpointSettingsSpec } from './export.ts'
 import { routeShape } from './endpoints.ts'
+import { responseExampleName } from './responses.ts'
 import { standardEndpoints } from './resources.ts'
 
 /** What `mockapi export --format` takes: a project file, or an OpenAPI document. */
@@ -217,18 +219,31 @@ function textValue(text: string, type: string): unknown {
   }
 }
 
-function answerOf(endpoint: Endpoint, response: EndpointResponse | null, name: string, description: string | null): Answer {
+/** A file's bytes as text, when its type is textual and they are UTF-8; else null (its bytes are binary). */
+function fileText(context: Context, fileId: number, type: string): string | null {
+  if (!isTextual(type)) return null
+  const bytes = fileContent(context, fileId)?.bytes
+  try {
+    return bytes ? new TextDecoder('utf-8', { fatal: true }).decode(bytes) : null
+  } catch {
+    return null
+  }
+}
+
+function answerOf(context: Context, endpoint: Endpoint, response: EndpointResponse | null, name: string, description: string | null): Answer {
   const headers = response ? { ...endpoint.headers, ...response.headers } : endpoint.headers
   const answer = response
-    ? { bodyType: response.bodyType, body: response.body, contentType: response.contentType, file: response.file }
-    : { bodyType: endpoint.bodyType, body: endpoint.body, contentType: endpoint.contentType, file: endpoint.file }
-  const hasBody = answer.bodyType === 'file' ? answer.file !== null : answer.body !== null && answer.bodyType !== null
+    ? { bodyType: response.bodyType, body: response.body, contentType: response.contentType, fileId: response.fileId, file: response.file }
+    : { bodyType: endpoint.bodyType, body: endpoint.body, contentType: endpoint.contentType, fileId: endpoint.fileId, file: endpoint.file }
+  const hasBody = answer.bodyType === 'file' ? answer.fileId !== null : answer.body !== null && answer.bodyType !== null
   if (!hasBody) return { name, description, status: response?.status ?? endpoint.status, headers, media: null }
   const type = mediaTypeOf(headers, { bodyType: answer.bodyType ?? 'json', contentType: answer.contentType, file: answer.file })
+  // A text file is its text, as a text body is (what a tool reading the examples answers); other files are bytes the examples cannot hold.
+  const text = answer.bodyType === 'file' ? fileText(context, answer.fileId!, type) : answer.bodyType === 'text' ? answer.body! : null
   const media = {
     type,
-    value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : answer.bodyType === 'text' ? textValue(answer.body!, type) : null,
-    binary: answer.bodyType === 'file',
+    value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : text === null ? null : textValue(text, type),
+    binary: answer.bodyType === 'file' && text === null,
   }
   return { name, description, status: response?.status ?? endpoint.status, headers, media }
 }
@@ -238,12 +253,12 @@ function answerOf(endpoint: Endpoint, response: EndpointResponse | null, name: s
  * first (the first without conditions under `rules`; the first of a sequence), since an import
  * answers the first example.
  */
-function answersOf(endpoint: Endpoint): Answer[] {
+function answersOf(context: Context, endpoint: Endpoint): Answer[] {
   const settings = currentSettings(endpoint)
-  if (settings.responses.length === 0) return [answerOf(endpoint, null, 'default', null)]
+  if (settings.responses.length === 0) return [answerOf(context, endpoint, null, 'default', null)]
   const named = settings.responses.map((response, index) => {
     const pick = settings.pick === 'rules' ? (response.when === null ? 'the fallback: answered when no rule before it holds' : `answered when ${describeWhen(response.when)}`) : settings.pick === 'sequence' ? `answer ${index + 1} of the sequence` : 'one of the answers picked at random'
-    return answerOf(endpoint, response, response.name ?? `response${index + 1}`, pick)
+    return answerOf(context, endpoint, response, responseExampleName(response, index), pick)
   })
   const first = settings.pick === 'rules' ? named.findIndex((_, index) => settings.responses[index]!.when === null) : 0
   return first > 0 ? [named[first]!, ...named.filter((_, index) => index !== first)] : named
@@ -261,9 +276,9 @@ function headerObjects(answers: Answer[]): Obj | undefined {
 }
 
 /** The responses object of a custom endpoint: one per status, each media with its examples. */
-function customResponses(endpoint: Endpoint): Obj {
+function customResponses(context: Context, endpoint: Endpoint): Obj {
   const byStatus = new Map<number, Answer[]>()
-  for (const answer of answersOf(endpoint)) {
+  for (const answer of answersOf(context, endpoint)) {
     const list = byStatus.get(answer.status)
     if (list) list.push(answer)
     else byStatus.set(answer.status, [answer])
@@ -492,7 +507,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
       const own = endpointSecurity(endpoint.auth, security)
       const parameters = pathParameters(written)
       const requestBody = configuredRequestBody(endpoint, warnings)
-      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}), [SETTINGS_EXTENSION]: settingsExtension(context, endpoint, true) }
+      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(context, endpoint), ...(own ? { security: own } : {}), [SETTINGS_EXTENSION]: settingsExtension(context, endpoint, true) }
       put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
       continue
     }

@@ -426,6 +426,12 @@ resources:
       - { id: 1, title: first, body: x }
 endpoints:
   - method: POST
+    path: /api/notes
+    responses:
+      - when: { body: { title: first } }
+        status: 409
+        body: { error: "{{body.title}} is taken" }
+  - method: POST
     path: /api/login
     responses:
       - name: admin
@@ -493,6 +499,10 @@ describe('export → import round trip, byte for byte', () => {
     expect(Object.keys(login.responses)).toEqual(['200', '401'])
     expect(login['x-mockapi-endpoint'].responses.map((r: Doc) => r.name ?? null)).toEqual(['admin', null])
     expect(Object.keys(document.paths['/api/weather'].get.responses['200'].content['application/json'].examples)).toEqual(['response1', 'response3'])
+    // A text file is its text; a binary one, bytes the examples cannot hold (the extension has them).
+    expect(document.paths['/api/readme'].get.responses['200'].content).toEqual({ 'text/plain; charset=utf-8': { schema: { type: 'string' }, example: 'Use {{ name }} here, not "string".\n' } })
+    expect(document.paths['/api/logo'].get.responses['200'].content).toEqual({ 'image/png': { schema: { type: 'string', format: 'binary' } } })
+    expect(document.paths['/api/logo'].get['x-mockapi-endpoint'].file).toEqual({ name: 'logo.png', base64: logo.toString('base64') })
 
     const copy = cliWorkspace()
     await copy.ok('init', '--yes', '--name', 'Round', '--slug', 'round')
@@ -529,9 +539,31 @@ describe('export → import round trip, byte for byte', () => {
     expect((await same('GET', '/moved')).status).toBe(302)
     expect((await same('GET', '/maybe?go=1')).status).toBe(302)
     expect((await same('GET', '/maybe')).text).toBe('{"stay":true}')
-    // Records: written, then read, as the resource did.
+    // Records: written, then read, as the resource did; its rule still answers before it stores.
+    expect((await same('POST', '/notes', { body: '{"title":"first"}' })).text).toBe('{"error":"first is taken"}')
+    expect((await same('POST', '/notes', { body: '{"title":"second","body":"z"}' })).text).toBe('{"id":2,"title":"second","body":"z"}')
     expect((await same('PUT', '/notes/1', { body: '{"body":"y","title":"second"}' })).status).toBe(200)
     expect((await same('GET', '/notes/1')).text).toBe('{"id":1,"body":"y","title":"second"}')
     expect((await same('GET', '/notes')).status).toBe(200)
+  })
+
+  it('reads x-mockapi-endpoint in any spec, and refuses one that does not check, naming the operation, with nothing stored', async () => {
+    const w = cliWorkspace()
+    await w.ok('init', '--yes', '--name', 'Hand', '--slug', 'hand')
+    const spec = (settings: unknown) => JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'Hand', version: '1' },
+      paths: { '/hello/{name}': { get: { parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'hi', content: { 'text/plain': { example: 'hi you' } } } }, 'x-mockapi-endpoint': settings } } },
+    })
+    writeFileSync(join(w.cwd, 'bad.json'), spec({ responses: [{ when: { nope: 1 }, text: 'x' }] }))
+    const bad = await w.run('import', 'bad.json')
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain('GET /hello/:name: x-mockapi-endpoint:')
+    expect(await w.ok('endpoints')).not.toContain('/hello')
+    writeFileSync(join(w.cwd, 'good.json'), spec({ text: 'hello {{params.name}}' }))
+    await w.ok('import', 'good.json')
+    const served = await serve(w.db)
+    const answered = await send(`${served.url}/api/hand/hello/ada`)
+    expect([answered.status, answered.text]).toEqual([200, 'hello ada'])
   })
 })
