@@ -250,8 +250,8 @@ function answerOf(context: Context, endpoint: Endpoint, response: EndpointRespon
 
 /**
  * A custom endpoint's answers: its own body, or its responses in order, the one a plain request gets
- * first (the first without conditions under `rules`; the first of a sequence), since an import
- * answers the first example.
+ * first (the first without conditions under `rules`; the first of a sequence), since a tool that
+ * reads the examples alone (Prism) answers the first.
  */
 function answersOf(context: Context, endpoint: Endpoint): Answer[] {
   const settings = currentSettings(endpoint)

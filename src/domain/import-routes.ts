@@ -237,8 +237,11 @@ export function storeRoutes(
     }
 
     const imported = new Set<string>()
+    // Parsed only for a document that names the extension: most specs are not exports.
+    const carriesSettings = input.document.includes(`"${SETTINGS_EXTENSION}"`)
     let parsed: unknown
     const settingsOf = (op: RouteOperation): unknown => {
+      if (!carriesSettings) return undefined
       parsed ??= JSON.parse(input.document) as unknown
       const operation = resolvePointer(parsed, op.operation.pointer)
       return isObj(operation) ? operation[SETTINGS_EXTENSION] : undefined
