@@ -547,6 +547,21 @@ describe('export → import round trip, byte for byte', () => {
     expect((await same('GET', '/notes')).status).toBe(200)
   })
 
+  it('carries no token: a bearer token the original refused passes after the round trip (documented)', async () => {
+    const locked = cliWorkspace()
+    writeFileSync(join(locked.cwd, 'locked.yaml'), 'name: Locked\nslug: locked\nauth: { type: bearer, tokens: [t-right] }\nendpoints:\n  - method: GET\n    path: /api/secret\n    body: { ok: true }\n')
+    await locked.ok('apply', 'locked.yaml')
+    await locked.ok('export', '--format', 'openapi', '-o', 'locked.json')
+    expect(readFileSync(join(locked.cwd, 'locked.json'), 'utf8')).not.toContain('t-right')
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Locked', '--slug', 'locked')
+    await copy.ok('import', join(locked.cwd, 'locked.json'), '--project', 'locked')
+    const [original, again] = [await serve(locked.db), await serve(copy.db)]
+    const statuses = async (token: string) => Promise.all([original, again].map(async (server) => (await exactly(server.url, 'GET', '/api/locked/secret', { headers: { authorization: `Bearer ${token}` } })).status))
+    expect(await statuses('t-right')).toEqual([200, 200])
+    expect(await statuses('t-wrong')).toEqual([403, 200])
+  })
+
   it('reads x-mockapi-endpoint in any spec, and refuses one that does not check, naming the operation, with nothing stored', async () => {
     const w = cliWorkspace()
     await w.ok('init', '--yes', '--name', 'Hand', '--slug', 'hand')
