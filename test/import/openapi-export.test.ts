@@ -467,6 +467,9 @@ endpoints:
     path: /api/moved
     status: 302
     headers: { Location: /api/round/readme }
+  - method: DELETE
+    path: /api/login
+    status: 204
   - method: GET
     path: /api/maybe
     responses:
@@ -539,6 +542,8 @@ describe('export → import round trip, byte for byte', () => {
     expect((await same('GET', '/moved')).status).toBe(302)
     expect((await same('GET', '/maybe?go=1')).status).toBe(302)
     expect((await same('GET', '/maybe')).text).toBe('{"stay":true}')
+    expect((await same('DELETE', '/login')).status).toBe(204)
+    expect((await same('HEAD', '/readme')).body).toBe('')
     // Records: written, then read, as the resource did; its rule still answers before it stores.
     expect((await same('POST', '/notes', { body: '{"title":"first"}' })).text).toBe('{"error":"first is taken"}')
     expect((await same('POST', '/notes', { body: '{"title":"second","body":"z"}' })).text).toBe('{"id":2,"title":"second","body":"z"}')
