@@ -1,15 +1,19 @@
 import { stringify } from 'yaml'
 import { AppError } from '../errors.ts'
 import { describeWhen } from '../engine/conditions.ts'
-import { contentTypeOf, isJsonContentType, TEXT_TYPE } from '../engine/media-type.ts'
+import { hasConfiguredBody } from '../engine/exchange.ts'
+import { contentTypeOf, isJsonContentType, isTextual, TEXT_TYPE } from '../engine/media-type.ts'
 import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
 import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
 import { resolvePointer } from '../kinds/openapi/pointer.ts'
 import { HTTP_METHODS, type AuthScheme, type Endpoint, type EndpointAuth, type EndpointResponse, type Project, type Resource } from '../model.ts'
 import type { StoredSpec } from '../store/specs.ts'
+import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
+import { endpointSettingsSpec } from './export.ts'
 import { routeShape } from './endpoints.ts'
+import { responseExampleName } from './responses.ts'
 import { standardEndpoints } from './resources.ts'
 
 /** What `mockapi export --format` takes: a project file, or an OpenAPI document. */
@@ -80,6 +84,32 @@ function openApiPath(path: string): string | null {
 
 function pathParameters(path: string): Obj[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }))
+}
+
+/**
+ * The extension `mockapi import` configures an operation's endpoint from (docs/imports.md, "Round
+ * trip"): the endpoint's settings as a project file writes them (templates, files with their bytes,
+ * responses with their rules, names and order), so the import answers as the endpoint did where the
+ * examples alone cannot say it. Auth is left out (its tokens and keys are secrets: the security
+ * schemes say it), and so are the schema (the request body says it) and the proxy (the document has
+ * no target).
+ */
+export const SETTINGS_EXTENSION = 'x-mockapi-endpoint'
+
+/** The statuses an answer goes out without a body for, whatever the endpoint holds. */
+const NO_BODY_STATUSES = new Set([204, 205, 304])
+
+/**
+ * The endpoint's settings for SETTINGS_EXTENSION, with its status (the import's default is the
+ * document's first 2xx, not always the endpoint's); undefined when it has none to say, unless
+ * `always`.
+ */
+function settingsExtension(context: Context, endpoint: Endpoint, always: boolean): Obj | undefined {
+  const { auth: _auth, schema: _schema, proxy: _proxy, ...settings } = endpointSettingsSpec(context, endpoint)
+  if (!always && Object.keys(settings).length === 0) return undefined
+  // A custom endpoint without a body answers `{}`; an imported one would answer its documented response, which has none.
+  const answersEmptyObject = endpoint.kind === 'custom' && !hasConfiguredBody(endpoint) && !NO_BODY_STATUSES.has(endpoint.status)
+  return { status: endpoint.status, ...settings, ...(answersEmptyObject ? { body: {} } : {}) }
 }
 
 /** A schema's name in `components`: the resource path's last literal, in PascalCase, singular-ish. */
@@ -189,33 +219,46 @@ function textValue(text: string, type: string): unknown {
   }
 }
 
-function answerOf(endpoint: Endpoint, response: EndpointResponse | null, name: string, description: string | null): Answer {
+/** A file's bytes as text, when its type is textual and they are UTF-8; else null (its bytes are binary). */
+function fileText(context: Context, fileId: number, type: string): string | null {
+  if (!isTextual(type)) return null
+  const bytes = fileContent(context, fileId)?.bytes
+  try {
+    return bytes ? new TextDecoder('utf-8', { fatal: true }).decode(bytes) : null
+  } catch {
+    return null
+  }
+}
+
+function answerOf(context: Context, endpoint: Endpoint, response: EndpointResponse | null, name: string, description: string | null): Answer {
   const headers = response ? { ...endpoint.headers, ...response.headers } : endpoint.headers
   const answer = response
-    ? { bodyType: response.bodyType, body: response.body, contentType: response.contentType, file: response.file }
-    : { bodyType: endpoint.bodyType, body: endpoint.body, contentType: endpoint.contentType, file: endpoint.file }
-  const hasBody = answer.bodyType === 'file' ? answer.file !== null : answer.body !== null && answer.bodyType !== null
+    ? { bodyType: response.bodyType, body: response.body, contentType: response.contentType, fileId: response.fileId, file: response.file }
+    : { bodyType: endpoint.bodyType, body: endpoint.body, contentType: endpoint.contentType, fileId: endpoint.fileId, file: endpoint.file }
+  const hasBody = answer.bodyType === 'file' ? answer.fileId !== null : answer.body !== null && answer.bodyType !== null
   if (!hasBody) return { name, description, status: response?.status ?? endpoint.status, headers, media: null }
   const type = mediaTypeOf(headers, { bodyType: answer.bodyType ?? 'json', contentType: answer.contentType, file: answer.file })
+  // A text file is its text, as a text body is (what a tool reading the examples answers); other files are bytes the examples cannot hold.
+  const text = answer.bodyType === 'file' ? fileText(context, answer.fileId!, type) : answer.bodyType === 'text' ? answer.body! : null
   const media = {
     type,
-    value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : answer.bodyType === 'text' ? textValue(answer.body!, type) : null,
-    binary: answer.bodyType === 'file',
+    value: answer.bodyType === 'json' ? (JSON.parse(answer.body!) as unknown) : text === null ? null : textValue(text, type),
+    binary: answer.bodyType === 'file' && text === null,
   }
   return { name, description, status: response?.status ?? endpoint.status, headers, media }
 }
 
 /**
  * A custom endpoint's answers: its own body, or its responses in order, the one a plain request gets
- * first (the first without conditions under `rules`; the first of a sequence), since an import
- * answers the first example.
+ * first (the first without conditions under `rules`; the first of a sequence), since a tool that
+ * reads the examples alone (Prism) answers the first.
  */
-function answersOf(endpoint: Endpoint): Answer[] {
+function answersOf(context: Context, endpoint: Endpoint): Answer[] {
   const settings = currentSettings(endpoint)
-  if (settings.responses.length === 0) return [answerOf(endpoint, null, 'default', null)]
+  if (settings.responses.length === 0) return [answerOf(context, endpoint, null, 'default', null)]
   const named = settings.responses.map((response, index) => {
     const pick = settings.pick === 'rules' ? (response.when === null ? 'the fallback: answered when no rule before it holds' : `answered when ${describeWhen(response.when)}`) : settings.pick === 'sequence' ? `answer ${index + 1} of the sequence` : 'one of the answers picked at random'
-    return answerOf(endpoint, response, response.name ?? `response${index + 1}`, pick)
+    return answerOf(context, endpoint, response, responseExampleName(response, index), pick)
   })
   const first = settings.pick === 'rules' ? named.findIndex((_, index) => settings.responses[index]!.when === null) : 0
   return first > 0 ? [named[first]!, ...named.filter((_, index) => index !== first)] : named
@@ -233,9 +276,9 @@ function headerObjects(answers: Answer[]): Obj | undefined {
 }
 
 /** The responses object of a custom endpoint: one per status, each media with its examples. */
-function customResponses(endpoint: Endpoint): Obj {
+function customResponses(context: Context, endpoint: Endpoint): Obj {
   const byStatus = new Map<number, Answer[]>()
-  for (const answer of answersOf(endpoint)) {
+  for (const answer of answersOf(context, endpoint)) {
     const list = byStatus.get(answer.status)
     if (list) list.push(answer)
     else byStatus.set(answer.status, [answer])
@@ -305,7 +348,7 @@ interface Written {
  * The operations of a resource's standard endpoints that exist (at their own paths: a stateful
  * import's item path keeps its `{petId}`), each answering its records.
  */
-function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, securityOf: (endpoint: Endpoint) => Obj[] | undefined, warnings: string[]): Written[] {
+function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchema, sample: Obj[], endpoints: Map<string, Endpoint>, own: { securityOf: (endpoint: Endpoint) => Obj[] | undefined; settingsOf: (endpoint: Endpoint) => Obj | undefined }, warnings: string[]): Written[] {
   const operations: Written[] = []
   for (const { method, path, action } of standardEndpoints(resource.path, resource.singular)) {
     const endpoint = endpoints.get(`${method} ${routeShape(path)}`)
@@ -315,7 +358,8 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
       ? { description: 'the records, filtered, sorted and paged', content: json({ type: 'array', items: schemaRef }, sample) }
       : { description: action === 'delete' ? 'the deleted record' : 'the record', content: json(schemaRef, sample[0]) }
     const parameters = [...pathParameters(written), ...(action === 'list' ? LIST_PARAMETERS : [])]
-    const own = securityOf(endpoint)
+    const security = own.securityOf(endpoint)
+    const settings = own.settingsOf(endpoint)
     const writes = action === 'create' || action === 'replace' || action === 'patch'
     const requestBody = configuredRequestBody(endpoint, warnings) ?? (writes ? { required: true, content: json(input) } : undefined)
     const operation: Obj = {
@@ -324,7 +368,8 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses: { [String(endpoint.status)]: answer, ...(action !== 'list' && action !== 'create' ? { '404': notFound } : {}) },
-      ...(own ? { security: own } : {}),
+      ...(security ? { security } : {}),
+      ...(settings ? { [SETTINGS_EXTENSION]: settings } : {}),
     }
     operations.push({ path: written, method: method.toLowerCase(), operation, endpointId: endpoint.id })
   }
@@ -333,9 +378,10 @@ function resourceOperations(resource: Resource, schemaRef: Obj, input: JsonSchem
 
 /**
  * An imported operation as its spec has it, when it stands alone (no `$ref` in it): with its path
- * item's parameters, and the spec's own `security` and schemes where it takes them from the spec.
+ * item's parameters, the spec's own `security` and schemes where it takes them from the spec, and
+ * the endpoint's settings as they are now (`settings`), not as the spec's extension had them.
  */
-function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, security: SecuritySchemes): Obj | null {
+function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, security: SecuritySchemes, settings: Obj | undefined): Obj | null {
   if (!endpoint.operation || spec.version === '2.0') return null
   const pointer = endpoint.operation.pointer
   const operation = resolvePointer(document, pointer)
@@ -353,6 +399,8 @@ function importedOperation(spec: StoredSpec, document: Obj, endpoint: Endpoint, 
   const requirements = importedSecurity(document, copied, security)
   if (requirements === null) return null
   if (requirements !== undefined) copied.security = requirements
+  delete copied[SETTINGS_EXTENSION]
+  if (settings) copied[SETTINGS_EXTENSION] = settings
   return copied
 }
 
@@ -424,7 +472,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const spec = endpoint.specId === null ? undefined : specs.get(endpoint.specId)
     const written = openApiPath(endpoint.path)
     if (endpoint.kind !== 'openapi' || !spec || !written) continue
-    const operation = importedOperation(spec, documentOf(spec), endpoint, security)
+    const operation = importedOperation(spec, documentOf(spec), endpoint, security, settingsExtension(context, endpoint, false))
     if (operation) put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
   }
 
@@ -447,7 +495,8 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     const name = schemaName(resource, names)
     const inferred = { ...inferSchema(sample), type: 'object' }
     schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }
-    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, securityOf, warnings)) put(written)
+    const own = { securityOf, settingsOf: (endpoint: Endpoint) => settingsExtension(context, endpoint, false) }
+    for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, own, warnings)) put(written)
   }
 
   const leftOut = new Map<string, string[]>()
@@ -458,7 +507,7 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
       const own = endpointSecurity(endpoint.auth, security)
       const parameters = pathParameters(written)
       const requestBody = configuredRequestBody(endpoint, warnings)
-      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(endpoint), ...(own ? { security: own } : {}) }
+      const operation = { ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses: customResponses(context, endpoint), ...(own ? { security: own } : {}), [SETTINGS_EXTENSION]: settingsExtension(context, endpoint, true) }
       put({ path: written, method: endpoint.method.toLowerCase(), operation, endpointId: endpoint.id })
       continue
     }

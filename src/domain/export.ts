@@ -40,15 +40,27 @@ function exportedResponse(context: Context, response: EndpointResponse): Respons
   return view
 }
 
-/** Only the settings that differ from the endpoint's defaults, in the file's names. */
+/** An endpoint's settings as the project file names them, without what says which endpoint it is. */
+export type EndpointSettingsSpec = Omit<EndpointSpec, 'method' | 'path' | 'import' | 'operation'>
+
+/** The endpoint with only the settings that differ from its defaults, in the file's names. */
 function endpointSpec(context: Context, endpoint: Endpoint, importTitles: Map<number, string>): EndpointSpec {
-  const settings = currentSettings(endpoint)
-  const defaults = defaultSettings(endpoint)
   const spec: EndpointSpec = { method: endpoint.method, path: endpoint.path }
   if (endpoint.specId !== null) {
     spec.import = importTitles.get(endpoint.specId)!
     if (endpoint.operation) spec.operation = endpoint.operation.pointer
   }
+  return { ...spec, ...endpointSettingsSpec(context, endpoint) }
+}
+
+/**
+ * Only the settings that differ from the endpoint's defaults, in the file's names (which the
+ * management API's PATCH takes too); a file with its bytes.
+ */
+export function endpointSettingsSpec(context: Context, endpoint: Endpoint): EndpointSettingsSpec {
+  const settings = currentSettings(endpoint)
+  const defaults = defaultSettings(endpoint)
+  const spec: EndpointSettingsSpec = {}
   if (settings.status !== defaults.status) spec.status = settings.status
   if (Object.keys(settings.headers).length > 0) spec.headers = settings.headers
   if (settings.delayMs !== 0 || settings.delayMaxMs !== null) spec.delay = formatDelay(delayOf(settings))

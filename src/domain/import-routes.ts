@@ -9,6 +9,8 @@ import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
 import { kindOf } from '../kinds/registry.ts'
 import { derefPointer, isObj, resolvePointer } from '../kinds/openapi/pointer.ts'
+import { configureEndpoint, settingsFromJson } from './endpoint-config.ts'
+import { SETTINGS_EXTENSION } from './export-openapi.ts'
 
 export interface RouteImportOptions {
   /** Drop this spec's endpoints that the new version no longer has. */
@@ -123,6 +125,20 @@ function listedRecords(document: unknown, group: RouteOperation[]): Record<strin
   return listed
 }
 
+/**
+ * The endpoint configured as its operation's SETTINGS_EXTENSION says (an export writes it: the
+ * endpoint's body, templates, files, responses and rules), laid over what it has; a setting that
+ * does not check is refused, naming the operation, and the whole import with it.
+ */
+function configureFromDocument(context: Context, endpoint: Endpoint, settings: unknown, makeFaker: FakerFactory): Endpoint {
+  try {
+    return configureEndpoint(context, endpoint, settingsFromJson(settings), makeFaker)
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    throw new AppError(error.code, `${endpoint.method} ${endpoint.path}: ${SETTINGS_EXTENSION}: ${error.message}`, error.details === undefined ? {} : { details: error.details })
+  }
+}
+
 interface StatefulGroup {
   path: string
   actions: Map<string, ResourceAction>
@@ -221,6 +237,15 @@ export function storeRoutes(
     }
 
     const imported = new Set<string>()
+    // Parsed only for a document that names the extension: most specs are not exports.
+    const carriesSettings = input.document.includes(`"${SETTINGS_EXTENSION}"`)
+    let parsed: unknown
+    const settingsOf = (op: RouteOperation): unknown => {
+      if (!carriesSettings) return undefined
+      parsed ??= JSON.parse(input.document) as unknown
+      const operation = resolvePointer(parsed, op.operation.pointer)
+      return isObj(operation) ? operation[SETTINGS_EXTENSION] : undefined
+    }
     for (const op of input.operations) {
       const routeKey = key(op.method, op.path)
       imported.add(routeKey)
@@ -237,11 +262,11 @@ export function storeRoutes(
         specId,
         operation: op.operation,
       }
-      if (before) {
-        result.updated.push(endpoints.reimport(before.id, wiring))
-      } else {
-        result.created.push(endpoints.insert({ projectId: project.id, method: op.method, createdAt: now, ...wiring }))
-      }
+      const stored = before ? endpoints.reimport(before.id, wiring) : endpoints.insert({ projectId: project.id, method: op.method, createdAt: now, ...wiring })
+      const settings = settingsOf(op)
+      const endpoint = settings === undefined ? stored : configureFromDocument(context, stored, settings, tools.makeFaker)
+      if (before) result.updated.push(endpoint)
+      else result.created.push(endpoint)
     }
     // The previous document is replaced: what it alone described keeps answering its last example.
     const previousExamples = previous ? tools.examplesOf(previous) : null

@@ -182,6 +182,14 @@ export function responsesFromJson(raw: unknown, check: ResponseCheck, field = 'r
   return raw.map((response, i) => responseFromJson(response, `${field}[${i}]`, check))
 }
 
+/**
+ * The name `Prefer: example=` picks a response by, and the example the OpenAPI export writes it as:
+ * its own, else `response` and its position (`response2`).
+ */
+export function responseExampleName(response: Pick<EndpointResponse, 'name'>, index: number): string {
+  return response.name ?? `response${index + 1}`
+}
+
 /** Where a response is: its 1-based position or its name; NOT_FOUND otherwise. */
 export function responseIndex(endpoint: Pick<Endpoint, 'method' | 'path' | 'responses'>, which: string): number {
   const byPosition = /^\d+$/.test(which) ? Number(which) - 1 : -1

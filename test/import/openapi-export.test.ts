@@ -125,7 +125,7 @@ describe('export --format openapi', () => {
     expect(exported.paths['/api/logo'].get.responses['200'].content['image/png'].schema).toEqual({ type: 'string', format: 'binary' })
     const sessions = exported.paths['/api/sessions'].post.responses
     expect(Object.keys(sessions).sort()).toEqual(['201', '423'])
-    // The fallback first: an import answers the first example to a plain request, as the rules do.
+    // The fallback first in its status: a tool reading the examples alone (Prism) answers the first; an import reads x-mockapi-endpoint.
     const examples = sessions['201'].content['application/json'].examples
     expect(Object.keys(examples)).toEqual(['welcome', 'admin'])
     expect(examples.admin).toEqual({ description: 'answered when body.username = admin', value: { token: 'admin-token' } })
@@ -204,12 +204,11 @@ describe('export → import round trip', () => {
     expect((await same('GET', '/users?limit=1')).body).toHaveLength(1)
     expect((await same('GET', '/users/1/orders/1')).body).toEqual({ id: 1, userId: 1, total: 30, placed: '2024-05-01' })
     expect((await same('GET', '/profile')).body).toEqual({ name: 'Ada', theme: 'dark' })
-    // What is not the same: a rule's condition is not carried (the named example is, for Prefer), a file's bytes are not.
-    const admin = await both('POST', '/sessions', { body: { username: 'admin' } })
-    expect(admin.original.body).toEqual({ token: 'admin-token' })
-    expect(admin.imported.body).toEqual({ token: 't-1' })
-    expect((await answer(again.url, 'POST', '/api/shop/sessions', { body: {}, headers: { prefer: 'example=admin' } })).body).toEqual({ token: 'admin-token' })
-    expect((await answer(again.url, 'POST', '/api/shop/sessions', { body: {}, headers: { prefer: 'code=423' } })).body).toEqual({ error: 'locked' })
+    // Rules are carried with their conditions; Prefer picks a response by its name or status, whatever they say.
+    expect((await same('POST', '/sessions', { body: { username: 'admin' } })).body).toEqual({ token: 'admin-token' })
+    expect((await same('POST', '/sessions', { body: { username: 'locked' } })).status).toBe(423)
+    expect((await same('POST', '/sessions', { body: {}, headers: { prefer: 'example=admin' } })).body).toEqual({ token: 'admin-token' })
+    expect((await same('POST', '/sessions', { body: {}, headers: { prefer: 'code=423' } })).body).toEqual({ error: 'locked' })
     // The import checks what the spec says (inferred formats, list parameters); the resource took any object.
     const badEmail = await both('POST', '/users', { body: { email: 'not an email' } })
     expect([badEmail.original.status, badEmail.imported.status]).toEqual([201, 422])
@@ -217,10 +216,7 @@ describe('export → import round trip', () => {
     expect((await answer(original.url, 'DELETE', `/api/shop/users/${(badEmail.original.body as Doc).id}`)).status).toBe(200)
     const badPage = await both('GET', '/users?page=0')
     expect([badPage.original.status, badPage.imported.status]).toEqual([400, 422])
-    const logo = await both('GET', '/logo')
-    expect([logo.original.status, logo.imported.status]).toEqual([200, 200])
-    expect(logo.original.type).toBe('image/png')
-    expect(logo.imported).toEqual({ status: 200, body: '', type: null })
+    expect((await same('GET', '/logo')).type).toBe('image/png')
   })
 })
 
@@ -413,5 +409,181 @@ describe('import --stateful seeds a collection from its list example', () => {
     expect(items.map((item) => item.id)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
     expect((await answer(served.url, 'GET', '/api/big/comments')).body).toEqual([{ id: 1, postId: 1, body: 'hi' }, { id: 2, postId: 2, body: 'yo' }])
     expect((await answer(served.url, 'GET', '/api/big/posts/2/comments')).body).toEqual([{ id: 2, postId: 2, body: 'yo' }])
+  })
+})
+
+/**
+ * A project whose answers the examples alone cannot say: a fallback that is an error, templates,
+ * unnamed responses picked in turn, files (text holding `{{`, and binary), empty redirects, a rule
+ * answering no body, and a resource's records.
+ */
+const ROUND = `
+name: Round
+slug: round
+resources:
+  - path: /api/notes
+    records:
+      - { id: 1, title: first, body: x }
+endpoints:
+  - method: POST
+    path: /api/notes
+    responses:
+      - when: { body: { title: first } }
+        status: 409
+        body: { error: "{{body.title}} is taken" }
+  - method: POST
+    path: /api/login
+    responses:
+      - name: admin
+        when: { body: { username: admin } }
+        status: 200
+        body: { token: "t-{{body.username}}", at: "{{query.at}}" }
+      - status: 401
+        headers: { X-Reason: "wrong password for {{body.username}}" }
+        body: { error: { code: UNAUTHORIZED, message: "who is {{body.username}}?" } }
+  - method: GET
+    path: /api/greet/:name
+    text: "Hello {{params.name}}, {{query.greeting}}!"
+  - method: GET
+    path: /api/weather
+    pick: sequence
+    responses:
+      - body: { sky: sun }
+      - status: 503
+        body: { error: busy }
+      - body: { sky: rain }
+  - method: GET
+    path: /api/readme
+    file: ./readme.txt
+  - method: GET
+    path: /api/logo
+    file: ./logo.png
+  - method: GET
+    path: /api/old
+    status: 302
+    headers: { Location: /api/round/readme }
+    text: ""
+  - method: GET
+    path: /api/moved
+    status: 302
+    headers: { Location: /api/round/readme }
+  - method: DELETE
+    path: /api/login
+    status: 204
+  - method: GET
+    path: /api/maybe
+    responses:
+      - when: { query: { go: "1" } }
+        status: 302
+        headers: { Location: /api/round/readme }
+      - body: { stay: true }
+`
+
+/** Everything a request answered but the date: status, headers and the body's bytes. */
+async function exactly(base: string, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+  const response = await fetch(`${base}${path}`, { method, headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }), redirect: 'manual' })
+  const headers = [...response.headers].filter(([name]) => name !== 'date')
+  return { status: response.status, headers, body: Buffer.from(await response.arrayBuffer()).toString('base64') }
+}
+
+describe('export → import round trip, byte for byte', () => {
+  it('answers every request as the original did: the fallback error, templates, Prefer: example, files, empty redirects', async () => {
+    const round = cliWorkspace()
+    writeFileSync(join(round.cwd, 'readme.txt'), 'Use {{ name }} here, not "string".\n')
+    const logo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x7b, 0x7b])
+    writeFileSync(join(round.cwd, 'logo.png'), logo)
+    writeFileSync(join(round.cwd, 'round.yaml'), ROUND)
+    await round.ok('apply', 'round.yaml')
+    await round.ok('export', '--format', 'openapi', '-o', 'round.openapi.json')
+    const document = JSON.parse(readFileSync(join(round.cwd, 'round.openapi.json'), 'utf8')) as Doc
+    await SwaggerParser.validate(structuredClone(document) as never)
+    // What the examples say, for Prism and the like; the extension, for an import.
+    const login = document.paths['/api/login'].post
+    expect(Object.keys(login.responses)).toEqual(['200', '401'])
+    expect(login['x-mockapi-endpoint'].responses.map((r: Doc) => r.name ?? null)).toEqual(['admin', null])
+    expect(Object.keys(document.paths['/api/weather'].get.responses['200'].content['application/json'].examples)).toEqual(['response1', 'response3'])
+    // A text file is its text; a binary one, bytes the examples cannot hold (the extension has them).
+    expect(document.paths['/api/readme'].get.responses['200'].content).toEqual({ 'text/plain; charset=utf-8': { schema: { type: 'string' }, example: 'Use {{ name }} here, not "string".\n' } })
+    expect(document.paths['/api/logo'].get.responses['200'].content).toEqual({ 'image/png': { schema: { type: 'string', format: 'binary' } } })
+    expect(document.paths['/api/logo'].get['x-mockapi-endpoint'].file).toEqual({ name: 'logo.png', base64: logo.toString('base64') })
+
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Round', '--slug', 'round')
+    const imported = await copy.run('import', join(round.cwd, 'round.openapi.json'), '--project', 'round', '--stateful')
+    expect(imported.code, imported.stderr).toBe(0)
+    const original = await serve(round.db)
+    const again = await serve(copy.db)
+    const same = async (method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) => {
+      const a = await exactly(original.url, method, `/api/round${path}`, init)
+      const b = await exactly(again.url, method, `/api/round${path}`, init)
+      expect(b, `${method} ${path} ${JSON.stringify(init)}`).toEqual(a)
+      return { ...a, text: Buffer.from(a.body, 'base64').toString('utf8') }
+    }
+    // The fallback is an error: a plain request gets it, rendered; the rule's 200 only for the admin.
+    const refused = await same('POST', '/login', { body: '{"username":"eve"}' })
+    expect([refused.status, refused.text]).toEqual([401, '{"error":{"code":"UNAUTHORIZED","message":"who is eve?"}}'])
+    expect(refused.headers).toContainEqual(['x-reason', 'wrong password for eve'])
+    expect((await same('POST', '/login?at=9', { body: '{"username":"admin"}' })).text).toBe('{"token":"t-admin","at":"9"}')
+    // Prefer: example= names a response (by its name, else responseN), Prefer: code= its status, whatever the rules say.
+    expect((await same('POST', '/login', { body: '{"username":"eve"}', headers: { prefer: 'example=admin' } })).text).toBe('{"token":"t-eve","at":null}')
+    expect((await same('POST', '/login', { body: '{"username":"admin"}', headers: { prefer: 'example=response2' } })).status).toBe(401)
+    expect((await same('POST', '/login', { body: '{"username":"admin"}', headers: { prefer: 'code=401' } })).status).toBe(401)
+    expect((await same('GET', '/greet/Ada?greeting=hi')).text).toBe('Hello Ada, hi!')
+    // A sequence goes on in turn, and Prefer: example= takes one out of turn.
+    expect((await same('GET', '/weather')).text).toBe('{"sky":"sun"}')
+    expect((await same('GET', '/weather', { headers: { prefer: 'example=response3' } })).text).toBe('{"sky":"rain"}')
+    expect((await same('GET', '/weather')).status).toBe(503)
+    expect((await same('GET', '/weather')).text).toBe('{"sky":"rain"}')
+    // Files, byte for byte.
+    expect((await same('GET', '/readme')).text).toBe('Use {{ name }} here, not "string".\n')
+    expect(Buffer.from((await same('GET', '/logo')).body, 'base64')).toEqual(logo)
+    // Redirects: with an empty text body (as a recording keeps one), without a body, and chosen by a rule.
+    expect((await same('GET', '/old')).status).toBe(302)
+    expect((await same('GET', '/moved')).status).toBe(302)
+    expect((await same('GET', '/maybe?go=1')).status).toBe(302)
+    expect((await same('GET', '/maybe')).text).toBe('{"stay":true}')
+    expect((await same('DELETE', '/login')).status).toBe(204)
+    expect((await same('HEAD', '/readme')).body).toBe('')
+    // Records: written, then read, as the resource did; its rule still answers before it stores.
+    expect((await same('POST', '/notes', { body: '{"title":"first"}' })).text).toBe('{"error":"first is taken"}')
+    expect((await same('POST', '/notes', { body: '{"title":"second","body":"z"}' })).text).toBe('{"id":2,"title":"second","body":"z"}')
+    expect((await same('PUT', '/notes/1', { body: '{"body":"y","title":"second"}' })).status).toBe(200)
+    expect((await same('GET', '/notes/1')).text).toBe('{"id":1,"body":"y","title":"second"}')
+    expect((await same('GET', '/notes')).status).toBe(200)
+  })
+
+  it('carries no token: a bearer token the original refused passes after the round trip (documented)', async () => {
+    const locked = cliWorkspace()
+    writeFileSync(join(locked.cwd, 'locked.yaml'), 'name: Locked\nslug: locked\nauth: { type: bearer, tokens: [t-right] }\nendpoints:\n  - method: GET\n    path: /api/secret\n    body: { ok: true }\n')
+    await locked.ok('apply', 'locked.yaml')
+    await locked.ok('export', '--format', 'openapi', '-o', 'locked.json')
+    expect(readFileSync(join(locked.cwd, 'locked.json'), 'utf8')).not.toContain('t-right')
+    const copy = cliWorkspace()
+    await copy.ok('init', '--yes', '--name', 'Locked', '--slug', 'locked')
+    await copy.ok('import', join(locked.cwd, 'locked.json'), '--project', 'locked')
+    const [original, again] = [await serve(locked.db), await serve(copy.db)]
+    const statuses = async (token: string) => Promise.all([original, again].map(async (server) => (await exactly(server.url, 'GET', '/api/locked/secret', { headers: { authorization: `Bearer ${token}` } })).status))
+    expect(await statuses('t-right')).toEqual([200, 200])
+    expect(await statuses('t-wrong')).toEqual([403, 200])
+  })
+
+  it('reads x-mockapi-endpoint in any spec, and refuses one that does not check, naming the operation, with nothing stored', async () => {
+    const w = cliWorkspace()
+    await w.ok('init', '--yes', '--name', 'Hand', '--slug', 'hand')
+    const spec = (settings: unknown) => JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'Hand', version: '1' },
+      paths: { '/hello/{name}': { get: { parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'hi', content: { 'text/plain': { example: 'hi you' } } } }, 'x-mockapi-endpoint': settings } } },
+    })
+    writeFileSync(join(w.cwd, 'bad.json'), spec({ responses: [{ when: { nope: 1 }, text: 'x' }] }))
+    const bad = await w.run('import', 'bad.json')
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain('GET /hello/:name: x-mockapi-endpoint:')
+    expect(await w.ok('endpoints')).not.toContain('/hello')
+    writeFileSync(join(w.cwd, 'good.json'), spec({ text: 'hello {{params.name}}' }))
+    await w.ok('import', 'good.json')
+    const served = await serve(w.db)
+    const answered = await send(`${served.url}/api/hand/hello/ada`)
+    expect([answered.status, answered.text]).toEqual([200, 'hello ada'])
   })
 })

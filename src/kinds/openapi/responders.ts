@@ -17,9 +17,13 @@ export async function responderFor(document: SpecDocument): Promise<Responder> {
   return responder
 }
 
-/** The built response as the server sends it, its Content-Type named as the other answerers name it. */
+/**
+ * The built response as the server sends it, its Content-Type named as the other answerers name it;
+ * no body is an empty one, sent with `Content-Length: 0` as an endpoint's empty body is (not as an
+ * empty chunked body).
+ */
 export function toAnswer(built: BuiltResponse): MockAnswer {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(built.headers)) headers[name.toLowerCase() === 'content-type' ? 'Content-Type' : name] = value
-  return { status: built.status, headers, body: built.body }
+  return { status: built.status, headers, body: built.body ?? '' }
 }

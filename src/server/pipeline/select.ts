@@ -3,9 +3,9 @@ import type { MockRequest } from '../../engine/exchange.ts'
 import type { Random } from '../../engine/policy.ts'
 import { parsePrefer } from '../../engine/prefer.ts'
 import { requestFacts } from '../../engine/request-facts.ts'
-import { effectiveEndpoint } from '../../domain/responses.ts'
+import { effectiveEndpoint, responseExampleName } from '../../domain/responses.ts'
 import type { AnsweredBy, RuleMiss } from '../../events.ts'
-import type { Endpoint } from '../../model.ts'
+import type { Endpoint, EndpointResponse } from '../../model.ts'
 import type { Match } from './match.ts'
 
 type EndpointMatch = Extract<Match, { kind: 'endpoint' }>
@@ -18,19 +18,22 @@ export interface Selected {
   note: string | null
   /** When no rule held: each rule and its failed conditions, for the journal; null when a rule held or there were none. */
   ruleMisses: RuleMiss[] | null
-  /** `Prefer: code` named the status of the chosen response: it is answered as configured, not simulated. */
+  /** `Prefer` chose the response (by its example name or status): a preferred code is answered as configured, not simulated. */
   preferred: boolean
 }
 
 /**
- * The first response answering the status `Prefer: code` asks for, as Prism answers the example of
- * that status; -1 when none does (or none is asked). Rules, turns and draws are passed over.
+ * The response `Prefer: example=` names (of the status `code=` asks for, if both are given), else the
+ * first answering the status `code=` asks for, as Prism answers the example of that name or status;
+ * -1 when none does (or none is asked). Rules, turns and draws are passed over.
  */
 function preferredIndex(request: MockRequest, endpoint: Endpoint): number {
   const header = request.headers.get('prefer')
   if (header === null) return -1
-  const { code } = parsePrefer(header)
-  return code === undefined ? -1 : endpoint.responses.findIndex((response) => (response.status ?? endpoint.status) === code)
+  const { code, example } = parsePrefer(header)
+  const answers = (response: EndpointResponse) => code === undefined || (response.status ?? endpoint.status) === code
+  const named = example === undefined ? -1 : endpoint.responses.findIndex((response, i) => responseExampleName(response, i) === example && answers(response))
+  return named >= 0 || code === undefined ? named : endpoint.responses.findIndex(answers)
 }
 
 /** An endpoint's responses ready to pick from, with where its sequence is. */
