@@ -6,14 +6,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { mkdirSync, rmSync } from 'node:fs'
 import { ITEM_ID, NEW_POST, PAGE } from './posts.mjs'
-import { cli, freshCopy, serveArgs } from './mockapi.mjs'
+import { freshCopy, serveArgs } from './mockapi.mjs'
 import { SERVER_CORE, onCore } from './pinning.mjs'
 import { coldStart, rssMb, start, verify } from './processes.mjs'
 import { measure } from './load.mjs'
 import { median } from './stats.mjs'
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url))
-export const SCENARIOS = ['item', 'page', 'all', 'post']
 const COLD_STARTS_PER_ROUND = 3
 const listening = /listening on (http:\/\/\S+)/
 
@@ -46,13 +45,6 @@ export function contenders({ dir, dbJson, builds, mockapiDb, peers }) {
 function execSeed(db, dbJson) {
   for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true })
   execFileSync(process.execPath, [join(BENCH, 'servers/bare-h3-sqlite.mjs'), db, dbJson], { stdio: ['ignore', 'ignore', 'pipe'] })
-}
-
-/** Seeds a mockapi build's database with the posts, as a json-server user would: `mockapi import db.json`. */
-export function seedMockapi(build, db, dbJson) {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true })
-  cli(build, db, ['init', '--yes', '--name', 'Bench', '--slug', 'bench', '--path-rules', 'off'])
-  cli(build, db, ['import', dbJson, '--project', 'bench'])
 }
 
 const idIs = (body, id) => String(body?.id) === String(id)

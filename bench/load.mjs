@@ -7,9 +7,9 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { LOAD_CORE, onCore } from './pinning.mjs'
 
-export const CONNECTIONS = 50
-export const WARM_UP_SECONDS = 2
-export const hasWrk = spawnSync('wrk', ['--version']).error === undefined
+const CONNECTIONS = 50
+const WARM_UP_SECONDS = 2
+const hasWrk = spawnSync('wrk', ['--version']).error === undefined
 export const loadNote = `${hasWrk ? 'wrk, 1 thread' : 'autocannon (wrk not found)'}, ${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up`
 const run = promisify(execFile)
 

@@ -30,6 +30,13 @@ export function builds(root, others) {
 /** Runs the build's CLI to completion (unpinned: seeding is not measured). */
 export const cli = (build, db, args) => execFileSync(process.execPath, [build.bin, '--db', db, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
 
+/** Seeds a build's database with the posts, as a json-server user would: `mockapi import db.json` (project `bench`). */
+export function seedMockapi(build, db, dbJson) {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true })
+  cli(build, db, ['init', '--yes', '--name', 'Bench', '--slug', 'bench', '--path-rules', 'off'])
+  cli(build, db, ['import', dbJson, '--project', 'bench'])
+}
+
 /** Runs the build's CLI on the server core and returns how long it took, spawn to exit, in ms. */
 export function timedCli(build, db, args) {
   const [file, ...rest] = onCore(SERVER_CORE, [process.execPath, build.bin, '--db', db, ...args])

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 
 const hasTaskset = spawnSync('taskset', ['--version']).error === undefined
 const cores = availableParallelism()
-export const PINNED = hasTaskset && cores >= 2 && process.env.BENCH_NO_PIN !== '1'
+const PINNED = hasTaskset && cores >= 2 && process.env.BENCH_NO_PIN !== '1'
 export const SERVER_CORE = 0
 export const LOAD_CORE = 1
 

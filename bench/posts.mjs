@@ -5,7 +5,7 @@ import { once } from 'node:events'
 
 const STATUSES = ['published', 'draft', 'archived']
 const WORDS = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat'.split(' ')
-export const POST_BYTES = 311
+const POST_BYTES = 311
 
 function text(seed, length) {
   let out = ''

@@ -3,12 +3,11 @@
 // and the database's size, per mockapi build, measured like the comparison.
 import { join } from 'node:path'
 import { FILTERED, ITEM_ID, NEW_POST, writeDbJson } from './posts.mjs'
-import { seedMockapi } from './compare.mjs'
-import { dbSizeMb, freshCopy, serveArgs, timedCli } from './mockapi.mjs'
+import { dbSizeMb, freshCopy, seedMockapi, serveArgs, timedCli } from './mockapi.mjs'
 import { rssMb, start, verify } from './processes.mjs'
 import { measure } from './load.mjs'
 
-export const scaleSizes = (million) => [1_000, 10_000, 100_000, ...(million ? [1_000_000] : [])]
+const scaleSizes = (million) => [1_000, 10_000, 100_000, ...(million ? [1_000_000] : [])]
 
 async function scaleRound(build, seededDb, run, count, { seconds }) {
   const db = freshCopy(seededDb, join(run, 'scale.db'))
