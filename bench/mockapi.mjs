@@ -3,7 +3,7 @@
 // them do not matter.
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { SERVER_CORE, onCore } from './pinning.mjs'
 
 function commitOf(root) {
@@ -13,7 +13,7 @@ function commitOf(root) {
     const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'src', 'package.json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
     return dirty ? `${sha}+changes` : sha
   } catch {
-    return 'unknown'
+    return null
   }
 }
 
@@ -22,7 +22,8 @@ export function builds(root, others) {
   return [root, ...others.map((dir) => resolve(dir))].map((dir, index) => {
     const bin = join(dir, 'bin', 'mockapi.js')
     if (!existsSync(bin) || !existsSync(join(dir, 'dist'))) throw new Error(`${dir}: no bin/mockapi.js or dist/ (run npm run build there)`)
-    const commit = commitOf(dir)
+    // Not a git checkout (an unpacked archive): named after its folder.
+    const commit = commitOf(dir) ?? basename(dir)
     return { key: `build${index}`, name: index === 0 ? `mockapi ${commit}` : `mockapi ${commit} (${dir})`, short: `mockapi ${commit}`, root: dir, bin, commit }
   })
 }

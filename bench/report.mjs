@@ -63,6 +63,14 @@ function comparison(results) {
       lines.push(row([key === 'coldMs' ? 'cold start (time: lower is better)' : SCENARIO_TITLES[key], cell(vsFloor, ratio), cell(vsCeiling, ratio), TARGETS[key].text, verdict(TARGETS[key].meets(vsFloor.median, vsCeiling.median))]))
     }
   }
+  const [first, ...others] = names.filter((n) => cells[n].role === 'mockapi')
+  for (const other of others) {
+    lines.push('', `#### ${first} ÷ ${other} (this checkout ÷ the other build), taken within each round`, '', row(['scenario', 'ratio']), row(['---', '---:']))
+    for (const key of [...Object.keys(SCENARIO_TITLES), 'coldMs']) {
+      const values = (n) => cells[n].rounds.map((r) => (key === 'coldMs' ? r.coldMs : r[key].rps))
+      lines.push(row([key === 'coldMs' ? 'cold start (time: lower is better)' : `${SCENARIO_TITLES[key]} (req/s)`, cell(ratioSpread(values(first), values(other)), ratio)]))
+    }
+  }
   return lines
 }
 
