@@ -20,7 +20,7 @@ const listening = /listening on (http:\/\/\S+)/
 export function contenders({ dir, dbJson, builds, mockapiDb, peers }) {
   const bareDb = join(dir, 'bare-h3.db')
   const node = [process.execPath]
-  execSeed(bareDb, dbJson)
+  seedBare(bareDb, dbJson)
   const list = [
     { name: 'bare node:http, posts in memory', role: 'ceiling', page: '/posts?page=3&limit=20', launch: async () => ({ args: onCore(SERVER_CORE, [...node, join(BENCH, 'servers/bare-http.mjs'), dbJson]), match: listening }) },
     { name: 'bare h3 v2 + better-sqlite3', role: 'floor', page: '/posts?page=3&limit=20', launch: async (run) => ({ args: onCore(SERVER_CORE, [...node, join(BENCH, 'servers/bare-h3-sqlite.mjs'), freshCopy(bareDb, join(run, 'bare-h3.db'))]), match: listening }) },
@@ -42,7 +42,7 @@ export function contenders({ dir, dbJson, builds, mockapiDb, peers }) {
   return list
 }
 
-function execSeed(db, dbJson) {
+function seedBare(db, dbJson) {
   for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true })
   execFileSync(process.execPath, [join(BENCH, 'servers/bare-h3-sqlite.mjs'), db, dbJson], { stdio: ['ignore', 'ignore', 'pipe'] })
 }
