@@ -1,13 +1,54 @@
-// The cold-start floor on this machine: h3 + better-sqlite3 reading one row, nothing else.
+// The floor mockapi's design stands on: h3 v2 on node:http and better-sqlite3 (the same pragmas
+// as mockapi), doing the same work: posts stored as JSON text, SQLite building every answer (one
+// post as stored, a page or every post as the stored texts in one array, a created post with its
+// id), X-Total-Count on lists, a POST body parsed and checked to be an object before it is stored.
+// node bare-h3-sqlite.mjs posts.db            serve it
+// node bare-h3-sqlite.mjs posts.db db.json    create it from a json-server database, then exit
 import { createRequire } from 'node:module'
 import { createServer } from 'node:http'
+import { readFileSync } from 'node:fs'
 
 const require = createRequire(import.meta.url)
-const { H3, toNodeHandler } = await import('h3')
 const Database = require('better-sqlite3')
-const db = new Database(process.argv[2], { readonly: true })
-const row = db.prepare('SELECT data FROM records WHERE id = ?').pluck()
+const db = new Database(process.argv[2])
+db.pragma('journal_mode = WAL')
+db.pragma('synchronous = NORMAL')
+
+if (process.argv[3]) {
+  db.exec('CREATE TABLE posts (id INTEGER PRIMARY KEY, data TEXT NOT NULL)')
+  const insert = db.prepare('INSERT INTO posts (id, data) VALUES (?, ?)')
+  const { posts } = JSON.parse(readFileSync(process.argv[3], 'utf8'))
+  db.transaction(() => posts.forEach((post) => insert.run(post.id, JSON.stringify(post))))()
+  db.close()
+  process.exit(0)
+}
+
+const { H3, HTTPError, readBody, toNodeHandler } = await import('h3')
+const one = db.prepare('SELECT data FROM posts WHERE id = ?').pluck()
+// The stored texts joined into an array by SQLite, without parsing them again (as json_group_array(json(data)) would).
+const page = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || ']' FROM (SELECT data FROM posts ORDER BY id LIMIT ? OFFSET ?)").pluck()
+const all = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || ']' FROM (SELECT data FROM posts ORDER BY id)").pluck()
+const count = db.prepare('SELECT count(*) FROM posts').pluck()
+const create = db.prepare("INSERT INTO posts (id, data) SELECT next, json_patch(json_object('id', next), ?) FROM (SELECT coalesce(max(id), 0) + 1 AS next FROM posts) RETURNING data").pluck()
+
+const json = (body, status = 200, headers = {}) => new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
 const app = new H3()
-app.get('/**', () => new Response(row.get('1'), { headers: { 'content-type': 'application/json' } }))
+app.get('/posts/:id', (event) => {
+  const data = one.get(Number(event.context.params.id))
+  if (data === undefined) throw new HTTPError({ status: 404, message: 'not found' })
+  return json(data)
+})
+app.get('/posts', (event) => {
+  const query = new URL(event.req.url).searchParams
+  const total = { 'x-total-count': String(count.get()) }
+  if (!query.has('page') && !query.has('limit')) return json(all.get(), 200, total)
+  const limit = Number(query.get('limit') ?? 10)
+  return json(page.get(limit, (Math.max(Number(query.get('page') ?? 1), 1) - 1) * limit), 200, total)
+})
+app.post('/posts', async (event) => {
+  const body = await readBody(event)
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HTTPError({ status: 400, message: 'not an object' })
+  return json(create.get(JSON.stringify(body)), 201)
+})
 const server = createServer(toNodeHandler(app))
 server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`))
