@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
+import { storeOperations as importDefinition } from '../../src/domain/import-operations.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, openStore, send, serve, startReceiver, tempDb, testClock, waitFor } from '../_helpers.ts'
+import { clientFor, loadFixture, unary } from '../grpc/_helpers.ts'
 
 /** Each bin of the request histogram is this much wider than the one before: a percentile read from it is within this factor of the exact one. */
 const RESOLUTION = 2 ** (1 / 3)
@@ -202,19 +204,27 @@ describe('GET /api/projects/{id}/stats: deliveries', () => {
 })
 
 describe('GET /api/projects/{id}/stats with the journal off', () => {
-  it('still counts the requests (serve --journal 0)', async () => {
+  it('still counts the requests (serve --journal 0), gRPC calls by the HTTP status their code stands for', async () => {
     const dbPath = tempDb()
     const { context } = openStore(dbPath)
-    createProject(context, { name: 'Quiet', slug: 'quiet' })
+    const project = createProject(context, { name: 'Quiet', slug: 'quiet' })
     createResource(context, { project: 'quiet', path: '/api/notes' })
+    const proto = await loadFixture('helloworld')
+    importDefinition(context, project, { format: 'grpc', title: 'helloworld', version: 'proto', source: 'helloworld.proto', document: JSON.stringify(proto.descriptor), operations: proto.methods.map((m) => m.path) })
     const token = await mintToken(context, { expiresInMs: 60_000 })
-    const quiet = await serve(dbPath, { journal: 0 })
+    const quiet = await serve(dbPath, { journal: 0, grpcPort: 0 })
     for (let i = 0; i < 3; i++) await send(`${quiet.url}/api/quiet/notes`)
     await send(`${quiet.url}/api/quiet/notes/1`)
+    const client = clientFor('helloworld', 'helloworld.Greeter', quiet.grpcPort!)
+    try {
+      await unary(client, 'SayHello', { name: 'x' })
+    } finally {
+      client.close()
+    }
     const headers = { Authorization: `Bearer ${token}` }
     expect((await send(`${quiet.url}/api/projects/1/requests`, { headers })).status).toBe(409)
     const buckets = (await send(`${quiet.url}/api/projects/1/stats?window=1m`, { headers })).json.requests as Record<string, number>[]
     const sum = (key: string) => buckets.reduce((total, bucket) => total + bucket[key]!, 0)
-    expect([sum('total'), sum('2xx'), sum('4xx')]).toEqual([4, 3, 1])
+    expect([sum('total'), sum('2xx'), sum('4xx')]).toEqual([5, 4, 1])
   })
 })
