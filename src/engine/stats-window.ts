@@ -64,7 +64,7 @@ export function parseStatsWindow(query: URLSearchParams, nowMs: number): StatsWi
     }
     if (asked > windowSeconds) throw refused('bucket', `must be no longer than the window (${window}), got "${bucket}"`)
     if (Math.ceil(windowSeconds / asked) > MAX_BUCKETS) {
-      throw refused('bucket', `makes more than ${MAX_BUCKETS} buckets of the ${window} window: at least ${defaultBucket(windowSeconds)}s`)
+      throw refused('bucket', `makes more than ${MAX_BUCKETS} buckets of the ${window} window, got "${bucket}"`)
     }
     bucketSeconds = asked
   }
