@@ -76,7 +76,7 @@ async function chartShots(page: Page, chart: Locator, name: string): Promise<voi
 }
 
 /** The fill a bar of this class is painted with, as the page computes it. */
-const fillOf = (chart: Locator, className: string) => chart.locator(`rect.${className}`).first().evaluate((rect) => getComputedStyle(rect).fill)
+const fillOf = (chart: Locator, className: string) => chart.locator(`rect.${className}`).first().evaluate((rect) => rect.ownerDocument.defaultView!.getComputedStyle(rect).fill)
 
 describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
   it('draws requests per second by status class with p50/p95, live, showing what the stats endpoint answers, in light and dark', async () => {

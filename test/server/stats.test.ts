@@ -5,6 +5,7 @@ import { storeOperations as importDefinition } from '../../src/domain/import-ope
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import type { RunningServer } from '../../src/server/start.ts'
+import type { RequestBucketView } from '../../src/views.ts'
 import { cleanup, openStore, send, serve, startReceiver, tempDb, testClock, waitFor } from '../_helpers.ts'
 import { clientFor, loadFixture, unary } from '../grpc/_helpers.ts'
 
@@ -89,13 +90,13 @@ describe('GET /api/projects/{id}/stats: requests', () => {
     expect(Date.parse(body.to) - Date.parse(body.from)).toBe(15 * 60_000)
     // Oldest first, one per bucket, the last the one under way.
     expect(body.requests.at(-1).at).toBe(new Date(second).toISOString())
-    const byStart = new Map(body.requests.map((bucket: { at: string }) => [bucket.at, bucket]))
-    const firstBucket = byStart.get(new Date(first).toISOString()) as Record<string, number | null>
-    const secondBucket = byStart.get(new Date(second).toISOString()) as Record<string, number | null>
+    const requests = body.requests as RequestBucketView[]
+    const firstBucket = requests.find((bucket) => bucket.at === new Date(first).toISOString())!
+    const secondBucket = requests.find((bucket) => bucket.at === new Date(second).toISOString())!
     expect(firstBucket).toMatchObject({ total: 16, '2xx': 11, '3xx': 1, '4xx': 2, '5xx': 1 })
     expect(secondBucket).toMatchObject({ total: 3, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 3 })
-    const others = body.requests.filter((bucket: { at: string }) => bucket !== firstBucket && bucket !== secondBucket)
-    expect(others.every((bucket: { total: number; p50: number | null }) => bucket.total === 0 && bucket.p50 === null)).toBe(true)
+    const others = requests.filter((bucket) => bucket !== firstBucket && bucket !== secondBucket)
+    expect(others.every((bucket) => bucket.total === 0 && bucket.p50 === null)).toBe(true)
 
     // The journal has every request's duration, exactly: the stats' percentiles are within a bin of them.
     const journal = (await send(`${api}/1/requests?limit=100`, { headers: auth })).json as { time: string; durationMs: number }[]
