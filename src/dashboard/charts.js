@@ -196,7 +196,8 @@ export function stackedChart(spec) {
   const empty = buckets.every((bucket) => bucket.stacks.every((value) => value === 0))
     ? [svg('text', { class: 'chart-empty', x: LEFT + PLOT_WIDTH / 2, y: TOP + PLOT_HEIGHT / 2, 'text-anchor': 'middle' }, spec.empty)]
     : []
-  const drawing = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'group', 'aria-label': spec.summary, 'data-testid': `${spec.testid}-svg` },
+  // The drawing itself is no tab stop (Chromium would make it one): its buckets are.
+  const drawing = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'group', 'aria-label': spec.summary, tabindex: -1, 'data-testid': `${spec.testid}-svg` },
     ...grid, ...times, ...groups, ...lines, ...empty)
 
   const tip = h('div', { class: 'chart-tip', role: 'tooltip', 'data-testid': 'chart-tip', hidden: true })

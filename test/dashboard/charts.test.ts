@@ -117,7 +117,11 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     // Keyboard: one tab stop (the newest bucket with traffic), the arrows move along, the tooltip follows.
     await page.mouse.move(0, 0)
     expect(await chart.locator('[data-testid="chart-bucket"][tabindex="0"]').getAttribute('data-at')).toBe(withTraffic.at(-1)!.at)
-    await newest.focus()
+    // From the tab, past the panel, the Tab key lands on it.
+    await page.getByTestId('tab-requests').focus()
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    expect(await chart.locator('[data-testid="chart-bucket"]:focus').getAttribute('data-at')).toBe(withTraffic.at(-1)!.at)
     expect(await tip.textContent()).toBe(await newest.getAttribute('aria-label'))
     await page.keyboard.press('ArrowLeft')
     const previous = chart.locator('[data-testid="chart-bucket"]:focus')
