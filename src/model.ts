@@ -342,3 +342,15 @@ export interface Attempt {
   durationMs: number
   timestamp: string
 }
+
+/** How a delivery attempt ended: it got through, another attempt will follow, or the delivery was given up (or canceled). */
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed'
+
+/** One delivery attempt as the stats count it (store → engine). */
+export interface AttemptSample {
+  subscriptionId: number
+  /** When it was logged, in ms since the epoch. */
+  atMs: number
+  outcome: AttemptOutcome
+  durationMs: number
+}

@@ -159,3 +159,40 @@ export function resourceView(resource: Resource, recordCount: number, endpointId
 }
 
 export type ResourceView = ReturnType<typeof resourceView>
+
+/** One bucket of a project's mock requests (`GET …/stats`): how many, by status class, and their duration percentiles (ms; null when none). */
+export interface RequestBucketView {
+  /** The bucket's start (ISO). */
+  at: string
+  /** Every request answered in the bucket, faults (status 0) included, which are in no class. */
+  total: number
+  '2xx': number
+  '3xx': number
+  '4xx': number
+  '5xx': number
+  p50: number | null
+  p95: number | null
+  p99: number | null
+}
+
+/** One bucket of a subscription's delivery attempts: how many ended each way, and their latency percentiles (ms; null when none). */
+export interface DeliveryBucketView {
+  at: string
+  subscriptionId: number
+  succeeded: number
+  retrying: number
+  failed: number
+  p50: number | null
+  p95: number | null
+}
+
+/** `GET /api/projects/{id}/stats`: buckets of `bucketSeconds` from `from` to `to`, oldest first. */
+export interface StatsView {
+  window: string
+  bucketSeconds: number
+  from: string
+  to: string
+  requests: RequestBucketView[]
+  /** By subscription, then time: every bucket of each of the project's subscriptions. */
+  deliveries: DeliveryBucketView[]
+}

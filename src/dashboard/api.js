@@ -10,6 +10,9 @@ import { currentProject, state } from './state.js'
 /** @typedef {import('../views.ts').ResourceView} ResourceView */
 /** @typedef {import('../views.ts').SubscriptionView} SubscriptionView */
 /** @typedef {import('../views.ts').AttemptView} AttemptView */
+/** @typedef {import('../views.ts').StatsView} StatsView */
+/** @typedef {import('../views.ts').RequestBucketView} RequestBucketView */
+/** @typedef {import('../views.ts').DeliveryBucketView} DeliveryBucketView */
 /** @typedef {SubscriptionView & { deliveries: AttemptView[] }} SubscriptionWithDeliveries */
 /** @typedef {import('../events.ts').JournalEntry} JournalEntry */
 /** @typedef {import('../events.ts').NearMiss} NearMiss */
@@ -287,6 +290,13 @@ export const deleteSubscription = async (subscriptionId) => void (await inProjec
 
 /** @param {number} attemptId */
 export const redeliver = async (attemptId) => void (await inProject(`/deliveries/${attemptId}/redeliver`, { method: 'POST' }))
+
+/**
+ * The project's requests and deliveries over the last `window` (`5m`, `1h`), in buckets.
+ * @param {string} window
+ * @returns {Promise<StatsView>}
+ */
+export const getStats = async (window) => (await inProject(`/stats?window=${encodeURIComponent(window)}`)).data
 
 /** The live stream's address: `EventSource` cannot send the token in a header. */
 export const eventsUrl = () => `/api/projects/${currentProject().id}/events?access_token=${encodeURIComponent(state.token ?? '')}`

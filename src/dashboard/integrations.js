@@ -4,6 +4,7 @@
 import { addSubscription, deleteSubscription as removeSubscription, listDeliveries, listSubscriptions, redeliver as redeliverAttempt, updateSubscription } from './api.js'
 import { $, clock, copyText, dangerButton, form, guard, h, input, loadForProject, ms, notify, statusBadge } from './dom.js'
 import { state, stillCurrent } from './state.js'
+import { drawDeliveries } from './traffic.js'
 
 /** @typedef {import('./api.js').SubscriptionWithDeliveries} SubscriptionWithDeliveries */
 /** @typedef {import('./api.js').AttemptView} AttemptView */
@@ -18,8 +19,10 @@ export async function loadSubscriptions() {
 
 export function renderSubscriptions() {
   state.deliveryBoxes.clear()
+  state.deliveryCharts.clear()
   $('sub-list').replaceChildren(...state.subscriptions.map(subscriptionCard))
   $('subs-empty').hidden = state.subscriptions.length > 0
+  drawDeliveries()
 }
 
 /** @param {SubscriptionWithDeliveries} sub */
@@ -28,6 +31,8 @@ function subscriptionCard(sub) {
   enabled.addEventListener('change', () => setEnabled(sub, enabled))
   const box = h('div', { class: 'deliveries', 'aria-live': 'polite' }, deliveriesTable(sub))
   state.deliveryBoxes.set(sub.id, box)
+  const chart = h('div', { class: 'chart-box', 'data-testid': 'delivery-chart-box' })
+  state.deliveryCharts.set(sub.id, { box: chart, name: sub.name })
   return h('li', { class: 'card', 'data-testid': 'subscription', 'data-id': String(sub.id), 'data-name': sub.name },
     h('div', { class: 'card-head' },
       h('h3', {}, sub.name),
@@ -39,6 +44,7 @@ function subscriptionCard(sub) {
       h('dt', {}, 'Events'), h('dd', {}, sub.kind === 'callbacks' ? 'the OpenAPI callbacks of imported operations' : sub.events.join(', ')),
       h('dt', {}, 'Secret'), h('dd', {}, secretField(sub))),
     h('h4', {}, 'Deliveries'),
+    chart,
     box)
 }
 

@@ -7,6 +7,7 @@ import { loadInbox, onInbox } from './inbox.js'
 import { loadSubscriptions, onDelivery } from './integrations.js'
 import { loadRequests, onRequest } from './requests.js'
 import { currentProject, state, stillCurrent } from './state.js'
+import { loadTraffic, onDeliveryTraffic, onRequestTraffic, stopTraffic } from './traffic.js'
 
 const RETRY_MS = 5000
 
@@ -28,6 +29,7 @@ export function closeEvents() {
   source?.close()
   source = null
   clearTimeout(retryTimer)
+  stopTraffic()
 }
 
 export function connectEvents() {
@@ -41,6 +43,7 @@ export function connectEvents() {
     loadRequests()
     loadInbox()
     loadSubscriptions()
+    loadTraffic()
   })
   opened.addEventListener('error', () => {
     if (!current()) return
@@ -61,7 +64,17 @@ export function connectEvents() {
   const listen = (type, handle) => opened.addEventListener(type, (event) => {
     if (current()) handle(JSON.parse(/** @type {MessageEvent<string>} */ (event).data))
   })
-  listen('request', onRequest)
+  /** @param {import('./api.js').JournalEntry} entry */
+  const onRequestEvent = (entry) => {
+    onRequest(entry)
+    onRequestTraffic()
+  }
+  /** @param {import('./api.js').DeliveryEvent} event */
+  const onDeliveryEvent = (event) => {
+    onDelivery(event)
+    onDeliveryTraffic()
+  }
+  listen('request', onRequestEvent)
   listen('inbox', onInbox)
-  listen('delivery', onDelivery)
+  listen('delivery', onDeliveryEvent)
 }

@@ -7,6 +7,7 @@
 /** @typedef {import('./api.js').JournalEntry} JournalEntry */
 /** @typedef {import('./api.js').InboxItem} InboxItem */
 /** @typedef {import('./api.js').SubscriptionWithDeliveries} SubscriptionWithDeliveries */
+/** @typedef {import('./api.js').StatsView} StatsView */
 /** @typedef {'endpoints' | 'records' | 'requests' | 'inbox' | 'integrations'} TabName */
 
 /**
@@ -98,6 +99,15 @@ export const state = {
   deliveryBoxes: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */
   deliveryTimers: new Map(),
+  /** The stats the Requests tab's chart draws; null until fetched. */
+  requestStats: /** @type {StatsView | null} */ (null),
+  /** The stats the subscriptions' charts draw; null until fetched. */
+  deliveryStats: /** @type {StatsView | null} */ (null),
+  /**
+   * Where each subscription's chart goes, by its id.
+   * @type {Map<number, { box: HTMLElement, name: string }>}
+   */
+  deliveryCharts: new Map(),
 }
 
 /** The selected project; only called where one is (the tabs show only then). */
@@ -114,7 +124,7 @@ export function stillCurrent() {
 
 /** Drops what the tabs hold of the project left: nothing of it shows under the next. */
 export function forgetProjectData() {
-  Object.assign(state, { endpoints: [], resources: [], records: freshRecords(null), requests: [], requestTotal: 0, requestFilter: emptyRequestFilter(), requestsShown: { kind: 'list' }, selectedRequest: null, inbox: [], inboxTotal: 0, subscriptions: [] })
+  Object.assign(state, { endpoints: [], resources: [], records: freshRecords(null), requests: [], requestTotal: 0, requestFilter: emptyRequestFilter(), requestsShown: { kind: 'list' }, selectedRequest: null, inbox: [], inboxTotal: 0, subscriptions: [], requestStats: null, deliveryStats: null })
 }
 
 /**

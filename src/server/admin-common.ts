@@ -17,6 +17,8 @@ export interface AdminDeps {
   signal: AbortSignal
   /** The port gRPC methods are served on; null while nothing listens for gRPC. */
   grpcPort: () => number | null
+  /** The project served at its own paths, whose stats count requests no project's path names. */
+  ownPathsProject: () => Project | null
 }
 
 /** Checks the token, then the project of the path; the event stream may take the token as `?access_token=`. */

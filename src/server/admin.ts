@@ -15,6 +15,7 @@ import { mountAdminImports } from './admin-imports.ts'
 import { mountAdminLive } from './admin-live.ts'
 import { mountAdminResources } from './admin-resources.ts'
 import { mountAdminResponses } from './admin-responses.ts'
+import { mountAdminStats } from './admin-stats.ts'
 import { readJsonBody } from './body.ts'
 import { jsonResponse, textResponse } from './http-response.ts'
 
@@ -135,6 +136,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
   mountAdminResponses(app, deps, authorized)
   mountAdminResources(app, deps, authorized)
   mountAdminLive(app, deps, authorized)
+  mountAdminStats(app, deps, authorized)
   mountAdminImports(app, deps, authorized)
   // A mistyped management path is the management API's 404, not a mock request of the project served at its own paths.
   route(app, '/api/projects/**', (event) => {

@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): H3 {
     journal,
     signal: deps.signal ?? new AbortController().signal,
     grpcPort: deps.grpcPort ?? (() => null),
+    ownPathsProject,
   })
   mountDashboard(app)
   app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null, recording: deps.recording ?? null }))

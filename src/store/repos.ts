@@ -14,6 +14,7 @@ import { createRelationRepo } from './relations.ts'
 import { createResourceRepo } from './resources.ts'
 import { createRetentionRepo } from './retention.ts'
 import { createSpecRepo } from './specs.ts'
+import { createStatsRepo } from './stats.ts'
 
 export type Repos = ReturnType<typeof createRepos>
 
@@ -37,5 +38,6 @@ export function createRepos(db: Db) {
     specs: createSpecRepo(db),
     files: createFileRepo(db),
     recordings: createRecordingRepo(db),
+    stats: createStatsRepo(db),
   }
 }

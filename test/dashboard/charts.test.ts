@@ -1,0 +1,240 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Locator, Page } from 'playwright-core'
+import { addEndpoint } from '../../src/domain/endpoints.ts'
+import { createProject } from '../../src/domain/projects.ts'
+import { createResource } from '../../src/domain/resources.ts'
+import type { RunningServer } from '../../src/server/start.ts'
+import type { DeliveryBucketView, RequestBucketView, StatsView } from '../../src/views.ts'
+import { cleanup, openStore, send, serve, startReceiver, tempDb, testClock } from '../_helpers.ts'
+import { connectBrowser, noBrowser, openDashboard, SCREENSHOTS, screenshot, screenshotDark, startShop } from './_browser.ts'
+
+let browser: Browser
+let server: RunningServer
+let token: string
+let auth: Record<string, string>
+
+beforeAll(async () => {
+  if (noBrowser) return
+  ;({ server, token } = await startShop({ retryDelaysMs: [100] }))
+  auth = { Authorization: `Bearer ${token}` }
+  browser = await connectBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+  await cleanup()
+})
+
+async function live(page: Page): Promise<void> {
+  await page.locator('[data-testid="live-state"][data-state="on"]').waitFor()
+}
+
+async function stats(window: string): Promise<StatsView> {
+  const answer = await send(`${server.url}/api/projects/1/stats?window=${window}`, { headers: auth })
+  expect(answer.status).toBe(200)
+  return answer.json
+}
+
+/** A duration as the dashboard writes it (dom.js `ms`). */
+const ms = (value: number | null) => (value === null ? '—' : `${value < 10 ? value.toFixed(1) : Math.round(value)} ms`)
+
+/** The numbers a request bucket's text (its aria-label, its tooltip) gives, in the order the stats endpoint has them. */
+function requestNumbers(text: string) {
+  const match = /: (\d+) requests? \([\d.]+\/s\): 2xx (\d+), 3xx (\d+), 4xx (\d+), 5xx (\d+)(?:, no answer \d+)?; p50 (.+?), p95 (.+?), p99 (.+)$/.exec(text)
+  expect(match, text).not.toBeNull()
+  const [, total, c2, c3, c4, c5, p50, p95, p99] = match!
+  return { total: Number(total), '2xx': Number(c2), '3xx': Number(c3), '4xx': Number(c4), '5xx': Number(c5), p50, p95, p99 }
+}
+
+const expectedRequestNumbers = (bucket: RequestBucketView) => ({
+  total: bucket.total, '2xx': bucket['2xx'], '3xx': bucket['3xx'], '4xx': bucket['4xx'], '5xx': bucket['5xx'], p50: ms(bucket.p50), p95: ms(bucket.p95), p99: ms(bucket.p99),
+})
+
+function deliveryNumbers(text: string) {
+  const match = /: (\d+) attempts?: succeeded (\d+), retrying (\d+), failed (\d+); p50 (.+?), p95 (.+)$/.exec(text)
+  expect(match, text).not.toBeNull()
+  const [, , succeeded, retrying, failed, p50, p95] = match!
+  return { succeeded: Number(succeeded), retrying: Number(retrying), failed: Number(failed), p50, p95 }
+}
+
+const expectedDeliveryNumbers = (bucket: DeliveryBucketView) => ({ succeeded: bucket.succeeded, retrying: bucket.retrying, failed: bucket.failed, p50: ms(bucket.p50), p95: ms(bucket.p95) })
+
+/** The chart's buckets that had traffic, by their start, with their aria-labels. */
+async function labelledBuckets(chart: Locator): Promise<Map<string, string>> {
+  const pairs = await chart.getByTestId('chart-bucket').evaluateAll((buckets) => buckets.map((bucket) => [bucket.getAttribute('data-at') ?? '', bucket.getAttribute('aria-label') ?? '']))
+  return new Map(pairs.filter(([, label]) => !/: no (requests|attempts)$/.test(label!)) as [string, string][])
+}
+
+/** A chart alone, in both themes, for the docs and for review. */
+async function chartShots(page: Page, chart: Locator, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await chart.screenshot({ path: join(SCREENSHOTS, `${name}-light.png`) })
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await chart.screenshot({ path: join(SCREENSHOTS, `${name}-dark.png`) })
+  await page.emulateMedia({ colorScheme: 'light' })
+}
+
+/** The fill a bar of this class is painted with, as the page computes it. */
+const fillOf = (chart: Locator, className: string) => chart.locator(`rect.${className}`).first().evaluate((rect) => rect.ownerDocument.defaultView!.getComputedStyle(rect).fill)
+
+describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
+  it('draws requests per second by status class with p50/p95, live, showing what the stats endpoint answers, in light and dark', async () => {
+    // Made before the page opens: the chart is seeded from the stats endpoint.
+    for (let i = 0; i < 3; i++) await send(`${server.url}/api/shop/products/1`)
+    await send(`${server.url}/api/shop/products/999`)
+    const { page, problems, context } = await openDashboard(browser, server, token)
+    await page.getByTestId('tab-requests').click()
+    await live(page)
+    const chart = page.getByTestId('request-chart')
+    const drawing = page.getByTestId('request-chart-svg')
+    await expect.poll(() => drawing.getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/^Requests per second over the last 5 minutes, by status class, in 5-second buckets: 4 requests, 2xx 3, 3xx 0, 4xx 1, 5xx 0;/)
+    expect(await chart.getByTestId('chart-bucket').count()).toBe(60)
+
+    // New traffic: the chart follows it from the event stream, without a reload.
+    await send(`${server.url}/api/shop/products`, { method: 'POST', body: { name: 'Lamp', price: 30 } })
+    await send(`${server.url}/api/shop/products`, { method: 'POST', body: { name: 'Desk', price: 120 } })
+    await send(`${server.url}/api/shop/nothing-here`)
+    await expect.poll(() => drawing.getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/: 7 requests, 2xx 5, 3xx 0, 4xx 2, 5xx 0;/)
+
+    // Every bucket with traffic says what the endpoint says of it, and no other bucket has any.
+    const answer = await stats('5m')
+    const withTraffic = answer.requests.filter((bucket) => bucket.total > 0)
+    const labels = await labelledBuckets(chart)
+    expect([...labels.keys()]).toEqual(withTraffic.map((bucket) => bucket.at))
+    for (const bucket of withTraffic) expect(requestNumbers(labels.get(bucket.at)!)).toEqual(expectedRequestNumbers(bucket))
+    const slowest = Math.max(...answer.requests.map((bucket) => bucket.p95 ?? 0))
+    expect(await drawing.getAttribute('aria-label')).toContain(`p95 duration at most ${ms(slowest)}`)
+
+    // Hover: the tooltip has the bucket's numbers.
+    const newest = chart.locator(`[data-testid="chart-bucket"][data-at="${withTraffic.at(-1)!.at}"]`)
+    const tip = chart.getByTestId('chart-tip')
+    await newest.hover()
+    await expect.poll(() => tip.isVisible()).toBe(true)
+    expect(await tip.textContent()).toBe(await newest.getAttribute('aria-label'))
+    expect(requestNumbers((await tip.textContent())!)).toEqual(expectedRequestNumbers(withTraffic.at(-1)!))
+
+    // Keyboard: one tab stop (the newest bucket with traffic), the arrows move along, the tooltip follows.
+    await page.mouse.move(0, 0)
+    expect(await chart.locator('[data-testid="chart-bucket"][tabindex="0"]').getAttribute('data-at')).toBe(withTraffic.at(-1)!.at)
+    // From the tab, past the panel, the Tab key lands on it.
+    await page.getByTestId('tab-requests').focus()
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    expect(await chart.locator('[data-testid="chart-bucket"]:focus').getAttribute('data-at')).toBe(withTraffic.at(-1)!.at)
+    expect(await tip.textContent()).toBe(await newest.getAttribute('aria-label'))
+    await page.keyboard.press('ArrowLeft')
+    const previous = chart.locator('[data-testid="chart-bucket"]:focus')
+    const previousAt = await previous.getAttribute('data-at')
+    expect(Date.parse(withTraffic.at(-1)!.at) - Date.parse(previousAt!)).toBe(5000)
+    expect(await tip.textContent()).toBe(await previous.getAttribute('aria-label'))
+    expect(await tip.isVisible()).toBe(true)
+    await page.keyboard.press('Home')
+    expect(await chart.locator('[data-testid="chart-bucket"]:focus').getAttribute('data-at')).toBe(answer.requests[0]!.at)
+    await page.keyboard.press('End')
+    expect(await chart.locator('[data-testid="chart-bucket"]:focus').getAttribute('data-at')).toBe(answer.requests.at(-1)!.at)
+
+    // The theme's colours: 2xx is the page's "ok" green in each theme.
+    expect(await fillOf(chart, 'c-2xx')).toBe('rgb(20, 108, 63)')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    expect(await fillOf(chart, 'c-2xx')).toBe('rgb(92, 201, 143)')
+    expect(await fillOf(chart, 'c-4xx')).toBe('rgb(226, 180, 74)')
+    await page.emulateMedia({ colorScheme: 'light' })
+    await newest.hover()
+    await chartShots(page, chart, 'chart-requests')
+    await screenshot(page, 'charts-requests')
+    await screenshotDark(page, 'charts-requests')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('draws each subscription\'s delivery outcomes and attempt latency, live, showing what the stats endpoint answers', async () => {
+    const good = await startReceiver(() => 200)
+    const bad = await startReceiver(() => 500)
+    const ids: Record<string, number> = {}
+    for (const [name, receiver] of [['good hook', good], ['bad hook', bad]] as const) {
+      const created = await send(`${server.url}/api/projects/1/webhooks`, { method: 'POST', headers: auth, body: { name, targetUrl: receiver.url, events: ['mock.request'] } })
+      ids[name] = created.json.id
+    }
+    await send(`${server.url}/api/shop/products/2`)
+    const { page, problems, context } = await openDashboard(browser, server, token)
+    await page.getByTestId('tab-integrations').click()
+    await live(page)
+    const card = (name: string) => page.locator(`[data-testid="subscription"][data-name="${name}"]`)
+    const summary = (name: string) => card(name).getByTestId('delivery-chart-svg').getAttribute('aria-label')
+    // The bad one: tried, failed, tried again 100 ms later, given up.
+    await expect.poll(() => summary('bad hook'), { timeout: 15_000 }).toMatch(/^Delivery attempts of bad hook over the last hour, by outcome, in 30-second buckets: 2 attempts, succeeded 0, retrying 1, failed 1;/)
+    await expect.poll(() => summary('good hook'), { timeout: 15_000 }).toMatch(/: 1 attempt, succeeded 1, retrying 0, failed 0;/)
+
+    // Live: another request's deliveries show without a reload.
+    await send(`${server.url}/api/shop/products/3`)
+    await expect.poll(() => summary('good hook'), { timeout: 15_000 }).toMatch(/: 2 attempts, succeeded 2, retrying 0, failed 0;/)
+    await expect.poll(() => summary('bad hook'), { timeout: 15_000 }).toMatch(/: 4 attempts, succeeded 0, retrying 2, failed 2;/)
+
+    const answer = await stats('1h')
+    for (const name of ['good hook', 'bad hook']) {
+      const withAttempts = answer.deliveries.filter((bucket) => bucket.subscriptionId === ids[name] && bucket.succeeded + bucket.retrying + bucket.failed > 0)
+      const labels = await labelledBuckets(card(name).getByTestId('delivery-chart'))
+      expect([...labels.keys()]).toEqual(withAttempts.map((bucket) => bucket.at))
+      for (const bucket of withAttempts) expect(deliveryNumbers(labels.get(bucket.at)!)).toEqual(expectedDeliveryNumbers(bucket))
+    }
+    const chart = card('bad hook').getByTestId('delivery-chart')
+    const newest = chart.locator('[data-testid="chart-bucket"][tabindex="0"]')
+    await newest.focus()
+    expect(await chart.getByTestId('chart-tip').textContent()).toBe(await newest.getAttribute('aria-label'))
+    expect(await fillOf(chart, 'c-failed')).toBe('rgb(179, 38, 30)')
+    await chartShots(page, card('bad hook'), 'chart-deliveries')
+    await screenshot(page, 'charts-integrations')
+    await screenshotDark(page, 'charts-integrations')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('draws the requests with the journal off (serve --journal 0), where the list is off', async () => {
+    const quiet = await startShop({ journal: 0 })
+    await send(`${quiet.server.url}/api/shop/products/1`)
+    await send(`${quiet.server.url}/api/shop/products/999`)
+    const { page, problems, context } = await openDashboard(browser, quiet.server, quiet.token)
+    await page.getByTestId('tab-requests').click()
+    await page.getByTestId('requests-off').waitFor()
+    await expect.poll(() => page.getByTestId('request-chart-svg').getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/: 2 requests, 2xx 1, 3xx 0, 4xx 1, 5xx 0;/)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('leaves screenshots of a busy five minutes, light and dark, for review (docs/images has a pair of them)', async () => {
+    // Five minutes of traffic in a few seconds: the server's clock starts five minutes back and steps 5 s at a time up to now.
+    const dbPath = tempDb()
+    const { context: store } = openStore(dbPath)
+    createProject(store, { name: 'Shop', slug: 'shop' })
+    createResource(store, { project: 'shop', path: '/api/products' })
+    addEndpoint(store, { project: 'shop', method: 'GET', path: '/api/search', delay: { min: 5, max: 60 }, body: '{"hits":[]}' })
+    addEndpoint(store, { project: 'shop', method: 'GET', path: '/api/legacy', status: 301, headers: { location: '/api/products' } })
+    addEndpoint(store, { project: 'shop', method: 'GET', path: '/api/checkout', status: 503, body: '{"down":true}' })
+    const clock = testClock()
+    clock.advance(-5 * 60_000)
+    const busy = await serve(dbPath, { clock })
+    const get = (path: string) => busy.fetch(new Request(`${busy.url}/api/shop${path}`)).then((response) => response.arrayBuffer())
+    for (let step = 0; step < 60; step++) {
+      const wave = Math.round(6 + 5 * Math.sin(step / 6))
+      const calls = [
+        ...Array.from({ length: wave }, () => get('/products')),
+        ...Array.from({ length: 1 + (step % 3) }, () => get('/search')),
+        ...(step % 4 === 0 ? [get('/legacy')] : []),
+        ...(step % 5 === 0 ? [get('/products/999')] : []),
+        ...(step >= 38 && step < 46 ? [get('/checkout'), get('/checkout')] : []),
+      ]
+      await Promise.all(calls)
+      clock.advance(5000)
+    }
+    const { page, problems, context } = await openDashboard(browser, busy, await busy.dashboardToken())
+    await page.getByTestId('tab-requests').click()
+    await live(page)
+    const chart = page.getByTestId('request-chart')
+    await expect.poll(() => page.getByTestId('request-chart-svg').getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/5xx 16;/)
+    await chart.locator('[data-testid="chart-bucket"]').nth(42).hover()
+    await chartShots(page, chart, 'chart-requests-busy')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+})
