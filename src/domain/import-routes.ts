@@ -7,6 +7,7 @@ import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
+import { countProgress, type OnProgress } from '../engine/progress.ts'
 import { kindOf } from '../kinds/registry.ts'
 import { derefPointer, isObj, resolvePointer } from '../kinds/openapi/pointer.ts'
 
@@ -20,6 +21,7 @@ export interface RouteImportOptions {
   stateful: boolean
   /** null: not given. */
   seedCount: number | null
+  onProgress?: OnProgress | undefined
 }
 
 export interface RouteImportResult {
@@ -221,7 +223,9 @@ export function storeRoutes(
     }
 
     const imported = new Set<string>()
+    const progress = countProgress(options.onProgress, 'importing endpoints', input.operations.length)
     for (const op of input.operations) {
+      progress.add()
       const routeKey = key(op.method, op.path)
       imported.add(routeKey)
       const binding = bound.get(routeKey)
@@ -243,6 +247,7 @@ export function storeRoutes(
         result.created.push(endpoints.insert({ projectId: project.id, method: op.method, createdAt: now, ...wiring }))
       }
     }
+    progress.finish()
     // The previous document is replaced: what it alone described keeps answering its last example.
     const previousExamples = previous ? tools.examplesOf(previous) : null
     for (const endpoint of endpoints.listBySpec(specId)) {
@@ -273,7 +278,7 @@ export function storeRoutes(
       const count = options.seedCount ?? (listed ? 0 : DEFAULT_SEED_COUNT)
       const generated = item ? Array.from({ length: count }, () => ({ ...fields })) : []
       resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [...records, ...generated] })
-      reseedCollection(context, resource.collectionId, tools.makeFaker)
+      reseedCollection(context, resource.collectionId, tools.makeFaker, options)
     }
     return result
   })

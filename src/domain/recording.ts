@@ -6,6 +6,7 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { FakerFactory } from '../engine/generators.ts'
+import type { OnProgress } from '../engine/progress.ts'
 import { isTextual } from '../engine/media-type.ts'
 import { hasPlaceholders } from '../engine/template.ts'
 import { AppError } from '../errors.ts'
@@ -26,6 +27,7 @@ export interface RecordOptions {
   source: string
   /** Reseeding a recorded resource whose collection also has generated records draws them again. */
   makeFaker: FakerFactory
+  onProgress?: OnProgress | undefined
 }
 
 /** An exchange not kept, and why. */
@@ -443,7 +445,7 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
     }
     if (changed) {
       context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: [...unkeyed, ...records.values()] })
-      reseedCollection(context, resource.collectionId, options.makeFaker)
+      reseedCollection(context, resource.collectionId, options.makeFaker, options)
     }
     summary.records += unkeyed.length + records.size
     summary.resources.push(context.repos.resources.byId(resource.id)!)
