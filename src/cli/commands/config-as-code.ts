@@ -9,6 +9,7 @@ import { resetProject } from '../../domain/seeding.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printWarnings, success } from '../output.ts'
+import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 export function registerConfigAsCode(program: Command, ctx: CliContext): void {
   program
@@ -41,13 +42,14 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .command('apply <file>')
     .description('create or update the project to match a YAML file; idempotent, all or nothing')
     .option('--project <slug>', 'project to fill when the file has no slug')
-    .action((file: string, options: { project?: string }, command: Command) =>
+    .option(...QUIET_OPTION)
+    .action((file: string, options: { project?: string; quiet?: boolean }, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
         // Only apply reads files: export and reset do without the schema's validator (ajv).
         const { readProjectFile } = await import('../../domain/project-file.ts')
         const makeFaker = await loadFaker()
         const parsed = readProjectFile(resolve(ctx.environment.cwd, file), makeFaker)
-        const result = applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true })
+        const result = await withProgress(ctx, options, (onProgress) => applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true, onProgress }))
         printWarnings(ctx.io, result.warnings)
         if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
         ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))
@@ -58,10 +60,11 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .command('reset')
     .description("put the project's records back to their seeded state")
     .option('--project <slug>', 'project (default: the only or the default one)')
-    .action((options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ context }) => {
+    .option(...QUIET_OPTION)
+    .action((options: { project?: string; quiet?: boolean }, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
         const project = selectProject(context, options.project)
-        const { collections, records } = resetProject(context, project.id)
+        const { collections, records } = await withProgress(ctx, options, (onProgress) => resetProject(context, project.id, { onProgress }))
         ctx.io.out(success(`reset ${project.slug}: ${records} records in ${collections} collections`))
       }))
 }
