@@ -23,7 +23,11 @@ const RETURN = '\r'
 const ERASE_TO_END = '\x1b[K'
 
 export interface ProgressLine {
-  /** The work reported a step: drawn once the work has run `FIRST_DRAW_MS`, then at most every `REDRAW_MS` (a new step at once). */
+  /**
+   * The work reported a step: drawn once the work has run `FIRST_DRAW_MS`, then at most every
+   * `REDRAW_MS`; a new step at once, unless the last draw was a new step too, less than
+   * `REDRAW_MS` ago (quick steps in a row are drawn no more often than one step).
+   */
   update: OnProgress
   /** Redraws the last step (its elapsed time) when one is due: the timer's call while the work waits. */
   tick(): void
@@ -45,22 +49,24 @@ export function progressLine({ terminal, now }: ProgressLineOptions): ProgressLi
   let stepDone = 0
   let drawnAt: number | null = null
   let drawnStep = false
+  let drewNewStep = false
   let cleared = false
 
-  const draw = (at: number) => {
+  const draw = (at: number, newStep: boolean) => {
     const text = progressText(step!, at - startedAt, remainingMs(step!, at - stepAt, step!.done - stepDone))
     // One character short of the width: a line that fills it wraps on some terminals, and a carriage return then redraws only its second half.
     const width = Math.max(terminal.columns() || 80, 20) - 1
     terminal.write(`${RETURN}${text.length > width ? `${text.slice(0, width - 1)}…` : text}${ERASE_TO_END}`)
     drawnAt = at
     drawnStep = true
+    drewNewStep = newStep
   }
   const drawIfDue = (newStep: boolean) => {
     if (cleared || step === null) return
     const at = now()
     if (at - startedAt < FIRST_DRAW_MS) return
-    if (!newStep && drawnAt !== null && at - drawnAt < REDRAW_MS) return
-    draw(at)
+    if (drawnAt !== null && at - drawnAt < REDRAW_MS && (!newStep || drewNewStep)) return
+    draw(at, newStep)
   }
   return {
     update(next) {

@@ -265,7 +265,10 @@ export function storeRoutes(
 
     const responder = tools.examplesOf(input)
     const document = seeded.length > 0 ? (JSON.parse(input.document) as unknown) : null
+    // Each collection is seeded with a few records: counted by collection, not by record.
+    const seeding = countProgress(options.onProgress, 'seeding collections', seeded.length)
     for (const { resource, group } of seeded) {
+      seeding.add()
       const listed = listedRecords(document, group.operations)
       // Two resources of one collection (`/comments`, `/posts/{postId}/comments`) list the same records: each is seeded once.
       const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.flatMap((record) => (record.id === undefined ? [] : [String(record.id)]))))
@@ -278,8 +281,9 @@ export function storeRoutes(
       const count = options.seedCount ?? (listed ? 0 : DEFAULT_SEED_COUNT)
       const generated = item ? Array.from({ length: count }, () => ({ ...fields })) : []
       resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [...records, ...generated] })
-      reseedCollection(context, resource.collectionId, tools.makeFaker, options)
+      reseedCollection(context, resource.collectionId, tools.makeFaker)
     }
+    seeding.finish()
     return result
   })
 }

@@ -30,11 +30,12 @@ const SILENT: ProgressCounter = { add() {}, finish() {} }
 /**
  * A counter that reports the step at once (so a listener knows what runs, even if no item ever
  * ends), then each time `REPORT_ITEMS` more items are done or `REPORT_MS` went by, whichever comes
- * first, and once more when finished. Without a listener it does nothing at all, so code that
- * counts costs nothing when nobody looks.
+ * first, and once more when finished. Without a listener, or with nothing to count (a total of
+ * 0), it does nothing at all: code that counts costs nothing when nobody looks, and an empty step
+ * does not flash by.
  */
 export function countProgress(onProgress: OnProgress | undefined, label: string, total: number | null, now: () => number = () => performance.now()): ProgressCounter {
-  if (onProgress === undefined) return SILENT
+  if (onProgress === undefined || total === 0) return SILENT
   let done = 0
   let reportedDone = 0
   let reportedAt = now()
