@@ -75,7 +75,7 @@ describe('the progress line', () => {
 
   it('is not drawn with CI=true, with NO_COLOR, with --quiet or with --json, even on a terminal', async () => {
     const url = await slowSpecServer()
-    const runs = [
+    const runs: { args: string[]; env: Record<string, string> }[] = [
       { args: [], env: { CI: 'true' } },
       { args: [], env: { NO_COLOR: '1' } },
       { args: ['--quiet'], env: {} },

@@ -128,7 +128,8 @@ describe('showsProgress', () => {
   })
 
   it('takes an empty NO_COLOR, and CI set to empty, 0 or false, as unset', () => {
-    for (const vars of [{ NO_COLOR: '' }, { CI: '' }, { CI: '0' }, { CI: 'false' }]) expect(showsProgress(terminal, env(vars), {})).toBe(true)
+    const unset: Record<string, string>[] = [{ NO_COLOR: '' }, { CI: '' }, { CI: '0' }, { CI: 'false' }]
+    for (const vars of unset) expect(showsProgress(terminal, env(vars), {})).toBe(true)
   })
 })
 
