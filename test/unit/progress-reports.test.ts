@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { applyProjectFile } from '../../src/domain/apply.ts'
+import { exportProject, toYaml } from '../../src/domain/export.ts'
 import { importSpec } from '../../src/domain/import.ts'
 import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { createProject } from '../../src/domain/projects.ts'
@@ -95,5 +96,14 @@ describe('progress reports of the domain', () => {
     await importSpec(context, () => createProject(context, { name: 'Data' }), { source: 'db.json', cwd, prefix: '/api' }, { onProgress: data.onProgress })
     expect(data.labels()).toEqual(['reading db.json', 'seeding /api/posts'])
     expectCounted(data.of('seeding /api/posts'), 1200, data.elapsedMs())
+
+    // Its export writes those records as literal ones: counted as yaml writes them, and the same bytes as without a listener.
+    const file = exportProject(context, context.repos.projects.bySlug('data')!)
+    const exported = listener()
+    const text = toYaml(file, { onProgress: exported.onProgress })
+    expect(text).toBe(toYaml(file))
+    expect(exported.labels()).toEqual(['writing records'])
+    expectCounted(exported.steps, 1200, exported.elapsedMs())
+    expect(exported.steps.slice(1, -1).every((s) => s.done % 100 === 0 && s.done < 1200)).toBe(true)
   })
 })

@@ -18,8 +18,9 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--format <format>', `${EXPORT_FORMATS.join(' | ')} (default: project)`)
     .option('-o, --output <file>', 'write to a file instead of stdout (openapi: YAML when it ends in .yaml or .yml, else JSON)')
-    .action((options: { project?: string; format?: string; output?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ context }) => {
+    .option(...QUIET_OPTION)
+    .action((options: { project?: string; format?: string; output?: string; quiet?: boolean }, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
         const format = parseExportFormat(options.format ?? 'project')
         const project = selectProject(context, options.project)
         let text: string
@@ -28,7 +29,7 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
           printWarnings(ctx.io, exported.warnings)
           text = openApiText(exported.document, options.output ?? null)
         } else {
-          text = toYaml(exportProject(context, project))
+          text = await withProgress(ctx, options, (onProgress) => toYaml(exportProject(context, project), { onProgress }))
         }
         if (options.output) {
           writeFileSync(resolve(ctx.environment.cwd, options.output), text)
