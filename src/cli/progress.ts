@@ -15,6 +15,8 @@ import type { Terminal } from './output.ts'
 export const FIRST_DRAW_MS = 1000
 /** A terminal redrawn more often than this only costs time. */
 export const REDRAW_MS = 100
+/** A step's first moments (loading, warming up) say little of its rate: no estimate before this. */
+const ESTIMATE_AFTER_MS = 500
 /** How often the line is redrawn (its elapsed time) while the work waits rather than reports. */
 const TICK_MS = 250
 
@@ -87,9 +89,9 @@ export function progressLine({ terminal, now }: ProgressLineOptions): ProgressLi
   }
 }
 
-/** What is left of the step at the rate it went so far; null when there is no total or nothing done yet. */
+/** What is left of the step at the rate it went so far; null without a total, or before the rate means anything. */
 function remainingMs(step: ProgressStep, stepMs: number, doneInStep: number): number | null {
-  if (step.total === null || doneInStep <= 0 || step.done >= step.total) return null
+  if (step.total === null || stepMs < ESTIMATE_AFTER_MS || doneInStep <= 0 || step.done >= step.total) return null
   return (stepMs / doneInStep) * (step.total - step.done)
 }
 

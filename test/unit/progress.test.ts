@@ -47,7 +47,7 @@ describe('progressLine', () => {
     expect(writes).toHaveLength(3)
   })
 
-  it('draws a new step at once, and estimates from that step alone', () => {
+  it('draws a new step at once, and estimates from that step alone once it has run half a second', () => {
     const { writes, terminal, now, advance } = fixture()
     const line = progressLine({ terminal, now })
     line.update({ label: 'applying endpoints', done: 0, total: 10 })
@@ -56,9 +56,12 @@ describe('progressLine', () => {
     line.update({ label: 'seeding /api/posts', done: 0, total: 3000 })
     expect(writes.at(-1)).toBe('\rseeding /api/posts: 0 of 3,000 (0%) · 1.5 s\x1b[K')
     advance(REDRAW_MS)
+    line.update({ label: 'seeding /api/posts', done: 200, total: 3000 })
+    expect(writes.at(-1)).toBe('\rseeding /api/posts: 200 of 3,000 (6%) · 1.6 s\x1b[K')
+    advance(400)
     line.update({ label: 'seeding /api/posts', done: 1000, total: 3000 })
-    // 1,000 in 100 ms: 2,000 more take 200 ms, shown as a second at least.
-    expect(writes.at(-1)).toBe('\rseeding /api/posts: 1,000 of 3,000 (33%) · 1.6 s · about 1 s left\x1b[K')
+    // 1,000 in 500 ms: 2,000 more take 1 s.
+    expect(writes.at(-1)).toBe('\rseeding /api/posts: 1,000 of 3,000 (33%) · 2.0 s · about 1 s left\x1b[K')
   })
 
   it('draws quick steps in a row no more often than one step', () => {
