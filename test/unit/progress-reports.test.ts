@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { applyProjectFile } from '../../src/domain/apply.ts'
 import { exportProject, toYaml } from '../../src/domain/export.ts'
 import { importSpec } from '../../src/domain/import.ts'
-import { parseProjectFile } from '../../src/domain/project-file.ts'
+import { parseProjectFile, readProjectFile } from '../../src/domain/project-file.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { resetProject, seedNewResource } from '../../src/domain/seeding.ts'
@@ -78,6 +78,20 @@ describe('progress reports of the domain', () => {
     const endpoints = apply.of('applying endpoints')
     expect(endpoints.at(-1)!.done).toBe(context.repos.endpoints.listByProject(1).length)
     expectCounted(endpoints, endpoints.at(-1)!.total!, apply.elapsedMs())
+  })
+
+  it('reading a project file counts its lines as yaml reads them', async () => {
+    const cwd = tempDir()
+    const records = Array.from({ length: 1500 }, (_, i) => `      - { id: ${i + 1}, title: "post ${i}" }`)
+    const text = ['name: Posts', 'resources:', '  - path: /api/posts', '    records:', ...records, ''].join('\n')
+    writeFileSync(join(cwd, 'posts.yaml'), text)
+    const reading = listener()
+    const file = readProjectFile(join(cwd, 'posts.yaml'), await loadFaker(), { onProgress: reading.onProgress })
+    expect(file.resources[0]!.records).toHaveLength(1500)
+    expect(reading.labels()).toEqual(['reading the lines of posts.yaml'])
+    const lines = text.split('\n').length
+    expectCounted(reading.steps, lines, reading.elapsedMs())
+    expect(reading.steps.every((s) => s.done <= lines)).toBe(true)
   })
 
   it('an import says what it reads, then counts endpoints (a spec) or records (a db.json)', async () => {

@@ -49,8 +49,10 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
         // Only apply reads files: export and reset do without the schema's validator (ajv).
         const { readProjectFile } = await import('../../domain/project-file.ts')
         const makeFaker = await loadFaker()
-        const parsed = readProjectFile(resolve(ctx.environment.cwd, file), makeFaker)
-        const result = await withProgress(ctx, options, (onProgress) => applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true, onProgress }))
+        const result = await withProgress(ctx, options, (onProgress) => {
+          const parsed = readProjectFile(resolve(ctx.environment.cwd, file), makeFaker, { onProgress })
+          return applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true, onProgress })
+        })
         printWarnings(ctx.io, result.warnings)
         if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
         ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))
