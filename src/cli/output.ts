@@ -5,12 +5,22 @@ export interface Io {
   out(text: string): void
   err(text: string): void
   isInteractive: boolean
+  /** Standard error when it is a terminal, for the progress line (cli/progress.ts); absent elsewhere. */
+  terminal?: Terminal | undefined
+}
+
+/** A terminal to draw a line on and over: text goes out as it is (no newline added). */
+export interface Terminal {
+  write(text: string): void
+  /** Its width in characters; 0 when it does not say. */
+  columns(): number
 }
 
 export const processIo: Io = {
   out: (text) => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => void process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   isInteractive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  terminal: process.stderr.isTTY ? { write: (text) => void process.stderr.write(text), columns: () => process.stderr.columns ?? 0 } : undefined,
 }
 
 export function printJson(io: Io, value: unknown): void {

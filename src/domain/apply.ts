@@ -1,5 +1,6 @@
 import { parseDelay } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
+import { countProgress, type OnProgress } from '../engine/progress.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
@@ -24,6 +25,7 @@ export interface ApplyOptions {
   project?: string | undefined
   /** Remove what the file does not have (apply); templates only add. */
   prune: boolean
+  onProgress?: OnProgress | undefined
 }
 
 export interface ApplyResult {
@@ -201,7 +203,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         reseed.add(resource.collectionId)
       }
     }
-    for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker)
+    for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker, options)
 
     // Endpoints: each resource's six (less `without`), then the file's entries over them.
     const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
@@ -226,7 +228,9 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
       changes.push(`- endpoint ${endpoint.method} ${endpoint.path}`)
     }
     const projectResources = resources.listByProject(project.id)
+    const progress = countProgress(options.onProgress, 'applying endpoints', desired.size)
     for (const [k, want] of desired) {
+      progress.add()
       let endpoint = current.get(k)
       const fromSpec = want.spec ? operationOf(want.spec) : null
       if (fromSpec) {
@@ -266,6 +270,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         if (current.has(k)) changes.push(`~ endpoint ${endpoint.method} ${endpoint.path}`)
       }
     }
+    progress.finish()
 
     context.repos.files.removeUnused(project.id)
 

@@ -1,5 +1,6 @@
-import { stringify } from 'yaml'
+import { Document, isMap, isSeq } from 'yaml'
 import { delayOf, formatDelay } from '../engine/delay.ts'
+import { countProgress, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
 import type { Endpoint, EndpointResponse, Project, ProxySetting } from '../model.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import { fileContent } from './bodies.ts'
@@ -139,7 +140,7 @@ function proxyYaml(proxy: ProxySetting) {
 }
 
 /** YAML with empty parts left out, so files stay short and diffs small. */
-export function toYaml(file: ProjectFile): string {
+export function toYaml(file: ProjectFile, { onProgress }: ProgressOptions = {}): string {
   const resources = file.resources.map((r) => ({
     path: r.path,
     ...(Object.keys(r.fields).length ? { fields: r.fields } : {}),
@@ -165,6 +166,36 @@ export function toYaml(file: ProjectFile): string {
     ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),
     ...(file.imports.length ? { imports: file.imports } : {}),
   }
+  const yaml = new Document(document)
+  const progress = countProgress(onProgress, 'writing records', file.resources.reduce((n, r) => n + (r.singular ? 0 : r.records.length), 0))
+  if (onProgress) countRecordWrites(yaml, file, progress)
   // The first line tells editors (yaml-language-server) which schema completes and checks the file.
-  return `# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n# mockapi project file: mockapi apply <this file>\n${stringify(document, { lineWidth: 0 })}`
+  const text = `# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n# mockapi project file: mockapi apply <this file>\n${yaml.toString({ lineWidth: 0 })}`
+  progress.finish()
+  return text
+}
+
+/** Records between two counts of the YAML being written. */
+const COUNTED_EVERY = 100
+
+/**
+ * yaml writes a document in one synchronous call that reports nothing, and a project's literal
+ * records (a db.json's) can take it many seconds: the last record node of every `COUNTED_EVERY`
+ * counts them when yaml writes it, which changes nothing of what it writes.
+ */
+function countRecordWrites(yaml: Document, file: ProjectFile, progress: ProgressCounter): void {
+  file.resources.forEach((_resource, i) => {
+    const records = yaml.getIn(['resources', i, 'records'], true)
+    if (!isSeq(records)) return
+    for (let start = 0; start < records.items.length; start += COUNTED_EVERY) {
+      const end = Math.min(start + COUNTED_EVERY, records.items.length)
+      const node = records.items[end - 1]
+      if (!isMap(node)) continue
+      const write = node.toString.bind(node)
+      node.toString = (ctx, onComment, onChompKeep) => {
+        progress.add(end - start)
+        return write(ctx, onComment, onChompKeep)
+      }
+    }
+  })
 }

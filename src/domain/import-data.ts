@@ -1,4 +1,5 @@
 import type { FakerFactory } from '../engine/generators.ts'
+import type { OnProgress } from '../engine/progress.ts'
 import { AppError } from '../errors.ts'
 import type { DataSet } from '../kinds/kind.ts'
 import type { Endpoint, Project, Resource } from '../model.ts'
@@ -23,6 +24,7 @@ export interface DataImportInput {
   replace: boolean
   /** How messages name the file. */
   name: string
+  onProgress?: OnProgress | undefined
 }
 
 /** What storing a json-server database did; import.ts adds what the import itself names. */
@@ -109,7 +111,7 @@ export function storeData(context: Context, project: Project, input: DataImportI
       resource = created.resource
       result.created.push(...created.endpoints)
     }
-    result.records += seedResource(context, resource, { fields: {}, seedCount: 0, seedValue: null, seedRecords: records }, makeFaker)
+    result.records += seedResource(context, resource, { fields: {}, seedCount: 0, seedValue: null, seedRecords: records }, makeFaker, input)
     result.resources.push(resource)
   }
   for (const { name, value } of input.set.singulars) {

@@ -1,3 +1,4 @@
+import { countProgress, type ProgressOptions } from '../engine/progress.ts'
 import { AppError } from '../errors.ts'
 import { kindOf, specKindOf } from '../kinds/registry.ts'
 import type { Endpoint, Project, SpecFormat } from '../model.ts'
@@ -56,7 +57,7 @@ function checkClashes(context: Context, project: Project, input: OperationImport
  * Stores the spec (by title: importing it again replaces the document) and one endpoint per
  * operation, in one transaction. Operations kept from an earlier import keep their settings.
  */
-export function storeOperations(context: Context, project: Project, input: OperationImportInput): OperationImportResult {
+export function storeOperations(context: Context, project: Project, input: OperationImportInput, { onProgress }: ProgressOptions = {}): OperationImportResult {
   const { endpoints, specs } = context.repos
   return writeTransaction(context.db, () => {
     const previous = specs.listByProject(project.id).find((spec) => spec.title === input.title)
@@ -68,7 +69,9 @@ export function storeOperations(context: Context, project: Project, input: Opera
     const specId = specs.save({ projectId: project.id, format: input.format, title: input.title, version: input.version, source: input.source, document: input.document, importedAt: now })
     const result: OperationImportResult = { project, specId, created: [], kept: [], removed: [] }
     const existing = new Map(endpoints.listBySpec(specId).map((e) => [e.path, e]))
+    const progress = countProgress(onProgress, 'importing operations', input.operations.length)
     for (const path of input.operations) {
+      progress.add()
       const before = existing.get(path)
       if (before) {
         result.kept.push(before)
@@ -77,6 +80,7 @@ export function storeOperations(context: Context, project: Project, input: Opera
       const status = kindOf(input.format).defaultStatus({ action: null, operation: null })
       result.created.push(endpoints.insert({ projectId: project.id, resourceId: null, method: 'POST', path, kind: input.format, action: null, status, specId, createdAt: now }))
     }
+    progress.finish()
     const wanted = new Set(input.operations)
     for (const endpoint of existing.values()) {
       if (wanted.has(endpoint.path)) continue

@@ -7,6 +7,7 @@ import { collectionName } from './resources.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
+import { countProgress, type OnProgress } from '../engine/progress.ts'
 import { kindOf } from '../kinds/registry.ts'
 import { derefPointer, isObj, resolvePointer } from '../kinds/openapi/pointer.ts'
 import { configureEndpoint, settingsFromJson } from './endpoint-config.ts'
@@ -22,6 +23,7 @@ export interface RouteImportOptions {
   stateful: boolean
   /** null: not given. */
   seedCount: number | null
+  onProgress?: OnProgress | undefined
 }
 
 export interface RouteImportResult {
@@ -246,7 +248,9 @@ export function storeRoutes(
       const operation = resolvePointer(parsed, op.operation.pointer)
       return isObj(operation) ? operation[SETTINGS_EXTENSION] : undefined
     }
+    const progress = countProgress(options.onProgress, 'importing endpoints', input.operations.length)
     for (const op of input.operations) {
+      progress.add()
       const routeKey = key(op.method, op.path)
       imported.add(routeKey)
       const binding = bound.get(routeKey)
@@ -268,6 +272,7 @@ export function storeRoutes(
       if (before) result.updated.push(endpoint)
       else result.created.push(endpoint)
     }
+    progress.finish()
     // The previous document is replaced: what it alone described keeps answering its last example.
     const previousExamples = previous ? tools.examplesOf(previous) : null
     for (const endpoint of endpoints.listBySpec(specId)) {
@@ -285,7 +290,10 @@ export function storeRoutes(
 
     const responder = tools.examplesOf(input)
     const document = seeded.length > 0 ? (JSON.parse(input.document) as unknown) : null
+    // Each collection is seeded with a few records: counted by collection, not by record.
+    const seeding = countProgress(options.onProgress, 'seeding collections', seeded.length)
     for (const { resource, group } of seeded) {
+      seeding.add()
       const listed = listedRecords(document, group.operations)
       // Two resources of one collection (`/comments`, `/posts/{postId}/comments`) list the same records: each is seeded once.
       const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.flatMap((record) => (record.id === undefined ? [] : [String(record.id)]))))
@@ -300,6 +308,7 @@ export function storeRoutes(
       resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [...records, ...generated] })
       reseedCollection(context, resource.collectionId, tools.makeFaker)
     }
+    seeding.finish()
     return result
   })
 }

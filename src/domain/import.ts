@@ -7,6 +7,7 @@
 import { basename, dirname, extname, resolve } from 'node:path'
 import type { DataKind, DataSet, ExchangeKind, ExchangeSet, SpecKind, SpecOperation } from '../kinds/kind.ts'
 import type { FakerFactory } from '../engine/generators.ts'
+import type { ProgressOptions } from '../engine/progress.ts'
 import { DATA_KINDS, EXCHANGE_KINDS, importKindOf, isDataKind, isExchangeKind, parseFormat, SPEC_KINDS } from '../kinds/registry.ts'
 import { AppError } from '../errors.ts'
 import type { DataFormat, Endpoint, ExchangeFormat, Project, Resource, SpecFormat } from '../model.ts'
@@ -299,9 +300,11 @@ export interface LoadedSpecImport {
  * detects the format, parses and checks the document, and titles it. Refuses (unknown format, a
  * document that does not parse, a fetch that fails) with nothing changed.
  */
-export async function loadImport(request: ImportRequest): Promise<LoadedImport> {
+export async function loadImport(request: ImportRequest, { onProgress }: ProgressOptions = {}): Promise<LoadedImport> {
   const seedCount = request.seed === undefined ? null : checkSeed(request.seed)
   const located = locate(request)
+  // Fetching and parsing count nothing: the step only says what is being waited for.
+  onProgress?.({ label: `reading ${located.name}`, done: 0, total: null })
   // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
   const formatOption = 'source' in request ? '--format' : '"format"'
   const kind = request.format === undefined ? await detect(located, formatOption) : importKindOf(parseFormat(request.format))
@@ -376,9 +379,9 @@ function stillThere(context: Context, project: Project): Project {
  * The second half: stores the spec and its endpoints in one transaction (synchronous, so a caller
  * may retry it while another process holds the write lock). A clash changes nothing.
  */
-export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport): ImportResult {
-  if (isExchangeKind(loaded.kind)) return storeExchangeImport(context, target, loaded as LoadedExchangeImport)
-  if (!('document' in loaded)) return storeDataImport(context, target, loaded as LoadedDataImport)
+export function storeImport(context: Context, target: ImportTarget, loaded: LoadedImport, progress: ProgressOptions = {}): ImportResult {
+  if (isExchangeKind(loaded.kind)) return storeExchangeImport(context, target, loaded as LoadedExchangeImport, progress)
+  if (!('document' in loaded)) return storeDataImport(context, target, loaded as LoadedDataImport, progress)
   const { kind, title, version, source, document } = loaded
   // Read again in the transaction: a project deleted while the spec was fetched and parsed is gone, not a foreign-key failure.
   const pickProject = (): Project => (typeof target === 'function' ? target(title) : stillThere(context, target))
@@ -386,7 +389,7 @@ export function storeImport(context: Context, target: ImportTarget, loaded: Load
   const warnings: string[] = [...loaded.warnings]
   if (loaded.routeTools) {
     const operations = loaded.operations.filter((op): op is RouteOperation => op.operation !== null)
-    const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version, source, document, operations }, loaded.options, loaded.routeTools!))
+    const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version, source, document, operations }, { ...loaded.options, ...progress }, loaded.routeTools!))
     if (result.kept.length > 0) {
       warnings.push(`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec: kept as custom endpoints answering their last example (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`)
     }
@@ -395,19 +398,19 @@ export function storeImport(context: Context, target: ImportTarget, loaded: Load
   }
   const result = writeTransaction(context.db, () => storeOperations(context, pickProject(), {
     format: kind.name, title, version, source, document, operations: loaded.operations.map((op) => op.path),
-  }))
+  }, progress))
   if (loaded.operations.length === 0) warnings.push(kind.nothingToServe)
   return { project: result.project, spec: { id: result.specId, ...spec }, naming: 'named', ...pick(result), resources: [], warnings }
 }
 
-function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedDataImport): DataImportResult {
+function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedDataImport, { onProgress }: ProgressOptions): DataImportResult {
   const { kind, title, set, prefix } = loaded
   const result = writeTransaction(context.db, () => {
     const made = typeof target === 'function' && context.repos.projects.list().length === 0
     const project = typeof target === 'function' ? target(title) : stillThere(context, target)
     // The project made for the file takes json-server's paths (`/posts`) as they are, and its export applies again.
     const ready = made ? updateProjectSettings(context, project, { pathRules: 'off' }) : project
-    return storeData(context, ready, { set, prefix, replace: loaded.replace, name: loaded.name }, loaded.makeFaker)
+    return storeData(context, ready, { set, prefix, replace: loaded.replace, name: loaded.name, onProgress }, loaded.makeFaker)
   })
   const warnings: string[] = [...result.warnings]
   if (result.kept.length > 0) {
@@ -423,14 +426,14 @@ function storeDataImport(context: Context, target: ImportTarget, loaded: LoadedD
   }
 }
 
-function storeExchangeImport(context: Context, target: ImportTarget, loaded: LoadedExchangeImport): ExchangeImportResult {
+function storeExchangeImport(context: Context, target: ImportTarget, loaded: LoadedExchangeImport, { onProgress }: ProgressOptions): ExchangeImportResult {
   const { kind, title, set } = loaded
   const summary = writeTransaction(context.db, () => {
     const made = typeof target === 'function' && context.repos.projects.list().length === 0
     const project = typeof target === 'function' ? target(title) : stillThere(context, target)
     // The project made for the file takes the real API's paths as they are, and its export applies again.
     const ready = made ? updateProjectSettings(context, project, { pathRules: 'off' }) : project
-    return recordExchanges(context, ready, set.exchanges, { source: loaded.name, makeFaker: loaded.makeFaker })
+    return recordExchanges(context, ready, set.exchanges, { source: loaded.name, makeFaker: loaded.makeFaker, onProgress })
   })
   const warnings = [...set.warnings, ...summary.warnings]
   if (set.exchanges.length === 0) warnings.push(`${loaded.name} holds no answer to record: nothing to serve`)
@@ -453,8 +456,8 @@ function storeExchangeImport(context: Context, target: ImportTarget, loaded: Loa
  * first, so a refusal (unknown format, a document that does not parse, a fetch that fails, a
  * clash) changes nothing.
  */
-export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest): Promise<ImportResult> {
-  return storeImport(context, target, await loadImport(request))
+export async function importSpec(context: Context, target: ImportTarget, request: ImportRequest, progress: ProgressOptions = {}): Promise<ImportResult> {
+  return storeImport(context, target, await loadImport(request, progress), progress)
 }
 
 function pick(result: { created: Endpoint[]; updated?: Endpoint[]; kept: Endpoint[]; removed: Endpoint[] }) {

@@ -3,6 +3,7 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
+import { countProgress, type OnProgress, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
 import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ProxySetting, type ResponsePick, type SpecFormat } from '../model.ts'
 import { checkProxySetting } from './proxy-setting.ts'
 import type { FakerFactory } from '../engine/generators.ts'
@@ -114,11 +115,14 @@ export interface ParseOptions {
   baseDir?: string
   /** Given, templates (headers, text, body) are checked here and refused at their line; else only when applied, unlocated. */
   makeFaker?: FakerFactory
+  onProgress?: OnProgress | undefined
 }
 
 export function parseProjectFile(text: string, source: string, options: ParseOptions = {}): ProjectFile {
   const lineCounter = new LineCounter()
+  const reading = countLines(lineCounter, text, source, options.onProgress)
   const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  reading?.finish()
   if (document.errors.length > 0) {
     const first = document.errors[0]!
     const line = lineCounter.linePos(first.pos[0]).line
@@ -348,12 +352,30 @@ function checkBase64File(file: { name: string; base64: string }, fail: (message:
   return { name: file.name, base64: bytes.toString('base64') }
 }
 
-export function readProjectFile(path: string, makeFaker?: FakerFactory): ProjectFile {
+/**
+ * yaml parses a document in one synchronous call, which takes seconds for a file of many literal
+ * records (a db.json's export): its line counter hears of each line as it is read, so the lines are
+ * counted there.
+ */
+function countLines(lineCounter: LineCounter, text: string, source: string, onProgress: OnProgress | undefined): ProgressCounter | undefined {
+  if (onProgress === undefined) return undefined
+  let lines = 1
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1
+  const progress = countProgress(onProgress, `reading the lines of ${basename(source)}`, lines)
+  const addNewLine = lineCounter.addNewLine
+  lineCounter.addNewLine = (offset) => {
+    progress.add()
+    return addNewLine(offset)
+  }
+  return progress
+}
+
+export function readProjectFile(path: string, makeFaker?: FakerFactory, { onProgress }: ProgressOptions = {}): ProjectFile {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
     throw new AppError('INVALID_INPUT', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
-  return parseProjectFile(text, path, { baseDir: dirname(resolve(path)), makeFaker })
+  return parseProjectFile(text, path, { baseDir: dirname(resolve(path)), makeFaker, onProgress })
 }

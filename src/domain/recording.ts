@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { FakerFactory } from '../engine/generators.ts'
+import type { OnProgress } from '../engine/progress.ts'
 import { isTextual } from '../engine/media-type.ts'
 import { hasPlaceholders } from '../engine/template.ts'
 import { AppError } from '../errors.ts'
@@ -29,6 +30,7 @@ export interface RecordOptions {
   source: string
   /** Reseeding a recorded resource whose collection also has generated records draws them again. */
   makeFaker: FakerFactory
+  onProgress?: OnProgress | undefined
 }
 
 /** An exchange not kept, and why. */
@@ -453,7 +455,7 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
     // Compared as text: a record whose keys came in another order answers in that order.
     if (JSON.stringify(records) !== JSON.stringify(resource.seedRecords)) {
       context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: records })
-      reseedCollection(context, resource.collectionId, options.makeFaker)
+      reseedCollection(context, resource.collectionId, options.makeFaker, options)
     }
     for (const { endpoint, recorded } of reads.values()) {
       if (recorded.length > 0) recordRules(context, endpoint, recorded, summary)

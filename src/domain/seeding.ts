@@ -3,6 +3,7 @@ import type { Resource } from '../model.ts'
 import type { IdType } from '../store/collections.ts'
 import type { ResourceSeed } from '../store/resources.ts'
 import { checkFields, recordGenerator, type FakerFactory } from '../engine/generators.ts'
+import { counted, countProgress, type ProgressOptions } from '../engine/progress.ts'
 import type { Context } from './context.ts'
 import { insertRecords } from './records.ts'
 import { storeSingular } from './singulars.ts'
@@ -44,7 +45,7 @@ function seededIdType(resources: Resource[]): IdType | null {
  * Empties a collection and seeds it again from its resources: their literal records, then their
  * generated ones (reproducible when a seed value is set). The result becomes the reset snapshot.
  */
-export function reseedCollection(context: Context, collectionId: number, makeFaker: FakerFactory): number {
+export function reseedCollection(context: Context, collectionId: number, makeFaker: FakerFactory, options: ProgressOptions = {}): number {
   return writeTransaction(context.db, () => {
     const { records, collections } = context.repos
     records.removeAll(collectionId)
@@ -57,12 +58,15 @@ export function reseedCollection(context: Context, collectionId: number, makeFak
         storeSingular(context, collectionId, resource.seedRecords[0] ?? {})
         continue
       }
-      insertRecords(context, collectionId, seededRecords(context, resource, makeFaker))
+      insertRecords(context, collectionId, counted(seededRecords(context, resource, makeFaker), seedingProgress(resource, options)))
     }
     records.saveSnapshot(collectionId)
     return records.count(collectionId)
   })
 }
+
+const seedingProgress = (resource: Resource, { onProgress }: ProgressOptions) =>
+  countProgress(onProgress, `seeding ${resource.path}`, resource.seedRecords.length + resource.seedCount)
 
 /** A resource's seed: its literal records, then its generated ones (reproducible when a seed value is set). */
 function* seededRecords(context: Context, resource: Resource, makeFaker: FakerFactory): Generator<Record<string, unknown>> {
@@ -73,11 +77,11 @@ function* seededRecords(context: Context, resource: Resource, makeFaker: FakerFa
 }
 
 /** Sets a resource's seed (fields, count, value, literal records) and reseeds its collection. */
-export function seedResource(context: Context, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory): number {
+export function seedResource(context: Context, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory, options: ProgressOptions = {}): number {
   checkSeed(seed, makeFaker)
   return writeTransaction(context.db, () => {
     context.repos.resources.setSeed(resource.id, seed)
-    return reseedCollection(context, resource.collectionId, makeFaker)
+    return reseedCollection(context, resource.collectionId, makeFaker, options)
   })
 }
 
@@ -95,31 +99,35 @@ export interface NewResourceSeeding {
  * records there are what clients wrote and are kept: its own seed is added after them, and to the
  * reset snapshot, so `reset` gives back every resource's seed.
  */
-export function seedNewResource(context: Context, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory): NewResourceSeeding {
+export function seedNewResource(context: Context, resource: Resource, seed: ResourceSeed, makeFaker: FakerFactory, options: ProgressOptions = {}): NewResourceSeeding {
   checkSeed(seed, makeFaker)
   return writeTransaction(context.db, () => {
     const { records, resources } = context.repos
     const other = resources.listByCollection(resource.collectionId).find((r) => r.id !== resource.id)
     resources.setSeed(resource.id, seed)
-    if (other === undefined) return { added: reseedCollection(context, resource.collectionId, makeFaker), kept: 0, sharedWith: null }
+    if (other === undefined) return { added: reseedCollection(context, resource.collectionId, makeFaker, options), kept: 0, sharedWith: null }
     const kept = records.count(resource.collectionId)
     const after = records.lastSeq(resource.collectionId)
-    insertRecords(context, resource.collectionId, seededRecords(context, resources.byId(resource.id)!, makeFaker))
+    const seeded = resources.byId(resource.id)!
+    insertRecords(context, resource.collectionId, counted(seededRecords(context, seeded, makeFaker), seedingProgress(seeded, options)))
     records.snapshotAfter(resource.collectionId, after)
     return { added: records.count(resource.collectionId) - kept, kept, sharedWith: other.path }
   })
 }
 
 /** Puts every collection of the project back to its seeded records. */
-export function resetProject(context: Context, projectId: number): { collections: number; records: number } {
+export function resetProject(context: Context, projectId: number, options: ProgressOptions = {}): { collections: number; records: number } {
   return writeTransaction(context.db, () => {
     const { collections, records } = context.repos
     let restored = 0
     const ids = collections.listIds(projectId)
+    const progress = countProgress(options.onProgress, 'resetting collections', ids.length)
     for (const collectionId of ids) {
       restored += records.restoreSnapshot(collectionId)
       collections.setNextId(collectionId, records.maxIntegerId(collectionId) + 1)
+      progress.add()
     }
+    progress.finish()
     context.repos.projects.bumpSequenceEpoch(projectId)
     return { collections: ids.length, records: restored }
   })

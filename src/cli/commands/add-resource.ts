@@ -8,6 +8,7 @@ import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, printWarnings, success } from '../output.ts'
 import { parseInteger } from '../parse.ts'
+import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 interface AddResourceOptions {
   project?: string
@@ -16,6 +17,7 @@ interface AddResourceOptions {
   seedValue?: number
   onDelete?: string
   json?: boolean
+  quiet?: boolean
 }
 
 export function registerAddResource(program: Command, ctx: CliContext): void {
@@ -29,6 +31,7 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
     .option('--seed-value <n>', 'make generation reproducible (the same records every time)', parseInteger)
     .option('--on-delete <mode>', 'what deleting a record does to the records that belong to it (postId, nested resources): keep (default) or cascade')
     .option('--json', 'print the created endpoints as JSON')
+    .option(...QUIET_OPTION)
     .action((path: string, options: AddResourceOptions, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
         const makeFaker = await loadFaker()
@@ -40,10 +43,10 @@ export function registerAddResource(program: Command, ctx: CliContext): void {
         }, makeFaker)
         const onDelete = options.onDelete === undefined ? 'keep' : checkOnDelete(options.onDelete)
         const project = selectProject(context, options.project)
-        const { resource, endpoints, warnings, seeded } = writeTransaction(context.db, () => {
+        const { resource, endpoints, warnings, seeded } = await withProgress(ctx, options, (onProgress) => writeTransaction(context.db, () => {
           const created = createResource(context, { project: project.slug, path, onDelete })
-          return { ...created, seeded: seedNewResource(context, created.resource, seed, makeFaker) }
-        })
+          return { ...created, seeded: seedNewResource(context, created.resource, seed, makeFaker, { onProgress }) }
+        }))
         printWarnings(ctx.io, warnings)
         if (options.json) return printJson(ctx.io, endpoints.map(endpointView))
         ctx.io.out(success(`added resource ${resource.path} to project ${project.slug}${seedingNote(seeded, seed.seedCount)}${onDelete === 'cascade' ? ', deleting its records cascades' : ''}`))

@@ -9,6 +9,7 @@ import { resetProject } from '../../domain/seeding.ts'
 import { loadFaker } from '../../engine/generators.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printWarnings, success } from '../output.ts'
+import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 export function registerConfigAsCode(program: Command, ctx: CliContext): void {
   program
@@ -17,8 +18,9 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .option('--project <slug>', 'project (default: the only or the default one)')
     .option('--format <format>', `${EXPORT_FORMATS.join(' | ')} (default: project)`)
     .option('-o, --output <file>', 'write to a file instead of stdout (openapi: YAML when it ends in .yaml or .yml, else JSON)')
-    .action((options: { project?: string; format?: string; output?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ context }) => {
+    .option(...QUIET_OPTION)
+    .action((options: { project?: string; format?: string; output?: string; quiet?: boolean }, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
         const format = parseExportFormat(options.format ?? 'project')
         const project = selectProject(context, options.project)
         let text: string
@@ -27,7 +29,7 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
           printWarnings(ctx.io, exported.warnings)
           text = openApiText(exported.document, options.output ?? null)
         } else {
-          text = toYaml(exportProject(context, project))
+          text = await withProgress(ctx, options, (onProgress) => toYaml(exportProject(context, project), { onProgress }))
         }
         if (options.output) {
           writeFileSync(resolve(ctx.environment.cwd, options.output), text)
@@ -41,13 +43,16 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .command('apply <file>')
     .description('create or update the project to match a YAML file; idempotent, all or nothing')
     .option('--project <slug>', 'project to fill when the file has no slug')
-    .action((file: string, options: { project?: string }, command: Command) =>
+    .option(...QUIET_OPTION)
+    .action((file: string, options: { project?: string; quiet?: boolean }, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
         // Only apply reads files: export and reset do without the schema's validator (ajv).
         const { readProjectFile } = await import('../../domain/project-file.ts')
         const makeFaker = await loadFaker()
-        const parsed = readProjectFile(resolve(ctx.environment.cwd, file), makeFaker)
-        const result = applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true })
+        const result = await withProgress(ctx, options, (onProgress) => {
+          const parsed = readProjectFile(resolve(ctx.environment.cwd, file), makeFaker, { onProgress })
+          return applyProjectFile(context, parsed, makeFaker, { project: options.project, prune: true, onProgress })
+        })
         printWarnings(ctx.io, result.warnings)
         if (result.changes.length === 0) return ctx.io.out(success(`project ${result.project.slug} already matches ${file}`))
         ctx.io.out(success(`applied ${file} to project ${result.project.slug}: ${result.changes.length} changes`))
@@ -58,10 +63,11 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
     .command('reset')
     .description("put the project's records back to their seeded state")
     .option('--project <slug>', 'project (default: the only or the default one)')
-    .action((options: { project?: string }, command: Command) =>
-      withRuntime(command, ctx, ({ context }) => {
+    .option(...QUIET_OPTION)
+    .action((options: { project?: string; quiet?: boolean }, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
         const project = selectProject(context, options.project)
-        const { collections, records } = resetProject(context, project.id)
+        const { collections, records } = await withProgress(ctx, options, (onProgress) => resetProject(context, project.id, { onProgress }))
         ctx.io.out(success(`reset ${project.slug}: ${records} records in ${collections} collections`))
       }))
 }

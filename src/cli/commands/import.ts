@@ -5,6 +5,7 @@ import { endpointView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, printWarnings, success } from '../output.ts'
 import { collect, parseInteger } from '../parse.ts'
+import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 interface ImportFlags {
   project?: string
@@ -17,6 +18,7 @@ interface ImportFlags {
   allowRefsOutside?: boolean
   strict?: boolean
   prefix?: string
+  quiet?: boolean
 }
 
 export function registerImport(program: Command, ctx: CliContext): void {
@@ -34,12 +36,13 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--allow-refs-outside', "OpenAPI: let a local spec $ref files outside its own folder (a spec from a URL only ever $refs http(s) URLs)")
     .option('--strict', 'OpenAPI: refuse a spec the validator calls invalid (by default it is imported, each problem printed as a warning)')
     .option('--json', 'print the result as JSON')
+    .option(...QUIET_OPTION)
     .action((source: string, flags: ImportFlags, command: Command) =>
       withRuntime(command, ctx, async ({ context }) => {
         if (flags.seed !== undefined && (flags.seed < 0 || flags.seed > 10_000)) throw new AppError('INVALID_INPUT', `--seed ${flags.seed} must be from 0 to 10000`)
         const started = performance.now()
         const { importSpec, importTarget } = await import('../../domain/import.ts')
-        const result = await importSpec(context, importTarget(context, flags.project), {
+        const result = await withProgress(ctx, flags, (onProgress) => importSpec(context, importTarget(context, flags.project), {
           source,
           cwd: ctx.environment.cwd,
           format: flags.format,
@@ -50,7 +53,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
           allowRefsOutside: flags.allowRefsOutside,
           strict: flags.strict,
           prefix: flags.prefix,
-        })
+        }, { onProgress }))
         const elapsedMs = Math.round(performance.now() - started)
         const { project, spec } = result
         if (result.naming === 'records') {

@@ -1,0 +1,123 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { applyProjectFile } from '../../src/domain/apply.ts'
+import { exportProject, toYaml } from '../../src/domain/export.ts'
+import { importSpec } from '../../src/domain/import.ts'
+import { parseProjectFile, readProjectFile } from '../../src/domain/project-file.ts'
+import { createProject } from '../../src/domain/projects.ts'
+import { createResource } from '../../src/domain/resources.ts'
+import { resetProject, seedNewResource } from '../../src/domain/seeding.ts'
+import { loadFaker, parseFieldSpec } from '../../src/engine/generators.ts'
+import { REPORT_ITEMS, type ProgressStep } from '../../src/engine/progress.ts'
+import { cleanup, openStore, tempDb, tempDir } from '../_helpers.ts'
+
+afterAll(cleanup)
+
+/** What the long domain functions tell an `onProgress`, on a real database. */
+
+function listener() {
+  const steps: ProgressStep[] = []
+  const startedAt = performance.now()
+  return {
+    steps,
+    onProgress: (step: ProgressStep) => void steps.push(step),
+    labels: () => [...new Set(steps.map((s) => s.label))],
+    of: (label: string) => steps.filter((s) => s.label === label),
+    elapsedMs: () => performance.now() - startedAt,
+  }
+}
+
+/** A step's reports: from nothing, never backwards, ending complete; no more often than every 1,000 items or 100 ms. */
+function expectCounted(reports: ProgressStep[], total: number, elapsedMs: number) {
+  expect(reports[0]).toMatchObject({ done: 0, total })
+  expect(reports.at(-1)).toMatchObject({ done: total, total })
+  for (let i = 1; i < reports.length; i += 1) expect(reports[i]!.done).toBeGreaterThanOrEqual(reports[i - 1]!.done)
+  expect(reports.length).toBeLessThanOrEqual(2 + Math.ceil(total / REPORT_ITEMS) + Math.ceil(elapsedMs / 100))
+}
+
+describe('progress reports of the domain', () => {
+  it('seeding counts generated records, and reset counts collections', async () => {
+    const { context } = openStore(tempDb())
+    const makeFaker = await loadFaker()
+    createProject(context, { name: 'T', slug: 't' })
+    const seeding = listener()
+    for (const path of ['/api/items', '/api/users']) {
+      const { resource } = createResource(context, { project: 't', path })
+      seedNewResource(context, resource, { fields: parseFieldSpec('title:lorem.word,views:int'), seedCount: 2500, seedValue: 1, seedRecords: [] }, makeFaker, { onProgress: seeding.onProgress })
+    }
+    expect(seeding.labels()).toEqual(['seeding /api/items', 'seeding /api/users'])
+    expectCounted(seeding.of('seeding /api/items'), 2500, seeding.elapsedMs())
+
+    const reset = listener()
+    expect(resetProject(context, 1, { onProgress: reset.onProgress })).toEqual({ collections: 2, records: 5000 })
+    expect(reset.labels()).toEqual(['resetting collections'])
+    expectCounted(reset.steps, 2, reset.elapsedMs())
+  })
+
+  it('apply counts each reseeded resource’s records, then the endpoints', async () => {
+    const { context } = openStore(tempDb())
+    const makeFaker = await loadFaker()
+    const file = parseProjectFile([
+      'name: Shop',
+      'resources:',
+      '  - path: /api/products',
+      '    fields: { name: commerce.productName }',
+      '    count: 1500',
+      '  - path: /api/orders',
+      '    fields: { total: int }',
+      '    count: 10',
+      'endpoints:',
+      '  - { method: GET, path: /api/health, body: { ok: true } }',
+    ].join('\n'), 'shop.yaml')
+    const apply = listener()
+    applyProjectFile(context, file, makeFaker, { prune: true, onProgress: apply.onProgress })
+    expect(apply.labels()).toEqual(['seeding /api/products', 'seeding /api/orders', 'applying endpoints'])
+    expectCounted(apply.of('seeding /api/products'), 1500, apply.elapsedMs())
+    // Each resource's standard endpoints and the file's own one.
+    const endpoints = apply.of('applying endpoints')
+    expect(endpoints.at(-1)!.done).toBe(context.repos.endpoints.listByProject(1).length)
+    expectCounted(endpoints, endpoints.at(-1)!.total!, apply.elapsedMs())
+  })
+
+  it('reading a project file counts its lines as yaml reads them', async () => {
+    const cwd = tempDir()
+    const records = Array.from({ length: 1500 }, (_, i) => `      - { id: ${i + 1}, title: "post ${i}" }`)
+    const text = ['name: Posts', 'resources:', '  - path: /api/posts', '    records:', ...records, ''].join('\n')
+    writeFileSync(join(cwd, 'posts.yaml'), text)
+    const reading = listener()
+    const file = readProjectFile(join(cwd, 'posts.yaml'), await loadFaker(), { onProgress: reading.onProgress })
+    expect(file.resources[0]!.records).toHaveLength(1500)
+    expect(reading.labels()).toEqual(['reading the lines of posts.yaml'])
+    const lines = text.split('\n').length
+    expectCounted(reading.steps, lines, reading.elapsedMs())
+    expect(reading.steps.every((s) => s.done <= lines)).toBe(true)
+  })
+
+  it('an import says what it reads, then counts endpoints (a spec) or records (a db.json)', async () => {
+    const { context } = openStore(tempDb())
+    const cwd = tempDir()
+    const paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`/api/things${i}`, { get: { responses: { 200: { description: 'ok' } } } }]))
+    writeFileSync(join(cwd, 'spec.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 'Things', version: '1' }, paths }))
+    const spec = listener()
+    await importSpec(context, () => createProject(context, { name: 'Things' }), { source: 'spec.json', cwd }, { onProgress: spec.onProgress })
+    expect(spec.labels()).toEqual(['reading spec.json', 'importing endpoints'])
+    expect(spec.steps[0]).toEqual({ label: 'reading spec.json', done: 0, total: null })
+    expectCounted(spec.of('importing endpoints'), 30, spec.elapsedMs())
+
+    writeFileSync(join(cwd, 'db.json'), JSON.stringify({ posts: Array.from({ length: 1200 }, (_, i) => ({ id: i + 1, title: `post ${i}` })) }))
+    const data = listener()
+    await importSpec(context, () => createProject(context, { name: 'Data' }), { source: 'db.json', cwd, prefix: '/api' }, { onProgress: data.onProgress })
+    expect(data.labels()).toEqual(['reading db.json', 'seeding /api/posts'])
+    expectCounted(data.of('seeding /api/posts'), 1200, data.elapsedMs())
+
+    // Its export writes those records as literal ones: counted as yaml writes them, and the same bytes as without a listener.
+    const file = exportProject(context, context.repos.projects.bySlug('data')!)
+    const exported = listener()
+    const text = toYaml(file, { onProgress: exported.onProgress })
+    expect(text).toBe(toYaml(file))
+    expect(exported.labels()).toEqual(['writing records'])
+    expectCounted(exported.steps, 1200, exported.elapsedMs())
+    expect(exported.steps.slice(1, -1).every((s) => s.done % 100 === 0 && s.done < 1200)).toBe(true)
+  })
+})
