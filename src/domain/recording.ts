@@ -15,7 +15,7 @@ import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resour
 import { checkContentType, MAX_FILE_BYTES, MAX_TEXT_BYTES } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
-import { deleteEndpoint, findEndpoint, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
+import { deleteEndpoint, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
 import { checkEndpointPath, checkResourcePath } from './path-rules.ts'
 import type { RecordedExchange } from './recorded-exchange.ts'
 import { collectionName, createResource, standardEndpoints } from './resources.ts'
@@ -486,12 +486,11 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
     }
     const records = [...state.unkeyed, ...state.records.values()]
     // Compared as text: a record whose keys came in another order answers in that order.
-    if (JSON.stringify(records) !== JSON.stringify(resource.seedRecords)) {
-      context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: records })
-    }
+    const changed = JSON.stringify(records) !== JSON.stringify(resource.seedRecords)
+    if (changed) context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: records })
     // What the real API answered is what the records are now, even where it equals the seed: records
     // changed offline since (a local create, a delete) would otherwise outlive a list recorded again.
-    if (touched) reseedCollection(context, resource.collectionId, options.makeFaker, options)
+    if (changed || touched) reseedCollection(context, resource.collectionId, options.makeFaker, options)
     for (const { endpoint, recorded } of reads.values()) {
       if (recorded.length > 0) recordRules(context, endpoint, recorded, summary)
     }
@@ -551,7 +550,9 @@ function recordResourceHeaders(context: Context, endpoint: Endpoint, routes: Rou
   const headers = Object.fromEntries(perAnswer.at(-1)!.filter(([name, value]) => others.every((o) => o[name.toLowerCase()] === value)))
   if (isDeepStrictEqual(headers, endpoint.headers)) return
   const updated = context.repos.endpoints.configure(endpoint.id, { ...currentSettings(endpoint), headers })
-  if (!summary.created.some((e) => e.id === updated.id) && !summary.updated.some((e) => e.id === updated.id)) summary.updated.push(updated)
+  const made = summary.created.findIndex((e) => e.id === updated.id)
+  if (made >= 0) summary.created[made] = updated
+  else if (!summary.updated.some((e) => e.id === updated.id)) summary.updated.push(updated)
 }
 
 /** A recorded answer as a response answers it: a text, or a file stored in the project. */
@@ -585,8 +586,7 @@ function canBeResource(context: Context, project: Project, path: string, summary
   }
   const endpoints = context.repos.endpoints.listByProject(project.id)
   const wanted = standardEndpoints(path)
-  if (wanted.some((e) => findEndpoint(context, project.id, e.method, e.path))) return false
-  const clashes = endpoints.filter((x) => wanted.some((e) => servedRoutes(x).includes(servedRoute(e.method, e.path))))
+  const clashes = endpoints.filter((x) => wanted.some((e) => servedRoutes(x).includes(servedRoute(e.method, e.path)) || (x.method === e.method && routeShape(x.path) === routeShape(e.path))))
   if (!clashes.every(isRecordedMiss)) return false
   if (context.repos.resources.listByProject(project.id).some((r) => collectionName(r.path) === collectionName(path))) return false
   for (const clash of clashes) replaceMiss(context, clash, path, summary)
@@ -600,7 +600,7 @@ const MISSING = new Set([404, 410])
  * makes): the real path served at the same URL (`/users`) takes its place, as the real API has it.
  */
 function isRecordedMiss(endpoint: Endpoint): boolean {
-  return endpoint.kind === 'custom' && MISSING.has(endpoint.status) && endpoint.responses.every((r) => r.status !== null && MISSING.has(r.status))
+  return endpoint.kind === 'custom' && MISSING.has(endpoint.status) && endpoint.responses.every((r) => MISSING.has(r.status ?? endpoint.status))
 }
 
 function replaceMiss(context: Context, miss: Endpoint, by: string, summary: RecordSummary): void {

@@ -193,6 +193,19 @@ describe('recordExchanges', () => {
     expect(context.repos.resources.listByProject(project.id)[0]!.seedRecords).toEqual([{ id: 1 }, { id: 3 }])
   })
 
+  it('replaces a recorded 404 at a route, or at its /api spelling, once the real API lists records there', async () => {
+    const { context, project, summaries } = await recorded([
+      [exchange('GET', '/orders', 404, '{"error":"none yet"}', [JSON_TYPE]), exchange('GET', '/api/carts', 404, '{"error":"no"}', [JSON_TYPE])],
+      [exchange('GET', '/orders', 200, '[{"id":1}]', [JSON_TYPE]), exchange('GET', '/carts', 200, '[{"id":"c1"}]', [JSON_TYPE])],
+    ])
+    expect(context.repos.resources.listByProject(project.id).map((r) => r.path).sort()).toEqual(['/carts', '/orders'])
+    expect(context.repos.endpoints.listByProject(project.id).filter((e) => e.kind === 'custom')).toEqual([])
+    expect(summaries[1]!.warnings.slice(0, 2)).toEqual([
+      'GET /orders (a recorded 404) removed: /orders answers at the same URL, as the real API does',
+      'GET /api/carts (a recorded 404) removed: /carts answers at the same URL, as the real API does',
+    ])
+  })
+
   it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {
     const db = tempDb()
     const { context } = openStore(db)
