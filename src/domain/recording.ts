@@ -462,6 +462,7 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       else state.unkeyed.push(record)
     }
     const reads = resourceReads(context, resource)
+    const own = resourceEndpoints(context, resource)
     const answered = new Map<number, Routed[]>()
     let touched = false
     for (const { routed: r, id } of group) {
@@ -474,7 +475,7 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       const kept = applyEffect(state, r, id, url !== null && url.query.length > 0)
       touched ||= kept
       if (kept && ok(r.exchange.status)) {
-        const endpoint = resourceEndpoint(context, resource, r.method, id !== null)
+        const endpoint = own.get(`${r.method} ${id !== null}`)
         if (endpoint) answered.set(endpoint.id, [...(answered.get(endpoint.id) ?? []), r])
       }
       if (read && url && kept) read.recorded.push({ url, answer: null })
@@ -510,10 +511,10 @@ function resourceReads(context: Context, resource: Resource): Map<'list' | 'read
   return reads
 }
 
-/** The resource's endpoint answering `method` on the collection or on an item. */
-function resourceEndpoint(context: Context, resource: Resource, method: HttpMethod, onItem: boolean): Endpoint | undefined {
-  return context.repos.endpoints.listByProject(resource.projectId)
-    .find((e) => e.resourceId === resource.id && e.method === method && e.path.endsWith('/:id') === onItem && e.action !== null)
+/** The resource's endpoints by method and whether they answer an item: `GET true` is its item read. */
+function resourceEndpoints(context: Context, resource: Resource): Map<string, Endpoint> {
+  const own = context.repos.endpoints.listByProject(resource.projectId).filter((e) => e.resourceId === resource.id && e.action !== null)
+  return new Map(own.map((e) => [`${e.method} ${e.path.endsWith('/:id')}`, e]))
 }
 
 // A resource's answer writes these itself (a list's count and paging links), or they name one request
