@@ -107,9 +107,10 @@ export function fileContent(context: Context, fileId: number): { name: string; b
 }
 
 /** The Content-Type of a text or file body: the configured one, else text/plain or by the file's extension. */
-export function bodyContentType(endpoint: Pick<Endpoint, 'bodyType' | 'contentType' | 'file'>): string | null {
+export function bodyContentType(endpoint: Pick<Endpoint, 'bodyType' | 'body' | 'contentType' | 'file'>): string | null {
   if (endpoint.contentType !== null) return endpoint.contentType
-  if (endpoint.bodyType === 'text') return TEXT_TYPE
+  // No body, no type, as an answer without one is sent (a recorded empty 302 or 204 had none).
+  if (endpoint.bodyType === 'text') return endpoint.body === '' ? null : TEXT_TYPE
   if (endpoint.bodyType === 'file') return contentTypeOf(endpoint.file?.name ?? '')
   return null
 }

@@ -15,7 +15,7 @@ import { HTTP_METHODS, type Endpoint, type HttpMethod, type Project, type Resour
 import { checkContentType, MAX_FILE_BYTES, MAX_TEXT_BYTES } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
-import { findEndpoint, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
+import { deleteEndpoint, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
 import { checkEndpointPath, checkResourcePath } from './path-rules.ts'
 import type { RecordedExchange } from './recorded-exchange.ts'
 import { collectionName, createResource, standardEndpoints } from './resources.ts'
@@ -261,6 +261,10 @@ const hasId = (value: unknown): value is JsonObject & { id: string | number } =>
   isObject(value) && ((typeof value.id === 'string' && value.id !== '' && value.id !== '.' && value.id !== '..') || (typeof value.id === 'number' && Number.isFinite(value.id)))
 const ok = (status: number) => status >= 200 && status < 300
 
+/** A JSON list of records with ids, each id once: a list whose ids repeat is not a collection records can keep. */
+const isRecordList = (value: unknown): value is (JsonObject & { id: string | number })[] =>
+  Array.isArray(value) && value.every(hasId) && new Set(value.map((record) => String(record.id))).size === value.length
+
 interface Routed {
   exchange: RecordedExchange
   method: HttpMethod
@@ -284,7 +288,7 @@ function collectionOf(routed: Routed): { collection: string; id: string | null }
 /** Whether the exchange shows the route is a JSON collection of records with ids. */
 function showsCollection(routed: Routed, id: string | null): boolean {
   if (!ok(routed.exchange.status)) return false
-  if (routed.method === 'GET' && id === null) return Array.isArray(routed.json) && routed.json.length > 0 && routed.json.every(hasId)
+  if (routed.method === 'GET' && id === null) return isRecordList(routed.json) && routed.json.length > 0
   if (routed.method === 'GET' && id !== null) return hasId(routed.json) && String(routed.json.id) === id
   if (routed.method === 'POST' && id === null) return hasId(routed.json)
   return false
@@ -314,12 +318,12 @@ function applyEffect(state: RecordState, routed: Routed, id: string | null, quer
   const put = (record: JsonObject) => records.set(String(record.id), record)
   const merge = (record: JsonObject) => records.set(String(record.id), { ...records.get(String(record.id)), ...record })
   if (method === 'GET' && queried) {
-    if (ok(exchange.status) && id === null && Array.isArray(json) && json.every(hasId)) json.forEach(merge)
+    if (ok(exchange.status) && id === null && isRecordList(json)) json.forEach(merge)
     if (ok(exchange.status) && id !== null && hasId(json) && String(json.id) === id) merge(json)
     return false
   }
   if (method === 'GET' && id === null) {
-    if (!ok(exchange.status) || !Array.isArray(json) || !json.every(hasId)) return false
+    if (!ok(exchange.status) || !isRecordList(json)) return false
     records.clear()
     state.unkeyed = []
     json.forEach(put)
@@ -329,8 +333,13 @@ function applyEffect(state: RecordState, routed: Routed, id: string | null, quer
     if (method === 'POST' && ok(exchange.status) && hasId(json)) put(json)
     return method === 'POST' && ok(exchange.status) && hasId(json)
   }
-  // The real API says the record is not there (any more); a read's answer is then a rule of its own.
-  if ((method === 'GET' || method === 'DELETE') && (exchange.status === 404 || exchange.status === 410)) return records.delete(id) && method === 'DELETE'
+  // The real API says the record is not there (any more): the resource's own 404 answers it from
+  // then on, so a record made there later (offline, or recorded) is not hidden by the recorded one.
+  if (method === 'GET' && (exchange.status === 404 || exchange.status === 410)) {
+    records.delete(id)
+    return true
+  }
+  if (method === 'DELETE' && (exchange.status === 404 || exchange.status === 410)) return records.delete(id)
   if (!ok(exchange.status)) return false
   if (method === 'DELETE') return records.delete(id) || true
   if (method === 'GET') {
@@ -376,8 +385,9 @@ export function recordExchanges(context: Context, project: Project, exchanges: r
       else usable.push({ exchange, method: method as HttpMethod, path: normalPath(exchange.path) })
     }
     const endpoints = context.repos.endpoints.listByProject(current.id)
-    const routes = templatePaths(usable.map((u) => u.path), endpoints.map((e) => e.path))
-    const routed: Routed[] = usable.map((u) => ({ ...u, route: routes.get(u.path)!, json: parseJson(decodedBody(u.exchange).bytes) }))
+    const parsed = usable.map((u) => ({ ...u, json: parseJson(decodedBody(u.exchange).bytes) }))
+    const routes = templatePaths(usable.map((u) => u.path), [...endpoints.map((e) => e.path), ...shownItemRoutes(parsed)])
+    const routed: Routed[] = parsed.map((u) => ({ ...u, route: routes.get(u.path)! }))
 
     const consumed = recordResources(context, current, routed, options, summary)
     recordEndpoints(context, current, routed.filter((r) => !consumed.has(r)), summary)
@@ -388,6 +398,20 @@ export function recordExchanges(context: Context, project: Project, exchanges: r
     }
     return summary
   })
+}
+
+/**
+ * `/products/:id` for each collection the exchanges show (a list of records, a created record):
+ * its items' paths are then that route whatever their ids look like (`/products/p1`), as they are
+ * once the proxy has recorded the list, so a HAR gives the project a proxy recording gives.
+ */
+function shownItemRoutes(exchanges: readonly Omit<Routed, 'route'>[]): string[] {
+  const routes = new Set<string>()
+  for (const { exchange, method, path, json } of exchanges) {
+    if (path === '/' || segmentsOf(path).some(isIdLike) || !ok(exchange.status) || (method !== 'GET' && method !== 'POST')) continue
+    if (method === 'GET' ? isRecordList(json) && json.length > 0 : hasId(json)) routes.add(`${path}/:id`)
+  }
+  return [...routes]
 }
 
 /** The paths made now that the project's path rules refuse: recorded as they are, but its export would not apply. */
@@ -425,7 +449,9 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
     let resource = context.repos.resources.listByProject(project.id).find((r) => r.path === path)
     if (resource?.singular) continue
     if (!resource) {
-      if (!group.some(({ routed: r, id }) => showsCollection(r, id)) || !canBeResource(context, project, path)) continue
+      // A list whose ids repeat would lose rows as records: its route stays endpoints answering the recorded bytes.
+      const repeats = group.some(({ routed: r, id }) => id === null && r.method === 'GET' && ok(r.exchange.status) && Array.isArray(r.json) && r.json.every(hasId) && !isRecordList(r.json))
+      if (repeats || !group.some(({ routed: r, id }) => showsCollection(r, id)) || !canBeResource(context, project, path, summary)) continue
       const created = createResource(context, { project: project.slug, path, rules: false })
       resource = created.resource
       summary.created.push(...created.endpoints)
@@ -436,6 +462,9 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       else state.unkeyed.push(record)
     }
     const reads = resourceReads(context, resource)
+    const own = resourceEndpoints(context, resource)
+    const answered = new Map<number, Routed[]>()
+    let touched = false
     for (const { routed: r, id } of group) {
       // HEAD is answered by the resource's GET; other methods on its paths stay endpoints of their own.
       if (!(id === null ? COLLECTION_METHODS : ITEM_METHODS).has(r.method)) continue
@@ -444,6 +473,11 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
       const read = r.method === 'GET' ? reads.get(id === null ? 'list' : 'read') : undefined
       const url = read ? recordedUrl(read.endpoint.path, r.path, r.exchange.query) : null
       const kept = applyEffect(state, r, id, url !== null && url.query.length > 0)
+      touched ||= kept
+      if (kept && ok(r.exchange.status)) {
+        const endpoint = own.get(`${r.method} ${id !== null}`)
+        if (endpoint) answered.set(endpoint.id, [...(answered.get(endpoint.id) ?? []), r])
+      }
       if (read && url && kept) read.recorded.push({ url, answer: null })
       else if (read && url && (id !== null || url.query.length > 0)) {
         const answer = answerOf(r.exchange, summary.warnings)
@@ -453,13 +487,15 @@ function recordResources(context: Context, project: Project, routed: Routed[], o
     }
     const records = [...state.unkeyed, ...state.records.values()]
     // Compared as text: a record whose keys came in another order answers in that order.
-    if (JSON.stringify(records) !== JSON.stringify(resource.seedRecords)) {
-      context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: records })
-      reseedCollection(context, resource.collectionId, options.makeFaker, options)
-    }
+    const changed = JSON.stringify(records) !== JSON.stringify(resource.seedRecords)
+    if (changed) context.repos.resources.setSeed(resource.id, { fields: resource.fields, seedCount: resource.seedCount, seedValue: resource.seedValue, seedRecords: records })
+    // What the real API answered is what the records are now, even where it equals the seed: records
+    // changed offline since (a local create, a delete) would otherwise outlive a list recorded again.
+    if (changed || touched) reseedCollection(context, resource.collectionId, options.makeFaker, options)
     for (const { endpoint, recorded } of reads.values()) {
       if (recorded.length > 0) recordRules(context, endpoint, recorded, summary)
     }
+    for (const [endpointId, routes] of answered) recordResourceHeaders(context, context.repos.endpoints.byId(endpointId)!, routes, summary)
     summary.records += records.length
     summary.resources.push(context.repos.resources.byId(resource.id)!)
   }
@@ -473,6 +509,51 @@ function resourceReads(context: Context, resource: Resource): Map<'list' | 'read
     if (endpoint.resourceId === resource.id && endpoint.method === 'GET' && (endpoint.action === 'list' || endpoint.action === 'read')) reads.set(endpoint.action, { endpoint, recorded: [] })
   }
   return reads
+}
+
+/** The resource's endpoints by method and whether they answer an item: `GET true` is its item read. */
+function resourceEndpoints(context: Context, resource: Resource): Map<string, Endpoint> {
+  const own = context.repos.endpoints.listByProject(resource.projectId).filter((e) => e.resourceId === resource.id && e.action !== null)
+  return new Map(own.map((e) => [`${e.method} ${e.path.endsWith('/:id')}`, e]))
+}
+
+// A resource's answer writes these itself (a list's count and paging links), or they name one request
+// (an id for tracing it, the time it took) or one state of the records (their version and age).
+const NOT_RESOURCE_HEADERS = new Set([
+  'x-total-count', 'link', 'etag', 'last-modified', 'age', 'expires',
+  'x-request-id', 'request-id', 'x-correlation-id', 'correlation-id', 'x-amzn-requestid', 'x-amzn-trace-id', 'x-amz-request-id',
+  'x-amz-id-2', 'x-amz-cf-id', 'cf-ray', 'traceparent', 'tracestate', 'x-trace-id', 'x-cloud-trace-context', 'x-runtime',
+  'x-response-time', 'server-timing',
+])
+const PER_REQUEST_PREFIXES = ['x-b3-', 'x-ratelimit-', 'ratelimit-']
+
+/** Whether a header value names the record (`Location: /users/4`): it would be wrong for every other record. */
+function namesRecord(value: string, id: string | null): boolean {
+  return id !== null && value.split(/[/?#=;,\s"<>]+/).includes(id)
+}
+
+/**
+ * The recorded headers a resource's endpoint answers with its records' answer: those of its last
+ * answer recorded now that every answer of the route carries with the same value (its recorded
+ * URLs' rules too), but for what the records write, what names one request, and what names one record.
+ */
+function recordResourceHeaders(context: Context, endpoint: Endpoint, routes: Routed[], summary: RecordSummary): void {
+  const quiet: string[] = []
+  const perAnswer = routes.map((r) => {
+    const id = hasId(r.json) ? String(r.json.id) : collectionOf(r)?.id ?? null
+    return Object.entries(keptHeaders(r.exchange, quiet)).filter(([name, value]) => {
+      const lower = name.toLowerCase()
+      return !NOT_RESOURCE_HEADERS.has(lower) && !PER_REQUEST_PREFIXES.some((prefix) => lower.startsWith(prefix)) && !namesRecord(value, id)
+    })
+  })
+  const others = [...perAnswer.slice(0, -1).map((pairs) => Object.fromEntries(pairs.map(([n, v]) => [n.toLowerCase(), v]))),
+    ...endpoint.responses.filter((r) => r.when !== null && r.name?.startsWith('/')).map((r) => Object.fromEntries(Object.entries(r.headers).map(([n, v]) => [n.toLowerCase(), v])))]
+  const headers = Object.fromEntries(perAnswer.at(-1)!.filter(([name, value]) => others.every((o) => o[name.toLowerCase()] === value)))
+  if (isDeepStrictEqual(headers, endpoint.headers)) return
+  const updated = context.repos.endpoints.configure(endpoint.id, { ...currentSettings(endpoint), headers })
+  const made = summary.created.findIndex((e) => e.id === updated.id)
+  if (made >= 0) summary.created[made] = updated
+  else if (!summary.updated.some((e) => e.id === updated.id)) summary.updated.push(updated)
 }
 
 /** A recorded answer as a response answers it: a text, or a file stored in the project. */
@@ -493,8 +574,12 @@ function recordRules(context: Context, endpoint: Endpoint, recorded: readonly Re
   }
 }
 
-/** A new resource at `path` would take no route, nor records, that something else holds. */
-function canBeResource(context: Context, project: Project, path: string): boolean {
+/**
+ * A new resource at `path` would take no route, nor records, that something else holds; but for
+ * recorded 404s at the same URL under another spelling (`/api/users` for `/users`), which the real
+ * path's answers replace.
+ */
+function canBeResource(context: Context, project: Project, path: string, summary: RecordSummary): boolean {
   try {
     checkResourcePath(path, 'off')
   } catch {
@@ -502,8 +587,28 @@ function canBeResource(context: Context, project: Project, path: string): boolea
   }
   const endpoints = context.repos.endpoints.listByProject(project.id)
   const wanted = standardEndpoints(path)
-  if (wanted.some((e) => findEndpoint(context, project.id, e.method, e.path) || endpoints.some((x) => servedRoutes(x).includes(servedRoute(e.method, e.path))))) return false
-  return !context.repos.resources.listByProject(project.id).some((r) => collectionName(r.path) === collectionName(path))
+  const clashes = endpoints.filter((x) => wanted.some((e) => servedRoutes(x).includes(servedRoute(e.method, e.path)) || (x.method === e.method && routeShape(x.path) === routeShape(e.path))))
+  if (!clashes.every(isRecordedMiss)) return false
+  if (context.repos.resources.listByProject(project.id).some((r) => collectionName(r.path) === collectionName(path))) return false
+  for (const clash of clashes) replaceMiss(context, clash, path, summary)
+  return true
+}
+
+const MISSING = new Set([404, 410])
+
+/**
+ * A custom endpoint that answers only "not found" (what recording a guessed path, `/api/users`,
+ * makes): the real path served at the same URL (`/users`) takes its place, as the real API has it.
+ */
+function isRecordedMiss(endpoint: Endpoint): boolean {
+  return endpoint.kind === 'custom' && MISSING.has(endpoint.status) && endpoint.responses.every((r) => MISSING.has(r.status ?? endpoint.status))
+}
+
+function replaceMiss(context: Context, miss: Endpoint, by: string, summary: RecordSummary): void {
+  deleteEndpoint(context, miss)
+  summary.created = summary.created.filter((e) => e.id !== miss.id)
+  summary.updated = summary.updated.filter((e) => e.id !== miss.id)
+  summary.warnings.push(`${miss.method} ${miss.path} (a recorded ${miss.status}) removed: ${by} answers at the same URL, as the real API does`)
 }
 
 const PATTERN_CHARACTERS = /[:*{}]/
@@ -544,7 +649,13 @@ function recordEndpoints(context: Context, project: Project, routed: Routed[], s
       skip(`${existing.method} ${existing.path} is a ${existing.kind} endpoint; recording changes custom endpoints only`)
       continue
     }
-    const clash = existing ? undefined : served.get(servedRoute(r.method, r.route))
+    let clash = existing ? undefined : served.get(servedRoute(r.method, r.route))
+    if (clash && isRecordedMiss(clash) && !MISSING.has(group.at(-1)!.exchange.status)) {
+      replaceMiss(context, clash, r.route, summary)
+      for (const route of servedRoutes(clash)) served.delete(route)
+      byRoute.delete(`${clash.method} ${routeShape(clash.path)}`)
+      clash = undefined
+    }
     if (clash) {
       skip(`it would be served at the same URL as ${clash.method} ${clash.path}`)
       continue

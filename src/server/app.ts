@@ -42,6 +42,8 @@ export interface AppDeps {
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
   /** Whether a project records now (`serve --record`): its every request goes to its target. Null: none records. */
   recording?: ((projectId: number) => boolean) | null
+  /** Told of a proxied exchange that could not be recorded, and why. */
+  unrecorded?: ((projectId: number, method: string, path: string, reason: string) => void) | null
 }
 
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
@@ -73,6 +75,6 @@ export function createApp(deps: AppDeps): H3 {
     ownPathsProject,
   })
   mountDashboard(app)
-  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null, recording: deps.recording ?? null }))
+  app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null, recording: deps.recording ?? null, unrecorded: deps.unrecorded ?? null }))
   return app
 }

@@ -53,6 +53,8 @@ export interface MockDeps {
   recorder?: ((projectId: number, exchange: RecordedExchange) => void) | null
   /** Whether a project records now (`serve --record`): then its every request goes to its target, the routes recorded so far included. */
   recording?: ((projectId: number) => boolean) | null
+  /** Told of a proxied exchange the recorder never gets, and why (a timeout, an answer broken off); it must not throw. */
+  unrecorded?: ((projectId: number, method: string, path: string, reason: string) => void) | null
 }
 
 /** What `recorder` gets of a body at most: a larger one is proxied but not recorded. */
@@ -462,6 +464,7 @@ export function createMockHandler(deps: MockDeps) {
           : await answerOperationsMatch(event, deps, request, match)
       }
     } catch (error) {
+      if (proxying && error instanceof AppError && error.code.startsWith('PROXY_')) deps.unrecorded?.(proxying.project.id, request.method, proxying.path, error.message)
       const refused: Answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
       // The error is the client's leaving (during a delay, or sending its body): the refusal reaches nobody, so none is journalled.
       answered = event.req.signal.aborted
@@ -567,7 +570,10 @@ export function createMockHandler(deps: MockDeps) {
       ruleMisses: null,
       proxied: true,
     })
-    if (!exchange) return
+    if (!exchange) {
+      if (note) deps.unrecorded?.(route.project.id, request.method, route.path, note)
+      return
+    }
     // After the answer has gone: the recording never delays the client.
     setImmediate(() => deps.recorder!(route.project.id, exchange))
   }

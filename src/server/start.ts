@@ -177,6 +177,9 @@ async function startProjectRecording(context: Context, project: Project | null, 
         log.note('recording', `${exchange.method} ${exchange.path} was not recorded: ${reason}`)
       })
     },
+    unrecorded: (projectId: number, method: string, path: string, reason: string) => {
+      if (isRecording(context, projectId)) log.note('recording', `${method} ${path} was not recorded: ${reason}`)
+    },
     // Ctrl-C ends the recording; one already stopped by `mockapi record stop` stays stopped.
     stop: () => {
       stopRecording(context, project)
@@ -296,7 +299,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const recording = options.record ? await startProjectRecording(context, ownPathsProject(), proxy.target, log) : null
     stopOwnRecording = recording?.stop ?? null
     const recorder = recorderOf(recording?.recorder ?? options.recorder, log)
-    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs, proxy, recorder, recording: recording?.isOn ?? null })
+    const app = createApp({ context, catalog, events, journal, ownPathsProject, debug: options.debug ?? false, signal: shutdown.signal, grpcPort: () => grpc?.port() ?? null, random, delayFloor: options.delay ?? null, hangMs: options.hangMs, proxy, recorder, recording: recording?.isOn ?? null, unrecorded: recording?.unrecorded ?? null })
     const listening = await listenApp(app, {
       port: options.port,
       host: options.host,

@@ -127,9 +127,9 @@ describe('mockapi import of a Postman collection', () => {
     const server = await serve(db)
     const at = (path: string) => `${server.url}/api/shop-api${path}`
     expect((await send(at('/v1/users'))).json).toEqual([{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace Hopper' }, { id: 3, name: 'Linus' }])
-    // Each example answers its own URL as saved: the 404 for user 99, the list for ?page=1 (indented as in Postman).
+    // Each example answers its own URL as saved: the list for ?page=1 (indented as in Postman); user 99 is missing, as the resource says it.
     const missing = await send(at('/v1/users/99'))
-    expect([missing.status, missing.text]).toEqual([404, '{"error":"no user 99"}'])
+    expect([missing.status, missing.json]).toEqual([404, { error: { code: 'NOT_FOUND', message: 'no record with id "99"' } }])
     expect((await send(at('/v1/users?page=1'))).text).toBe(JSON.stringify([{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }], null, 2))
     const receipt = await send(at('/v1/orders/1002/receipt'))
     expect(receipt.text).toBe('Order 1001\nMug x1  12.50\nTotal   12.50\n')

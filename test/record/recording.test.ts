@@ -169,25 +169,41 @@ describe('recordExchanges', () => {
     expect(stored).not.toContain('access_token')
   })
 
-  it('gives a resource read a rule only while its records do not answer it as recorded', async () => {
+  it('gives a resource read a rule only while its records do not answer it as recorded; a 404 is the records\' own', async () => {
     const { db, context, project } = await recorded([
-      [exchange('GET', '/items', 200, '[{"id":1}]', [JSON_TYPE]), exchange('GET', '/items/2', 404, '{"error":"no 2"}', [JSON_TYPE])],
-      [exchange('GET', '/items/me', 200, '{"id":1,"me":true}', [JSON_TYPE])],
+      [exchange('GET', '/items', 200, '[{"id":1},{"id":2}]', [JSON_TYPE]), exchange('GET', '/items/2', 404, '{"error":"no 2"}', [JSON_TYPE])],
+      [exchange('GET', '/items/me', 200, '{"id":1,"me":true}', [JSON_TYPE]), exchange('GET', '/items/3', 500, '{"error":"down"}', [JSON_TYPE])],
     ])
     const read = () => context.repos.endpoints.listByProject(project.id).find((e) => e.action === 'read')!
-    expect(read().responses.map((r) => [r.name, r.when])).toEqual([['/items/2', { params: { id: '2' } }], ['/items/me', { params: { id: 'me' } }]])
+    expect(read().responses.map((r) => [r.name, r.when])).toEqual([['/items/me', { params: { id: 'me' } }], ['/items/3', { params: { id: '3' } }]])
+    // The 404 removed item 2, and answers as the resource answers a missing record (no rule would hide one made later).
+    expect(context.repos.resources.listByProject(project.id)[0]!.seedRecords).toEqual([{ id: 1 }])
     const server = await serve(db)
     const at = (path: string) => send(`${server.url}/api/rec${path}`)
-    expect([(await at('/items/2')).status, (await at('/items/2')).text]).toEqual([404, '{"error":"no 2"}'])
+    expect([(await at('/items/2')).status, (await at('/items/2')).json]).toEqual([404, { error: { code: 'NOT_FOUND', message: 'no record with id "2"' } }])
     expect((await at('/items/me')).text).toBe('{"id":1,"me":true}')
+    expect([(await at('/items/3')).status, (await at('/items/3')).text]).toEqual([500, '{"error":"down"}'])
     await server.close()
-    // The real API made item 2 since: its record answers, and its rule is gone.
+    // The real API made item 3 since: its record answers, and its rule is gone.
     recordExchanges(context, project, [
-      exchange('POST', '/items', 201, '{"id":2}', [JSON_TYPE]),
-      exchange('GET', '/items/2', 200, '{"id":2}', [JSON_TYPE]),
+      exchange('POST', '/items', 201, '{"id":3}', [JSON_TYPE]),
+      exchange('GET', '/items/3', 200, '{"id":3}', [JSON_TYPE]),
     ], { source: 'test', makeFaker: await loadFaker() })
     expect(read().responses.map((r) => r.name)).toEqual(['/items/me'])
-    expect(context.repos.resources.listByProject(project.id)[0]!.seedRecords).toEqual([{ id: 1 }, { id: 2 }])
+    expect(context.repos.resources.listByProject(project.id)[0]!.seedRecords).toEqual([{ id: 1 }, { id: 3 }])
+  })
+
+  it('replaces a recorded 404 at a route, or at its /api spelling, once the real API lists records there', async () => {
+    const { context, project, summaries } = await recorded([
+      [exchange('GET', '/orders', 404, '{"error":"none yet"}', [JSON_TYPE]), exchange('GET', '/api/carts', 404, '{"error":"no"}', [JSON_TYPE])],
+      [exchange('GET', '/orders', 200, '[{"id":1}]', [JSON_TYPE]), exchange('GET', '/carts', 200, '[{"id":"c1"}]', [JSON_TYPE])],
+    ])
+    expect(context.repos.resources.listByProject(project.id).map((r) => r.path).sort()).toEqual(['/carts', '/orders'])
+    expect(context.repos.endpoints.listByProject(project.id).filter((e) => e.kind === 'custom')).toEqual([])
+    expect(summaries[1]!.warnings.slice(0, 2)).toEqual([
+      'GET /orders (a recorded 404) removed: /orders answers at the same URL, as the real API does',
+      'GET /api/carts (a recorded 404) removed: /carts answers at the same URL, as the real API does',
+    ])
   })
 
   it('records a proxied exchange only while the project is recording, and takes the real API\'s paths whatever the path rules say', async () => {

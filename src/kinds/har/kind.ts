@@ -14,7 +14,7 @@ function headersOf(value: unknown): [string, string][] {
     .map((h) => [h.name as string, h.value as string])
 }
 
-/** A response's content: `text`, base64 when `encoding` says so; absent text is an empty body. */
+/** A response's content: `text`, base64 when `encoding` says so; absent text (of an empty answer) is an empty body. */
 function contentOf(content: unknown, where: string, file: string): Uint8Array {
   if (!isObject(content) || typeof content.text !== 'string') return new Uint8Array()
   if (content.encoding === 'base64') {
@@ -42,6 +42,12 @@ function entryExchange(entry: unknown, at: number, file: string, warnings: strin
   // What a browser writes for a request that got no answer (blocked, cancelled, offline).
   if (response.status === 0) {
     warnings.push(`${where}: ${request.method} ${url.pathname} got no answer (status 0): not recorded`)
+    return null
+  }
+  // Browsers leave a body out of a HAR (too large, a sanitized export) and keep its size: an empty answer would not be the real one.
+  const content = response.content
+  if (isObject(content) && typeof content.text !== 'string' && typeof content.size === 'number' && content.size > 0) {
+    warnings.push(`${where}: ${request.method} ${url.pathname} has no body in the HAR (its content.size is ${content.size}, its content.text is missing): not recorded; save the HAR with its content`)
     return null
   }
   const postData = request.postData
