@@ -95,9 +95,10 @@ type IdKind = 'string' | 'number'
 
 const idKindOf = (id: unknown): IdKind | null => (typeof id === 'string' ? 'string' : typeof id === 'number' && Number.isFinite(id) ? 'number' : null)
 
-/** The 200 response's JSON media of an operation. */
+/** The JSON media of an operation's 200 response, else of its lowest 2xx (an export writes the status the endpoint answered: a list may answer 206). */
 function jsonMedia(op: RouteOperation | undefined) {
-  return op?.operation.responses.find((response) => response.code === '200')?.media.find((media) => /json/i.test(media.type))
+  const success = op?.operation.responses.filter((response) => /^2\d\d$/.test(response.code)).sort((a, b) => (a.code === '200' ? -1 : b.code === '200' ? 1 : Number(a.code) - Number(b.code)))[0]
+  return success?.media.find((media) => /json/i.test(media.type))
 }
 
 const KIND_OF_TYPE: Record<string, IdKind> = { string: 'string', integer: 'number', number: 'number' }
@@ -168,7 +169,7 @@ function listedRecords(document: unknown, group: RouteOperation[]): { records: R
   const read = group.find((op) => op.method === 'GET' && op.path.split('/').at(-1)!.startsWith(':'))
   const media = jsonMedia(group.find((op) => op.method === 'GET' && op !== read))
   const pointer = media ? (media.example ?? Object.values(media.examples)[0] ?? null) : null
-  if (pointer === null) return { missing: 'its list GET has no JSON example for 200' }
+  if (pointer === null) return { missing: 'its list GET has no JSON example of its success response' }
   const listed = resolvePointer(document, pointer)
   if (!Array.isArray(listed)) return { refused: 'its list GET\'s example is not a list' }
   const allowed = schemaIdKinds(document, read)

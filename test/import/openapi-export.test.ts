@@ -417,7 +417,7 @@ describe('import --stateful seeds a collection from its list example', () => {
       '/notes: its list GET\'s example is not records: its element 2 has no id; seeded with 5 generated item(s) (--seed N sets how many)',
       '/pins: its list GET\'s example is not records: its element 2 repeats the id "a"; seeded with 5 generated item(s) (--seed N sets how many)',
       '/tags: its list GET\'s example is not records: its element 2 is not an object; seeded with 5 generated item(s) (--seed N sets how many)',
-      '/logs: its list GET has no JSON example for 200; seeded with 5 generated item(s) (--seed N sets how many)',
+      '/logs: its list GET has no JSON example of its success response; seeded with 5 generated item(s) (--seed N sets how many)',
       '/marks: its list GET\'s example is not records: its element 1: id must be a non-empty string or a number; seeded with 5 generated item(s) (--seed N sets how many)',
     ])
     // With --seed N, generated items are asked for: only the records left out are warned about.
@@ -631,7 +631,8 @@ describe('export → import round trip, byte for byte', () => {
 /**
  * Records of every shape a project keeps: ids mixing integers and strings (either first), uuids,
  * uuids among integers, integer-like strings, ids only some records were given, nulls at any
- * depth, keys that differ from record to record (integer-like ones too), and no records at all.
+ * depth, keys that differ from record to record (integer-like ones too), no records at all, and a
+ * list answering 206 (its example is written under that status).
  */
 const SHAPES = `
 name: Shapes
@@ -677,6 +678,10 @@ resources:
   - path: /api/big
     records:
       - { id: 1, name: A }
+endpoints:
+  - method: GET
+    path: /api/partial
+    status: 206
 `
 
 describe('export → import round trip: records of every shape', () => {
