@@ -380,6 +380,22 @@ describe('import --stateful seeds a collection from its list example', () => {
     expect((await answer((await serve(empty.db)).url, 'GET', '/api/notes/notes')).body).toEqual([])
   })
 
+  it('a re-import leaves a collection already there as it is: its records and its seed (what reset brings back)', async () => {
+    const w = cliWorkspace()
+    await w.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
+    writeFileSync(join(w.cwd, 'notes.json'), JSON.stringify(notesSpec('string')))
+    await w.ok('import', 'notes.json', '--stateful')
+    const served = await serve(w.db)
+    expect((await answer(served.url, 'POST', '/api/notes/notes', { body: { id: 'c', text: 'three' } })).status).toBe(201)
+    const changed = notesSpec('string')
+    changed.paths['/notes'].get.responses['200'].content['application/json'].example = [{ id: 'z', text: 'new' }]
+    writeFileSync(join(w.cwd, 'notes.json'), JSON.stringify(changed))
+    await w.ok('import', 'notes.json', '--stateful')
+    expect((await answer(served.url, 'GET', '/api/notes/notes')).body).toEqual([{ id: 'b', text: 'two' }, { id: 'a', text: 'one' }, { id: 'c', text: 'three' }])
+    await w.ok('reset')
+    expect((await answer(served.url, 'GET', '/api/notes/notes')).body).toEqual([{ id: 'b', text: 'two' }, { id: 'a', text: 'one' }])
+  })
+
   it('a list example whose ids are not of the item schema\'s type is not records: 5 generated items, as without one, with a warning', async () => {
     const w = cliWorkspace()
     await w.ok('init', '--yes', '--name', 'Notes', '--slug', 'notes')
