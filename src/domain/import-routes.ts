@@ -111,6 +111,7 @@ const KIND_OF_TYPE: Record<string, IdKind> = { string: 'string', integer: 'numbe
 function idKindsAt(document: unknown, pointer: string, depth = 0): Set<IdKind> | null {
   const at = derefPointer(document, pointer)
   const schema = at === null ? undefined : resolvePointer(document, at)
+  // A branch may name the schema it is in (`anyOf: [{$ref: itself}]`): past a few levels it says nothing.
   if (at === null || !isObj(schema) || depth > 8) return null
   if (schema.type !== undefined) {
     const named = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((type) => type !== 'null')
@@ -160,7 +161,7 @@ function refusedRecord(record: unknown, index: number, allowed: Set<IdKind> | nu
 }
 
 /**
- * The records a collection GET's 200 JSON example lists (an export writes a resource's records
+ * The records a collection GET's success JSON example lists (an export writes a resource's records
  * there): every element an object whose id is a string or a number the item schema allows (any,
  * when it says none), no two ids the same as the store keys them (`1` and `"1"` are one). Else
  * why not, for the warning: the collection is seeded with generated items instead.
