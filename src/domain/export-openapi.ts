@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts'
 import { describeWhen } from '../engine/conditions.ts'
 import { hasConfiguredBody } from '../engine/exchange.ts'
 import { contentTypeOf, isJsonContentType, isTextual, TEXT_TYPE } from '../engine/media-type.ts'
+import { keptNumber, parseKeepingNumbers } from '../engine/exact-numbers.ts'
 import { parseRoutePath, type SegmentPattern } from '../engine/path-pattern.ts'
 import { inferSchema, type JsonSchema } from '../engine/schema-inference.ts'
 import { resolvePointer } from '../kinds/openapi/pointer.ts'
@@ -314,9 +315,23 @@ function customResponses(context: Context, endpoint: Endpoint): Obj {
   return responses
 }
 
+/** The first number in a value that a double cannot hold as written (a record keeps its digits), if any. */
+function firstKeptNumber(value: unknown): string | undefined {
+  if (typeof value === 'string') return keptNumber(value)
+  if (value === null || typeof value !== 'object') return undefined
+  for (const inner of Object.values(value)) {
+    const kept = firstKeptNumber(inner)
+    if (kept !== undefined) return kept
+  }
+  return undefined
+}
+
 function records(context: Context, resource: Resource, warnings: string[]): Obj[] {
   const page = context.repos.records.page(resource.collectionId, { filters: [], q: null, sort: [], limit: EXPORTED_RECORDS, offset: 0 })
   if (page.total > EXPORTED_RECORDS) warnings.push(`${resource.path}: its first ${EXPORTED_RECORDS} of ${page.total} records are written, the rest left out`)
+  const kept = firstKeptNumber(parseKeepingNumbers(page.json))
+  // The document is JSON or YAML read as doubles (by swagger-parser, and by the import): such digits cannot survive it.
+  if (kept !== undefined) warnings.push(`${resource.path}: its records hold numbers a double cannot hold as written (${kept}): the document writes them rounded, and an import seeds them so`)
   return JSON.parse(page.json) as Obj[]
 }
 

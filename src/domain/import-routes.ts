@@ -4,6 +4,7 @@ import type { ExampleSource } from '../kinds/kind.ts'
 import type { Context } from './context.ts'
 import { ON_ITEM, resourceActionFor, routeShape, servedRoute, servedRoutes } from './endpoints.ts'
 import { collectionName } from './resources.ts'
+import { normalizeId } from './records.ts'
 import { reseedCollection } from './seeding.ts'
 import { writeTransaction } from './transaction.ts'
 import type { FakerFactory } from '../engine/generators.ts'
@@ -35,6 +36,8 @@ export interface RouteImportResult {
   removed: Endpoint[]
   kept: Endpoint[]
   resources: Resource[]
+  /** Collections seeded with generated items rather than the records the document lists, and why. */
+  warnings: string[]
 }
 
 /** One route of the spec: a method and path (`{petId}` already `:petId`) with its operation. */
@@ -92,39 +95,91 @@ type IdKind = 'string' | 'number'
 
 const idKindOf = (id: unknown): IdKind | null => (typeof id === 'string' ? 'string' : typeof id === 'number' && Number.isFinite(id) ? 'number' : null)
 
-/** The 200 response's JSON media of an operation. */
+/** The JSON media of an operation's 200 response, else of its lowest 2xx (an export writes the status the endpoint answered: a list may answer 206). */
 function jsonMedia(op: RouteOperation | undefined) {
-  return op?.operation.responses.find((response) => response.code === '200')?.media.find((media) => /json/i.test(media.type))
+  const success = op?.operation.responses.filter((response) => /^2\d\d$/.test(response.code)).sort((a, b) => (a.code === '200' ? -1 : b.code === '200' ? 1 : Number(a.code) - Number(b.code)))[0]
+  return success?.media.find((media) => /json/i.test(media.type))
 }
 
-/** The type the item GET's schema gives `id` (`integer` and `number` are numbers); null when it says none. */
-function schemaIdKind(document: unknown, read: RouteOperation | undefined): IdKind | null {
+const KIND_OF_TYPE: Record<string, IdKind> = { string: 'string', integer: 'number', number: 'number' }
+
+/**
+ * The id types a schema allows: its `type` (one or a list; `integer` and `number` are numbers), or
+ * every branch of its `anyOf`/`oneOf` (an export writes `["integer", "string"]`, or `anyOf` when a
+ * string has a format, for ids of both types); null when it says none.
+ */
+function idKindsAt(document: unknown, pointer: string, depth = 0): Set<IdKind> | null {
+  const at = derefPointer(document, pointer)
+  const schema = at === null ? undefined : resolvePointer(document, at)
+  // A branch may name the schema it is in (`anyOf: [{$ref: itself}]`): past a few levels it says nothing.
+  if (at === null || !isObj(schema) || depth > 8) return null
+  if (schema.type !== undefined) {
+    const named = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((type) => type !== 'null')
+    const kinds = new Set(named.flatMap((type) => (typeof type === 'string' && KIND_OF_TYPE[type] ? [KIND_OF_TYPE[type]] : [])))
+    return kinds.size > 0 ? kinds : null
+  }
+  const branches = Array.isArray(schema.anyOf) ? 'anyOf' : Array.isArray(schema.oneOf) ? 'oneOf' : null
+  if (branches === null) return null
+  const kinds = new Set<IdKind>()
+  for (let index = 0; index < (schema[branches] as unknown[]).length; index++) {
+    const branch = idKindsAt(document, `${at}/${branches}/${index}`, depth + 1)
+    // A branch that says nothing allows any id.
+    if (branch === null) return null
+    for (const kind of branch) kinds.add(kind)
+  }
+  return kinds.size > 0 ? kinds : null
+}
+
+/** The id types the item GET's schema allows; null when it says none. */
+function schemaIdKinds(document: unknown, read: RouteOperation | undefined): Set<IdKind> | null {
   const schemaPointer = jsonMedia(read)?.schema
   const schema = schemaPointer ? derefPointer(document, schemaPointer) : null
   const properties = schema === null ? null : derefPointer(document, `${schema}/properties`)
-  const id = properties === null ? null : derefPointer(document, `${properties}/id`)
-  const type = id === null ? undefined : (resolvePointer(document, id) as { type?: unknown }).type
-  const named = (Array.isArray(type) ? type : [type]).filter((t) => t !== 'null')
-  if (named.length !== 1) return null
-  return named[0] === 'string' ? 'string' : named[0] === 'integer' || named[0] === 'number' ? 'number' : null
+  return properties === null || !isObj(resolvePointer(document, `${properties}/id`)) ? null : idKindsAt(document, `${properties}/id`)
+}
+
+const KIND_NAMES: Record<IdKind, string> = { string: 'a string', number: 'a number' }
+
+/** Why one record of a list example cannot be seeded as it is; null when it can. */
+function refusedRecord(record: unknown, index: number, allowed: Set<IdKind> | null, keys: Set<string>): string | null {
+  const which = `its element ${index + 1}`
+  if (!isObj(record)) return `${which} is not an object`
+  if (record.id === undefined) return `${which} has no id`
+  const kind = idKindOf(record.id)
+  if (kind === null) return `${which} has an id that is neither a string nor a number (${JSON.stringify(record.id)})`
+  if (allowed !== null && !allowed.has(kind)) return `${which} has ${KIND_NAMES[kind]} id (${JSON.stringify(record.id)}) where the item schema's id is ${[...allowed].map((k) => KIND_NAMES[k]).join(' or ')}`
+  let key: string
+  try {
+    key = normalizeId(record.id).key
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error
+    return `${which}: ${error.message}`
+  }
+  if (keys.has(key)) return `${which} repeats the id ${JSON.stringify(record.id)}`
+  keys.add(key)
+  return null
 }
 
 /**
- * The records a collection GET's 200 JSON example lists (an export writes a resource's records
- * there): every element an object with a distinct id of the item schema's type (of one type, when
- * the schema says none). null when the spec has no such example: the collection is seeded as
- * generated items instead.
+ * The records a collection GET's success JSON example lists (an export writes a resource's records
+ * there): every element an object whose id is a string or a number the item schema allows (any,
+ * when it says none), no two ids the same as the store keys them (`1` and `"1"` are one). Else
+ * why not, for the warning: the collection is seeded with generated items instead.
  */
-function listedRecords(document: unknown, group: RouteOperation[]): Record<string, unknown>[] | null {
+function listedRecords(document: unknown, group: RouteOperation[]): { records: Record<string, unknown>[] } | { missing: string } | { refused: string } {
   const read = group.find((op) => op.method === 'GET' && op.path.split('/').at(-1)!.startsWith(':'))
   const media = jsonMedia(group.find((op) => op.method === 'GET' && op !== read))
   const pointer = media ? (media.example ?? Object.values(media.examples)[0] ?? null) : null
-  const listed = pointer === null ? undefined : resolvePointer(document, pointer)
-  if (!Array.isArray(listed) || !listed.every((record) => isObj(record))) return null
-  const expected = schemaIdKind(document, read) ?? idKindOf((listed[0] as Record<string, unknown> | undefined)?.id)
-  const ids = new Set(listed.map((record) => String(record.id)))
-  if (ids.size !== listed.length || !listed.every((record) => idKindOf(record.id) !== null && idKindOf(record.id) === expected)) return null
-  return listed
+  if (pointer === null) return { missing: 'its list GET has no JSON example of its success response' }
+  const listed = resolvePointer(document, pointer)
+  if (!Array.isArray(listed)) return { refused: 'its list GET\'s example is not a list' }
+  const allowed = schemaIdKinds(document, read)
+  const keys = new Set<string>()
+  for (const [index, record] of listed.entries()) {
+    const why = refusedRecord(record, index, allowed, keys)
+    if (why !== null) return { refused: `its list GET's example is not records: ${why}` }
+  }
+  return { records: listed as Record<string, unknown>[] }
 }
 
 /**
@@ -222,7 +277,7 @@ export function storeRoutes(
       importedAt: now,
     })
 
-    const result: RouteImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [] }
+    const result: RouteImportResult = { project, specId, created: [], updated: [], removed: [], kept: [], resources: [], warnings: [] }
     const bound = new Map<string, { resourceId: number; action: ResourceAction }>()
     const seeded: { resource: Resource; group: StatefulGroup }[] = []
     if (options.stateful) {
@@ -295,17 +350,23 @@ export function storeRoutes(
     for (const { resource, group } of seeded) {
       seeding.add()
       const listed = listedRecords(document, group.operations)
+      const records = 'records' in listed ? listed.records : []
       // Two resources of one collection (`/comments`, `/posts/{postId}/comments`) list the same records: each is seeded once.
-      const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.flatMap((record) => (record.id === undefined ? [] : [String(record.id)]))))
-      const records = (listed ?? []).filter((record) => !taken.has(String(record.id)))
+      const taken = new Set(resources.listByCollection(resource.collectionId).flatMap((other) => other.seedRecords.flatMap((record) => (record.id === undefined ? [] : [normalizeId(record.id).key]))))
       const item = sampleItem(responder, group.operations)
       const { id, ...fields } = item ?? {}
       // An example's string id means the schema's ids are strings: generated ones are too ("1", "2", …).
       if (typeof id === 'string') collections.setIdType(resource.collectionId, 'string')
       // Seeded items get generated ids: a sampled one would be the same on each.
-      const count = options.seedCount ?? (listed ? 0 : DEFAULT_SEED_COUNT)
+      const count = options.seedCount ?? ('records' in listed ? 0 : DEFAULT_SEED_COUNT)
       const generated = item ? Array.from({ length: count }, () => ({ ...fields })) : []
-      resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [...records, ...generated] })
+      // Generated items the user did not ask for (--seed) stand in for records: never silently.
+      if ('refused' in listed || ('missing' in listed && options.seedCount === null)) {
+        const why = 'refused' in listed ? listed.refused : listed.missing
+        const instead = generated.length > 0 ? `seeded with ${generated.length} generated item(s)${options.seedCount === null ? ' (--seed N sets how many)' : ''}` : 'starts empty'
+        result.warnings.push(`${group.path}: ${why}; ${instead}`)
+      }
+      resources.setSeed(resource.id, { fields: {}, seedCount: 0, seedValue: null, seedRecords: [...records.filter((record) => !taken.has(normalizeId(record.id).key)), ...generated] })
       reseedCollection(context, resource.collectionId, tools.makeFaker)
     }
     seeding.finish()

@@ -390,6 +390,7 @@ export function storeImport(context: Context, target: ImportTarget, loaded: Load
   if (loaded.routeTools) {
     const operations = loaded.operations.filter((op): op is RouteOperation => op.operation !== null)
     const result = writeTransaction(context.db, () => storeRoutes(context, pickProject(), { format: kind.name, title, version, source, document, operations }, { ...loaded.options, ...progress }, loaded.routeTools!))
+    warnings.push(...result.warnings)
     if (result.kept.length > 0) {
       warnings.push(`${result.kept.length} endpoint(s) from an earlier import are no longer in the spec: kept as custom endpoints answering their last example (--replace removes them): ${result.kept.map((e) => `${e.method} ${e.path}`).join(', ')}`)
     }
