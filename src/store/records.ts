@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3'
 import type { FieldCondition, FieldFilter, SortKey } from '../model.ts'
 import type { Db } from './db.ts'
 import { otherConnectionsCommits } from './changes.ts'
+import { createPageCache } from './page-cache.ts'
 import { bindAll, type Bound, conditionTest, type Fragment, indexWalks, join, qTest, raw, walk, scanOrder, sortPageSql, sql, textPhrase, toJsonCandidates, toJsonPath } from './record-sql.ts'
 
 export interface RecordQuery {
@@ -86,12 +87,14 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const rows = (fragment: Fragment): string[] => prepared(fragment.text, () => fragment.text).pluck().all(...fragment.params) as string[]
   const count = (fragment: Fragment): number => prepared(fragment.text, () => fragment.text).pluck().get(...fragment.params) as number
 
-  // Filtered totals, and which index walk is narrowest, are cached until something writes: this connection (the counter below) or another one.
+  // Pages, filtered totals, and which index walk is narrowest, are cached until something writes: another
+  // connection, or this one through any repository (rows changed, as SQLite counts them, triggers included).
   const commitsByOthers = otherConnectionsCommits(db)
-  let localWrites = 0
+  const changedHere = db.prepare<[], number>('SELECT total_changes()').pluck()
   const totals = new Map<string, { stamp: string; total: number }>()
+  const writeStamp = () => `${commitsByOthers()}:${changedHere.get() as number}`
   const cachedUntilWrite = (key: string, compute: () => number): number => {
-    const stamp = `${commitsByOthers()}:${localWrites}`
+    const stamp = writeStamp()
     const hit = totals.get(key)
     if (hit && hit.stamp === stamp) return hit.total
     const total = compute()
@@ -308,8 +311,21 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
      WHERE collection_id = ? AND seq > ? AND id NOT IN (SELECT id FROM snapshot_records WHERE collection_id = ?) ORDER BY seq`,
   )
 
+  const pages = createPageCache()
+  // Inside a transaction a page may hold writes that are then rolled back, which no stamp would tell.
+  const cachedPage = (collectionId: number, query: RecordQuery, compute: () => RecordPage): RecordPage => {
+    if (db.inTransaction) return compute()
+    const key = pages.keyOf(collectionId, query)
+    const stamp = writeStamp()
+    const hit = pages.get(key, stamp)
+    if (hit) return hit
+    const page = compute()
+    pages.set(key, stamp, page)
+    return page
+  }
+
   return {
-    page(collectionId: number, query: RecordQuery): RecordPage {
+    page: (collectionId: number, query: RecordQuery): RecordPage => cachedPage(collectionId, query, () => {
       const size = (countAll.get(collectionId) as number | undefined) ?? 0
       const bounds = bindAll(query.filters)
       activeMatchers = query.filters.map((condition) => condition.matches ?? (() => false))
@@ -318,7 +334,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       } finally {
         activeMatchers = []
       }
-    },
+    }),
     /**
      * Whether the field has an index in this collection, made now when the collection is large
      * enough, as a list filtered by it would make it (relations read children through it).
@@ -333,14 +349,12 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
     insert(collectionId: number, id: string, json: string): void {
-      localWrites += 1
       forgetPresenceOnInsert(collectionId, [json])
       insert.run(collectionId, id, json)
     },
     /** Inserts records in order, many to a statement; `rows` are [id, json] pairs. */
     insertMany(collectionId: number, rows: readonly (readonly [string, string])[]): void {
       if (rows.length === 0) return
-      localWrites += 1
       forgetPresenceOnInsert(collectionId, rows.map(([, json]) => json))
       let at = 0
       for (; at + INSERT_BATCH <= rows.length; at += INSERT_BATCH) {
@@ -349,18 +363,15 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       for (; at < rows.length; at += 1) insert.run(collectionId, rows[at]![0], rows[at]![1])
     },
     replace(collectionId: number, id: string, json: string): void {
-      localWrites += 1
       forgetPresence(collectionId, [json], true)
       replace.run(json, collectionId, id)
     },
     remove(collectionId: number, id: string): void {
-      localWrites += 1
       forgetPresence(collectionId, [], true)
       remove.run(collectionId, id)
     },
     /** Empties the collection; callers run it inside a transaction (see withIndexLifted). */
     removeAll(collectionId: number): void {
-      localWrites += 1
       presence.delete(collectionId)
       withIndexLifted(collectionId, () => removeAll.run(collectionId))
     },
@@ -383,7 +394,6 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     /** Returns how many records were restored. */
     restoreSnapshot(collectionId: number): number {
-      localWrites += 1
       presence.delete(collectionId)
       return withIndexLifted(collectionId, () => {
         removeAll.run(collectionId)
