@@ -116,6 +116,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const inFlight = new Map<number, InFlight>()
   let timer: NodeJS.Timeout | null = null
+  let soon: NodeJS.Immediate | null = null
   let stopping = false
   let recovered = false
   let failures = 0
@@ -123,10 +124,22 @@ export function createWorker(options: WorkerOptions): Worker {
   let lastFirst = 0
   const now = () => context.clock.now().getTime()
 
-  const schedule = (delayMs: number) => {
+  const cancelTick = () => {
     if (timer) clearTimeout(timer)
-    timer = setTimeout(tick, delayMs)
-    timer.unref()
+    if (soon) clearImmediate(soon)
+    timer = null
+    soon = null
+  }
+  // "Now" is the next turn of the event loop, not a 1 ms timer: each finished attempt frees a slot to fill at once.
+  const schedule = (delayMs: number) => {
+    cancelTick()
+    if (delayMs > 0) {
+      timer = setTimeout(tick, delayMs)
+      timer.unref()
+    } else {
+      // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase until other I/O comes.
+      soon = setImmediate(tick)
+    }
   }
 
   const busyWith = (subscriptionId: number) => {
@@ -158,6 +171,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   function tick(): void {
     timer = null
+    soon = null
     if (stopping) return
     let claimed: ClaimedDelivery[] = []
     let due: number | null
@@ -211,52 +225,84 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  /** The attempt's outcome and the next step; null when the delivery is gone (its subscription was deleted meanwhile). */
+  /** The attempt's outcome and the next step; null when the delivery is gone (its subscription was deleted meanwhile). Runs inside a write transaction. */
   function record(job: ClaimedDelivery, outcome: Outcome, durationMs: number): DeliveryAttempted['outcome'] | null {
     const succeeded = outcome.error === null
-    return writeTransaction(context.db, () => {
-      const logged = deliveries.logAttempt({
-        deliveryId: job.id,
-        subscriptionId: job.subscriptionId,
-        eventId: job.eventId,
-        eventType: job.eventType,
-        attempt: job.attempt,
-        statusCode: outcome.statusCode,
-        succeeded,
-        error: outcome.error,
-        durationMs,
-        timestamp: context.clock.now().toISOString(),
+    const logged = deliveries.logAttempt({
+      deliveryId: job.id,
+      subscriptionId: job.subscriptionId,
+      eventId: job.eventId,
+      eventType: job.eventType,
+      attempt: job.attempt,
+      statusCode: outcome.statusCode,
+      succeeded,
+      error: outcome.error,
+      durationMs,
+      timestamp: context.clock.now().toISOString(),
+    })
+    if (!logged) return null
+    if (succeeded) {
+      deliveries.markSucceeded(job.id, now())
+      return 'succeeded'
+    }
+    // A callback's 410 refuses that URL only: the project's other callbacks still go.
+    if (outcome.final || (outcome.statusCode === 410 && job.eventType === CALLBACK_EVENT)) {
+      deliveries.markFailed(job.id, now())
+      return 'failed'
+    }
+    if (outcome.statusCode === 410) {
+      const subscription = context.repos.subscriptions.byId(job.subscriptionId)
+      if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
+      deliveries.cancelPending(job.subscriptionId)
+      deliveries.markFailed(job.id, now())
+      return 'failed'
+    }
+    const delay = retryDelays[job.attempt - 1]
+    if (delay === undefined) {
+      deliveries.markFailed(job.id, now())
+      return 'failed'
+    }
+    // Turned off while this attempt was in flight: its retries are canceled as the pending ones were.
+    if (context.repos.subscriptions.byId(job.subscriptionId)?.enabled === false) {
+      deliveries.retryAt(job.id, now())
+      deliveries.cancelPending(job.subscriptionId)
+      return 'failed'
+    }
+    deliveries.retryAt(job.id, now() + Math.max(delay, outcome.retryAfterMs ?? 0))
+    return 'retrying'
+  }
+
+  /**
+   * Outcomes finished in the same turn of the event loop are recorded in one transaction: a commit
+   * per attempt cost more than the attempt itself against a local receiver.
+   */
+  let finished: { job: ClaimedDelivery; outcome: Outcome; durationMs: number; settle: (result: RecordResult) => void }[] = []
+  type RecordResult = { next: DeliveryAttempted['outcome'] | null } | { error: unknown }
+
+  function recordFinished(): void {
+    const batch = finished
+    finished = []
+    let results: RecordResult[]
+    try {
+      results = writeTransaction(context.db, () => batch.map(({ job, outcome, durationMs }) => ({ next: record(job, outcome, durationMs) })))
+    } catch (error) {
+      // Busy or unwritable: each attempt's persist tries again later. Anything else: one at a time, so one outcome the database refuses does not hold back the others.
+      if (storeFault(error) !== null) results = batch.map(() => ({ error }))
+      else results = batch.map(({ job, outcome, durationMs }) => {
+        try {
+          return { next: writeTransaction(context.db, () => record(job, outcome, durationMs)) }
+        } catch (error) {
+          return { error }
+        }
       })
-      if (!logged) return null
-      if (succeeded) {
-        deliveries.markSucceeded(job.id, now())
-        return 'succeeded'
-      }
-      // A callback's 410 refuses that URL only: the project's other callbacks still go.
-      if (outcome.final || (outcome.statusCode === 410 && job.eventType === CALLBACK_EVENT)) {
-        deliveries.markFailed(job.id, now())
-        return 'failed'
-      }
-      if (outcome.statusCode === 410) {
-        const subscription = context.repos.subscriptions.byId(job.subscriptionId)
-        if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
-        deliveries.cancelPending(job.subscriptionId)
-        deliveries.markFailed(job.id, now())
-        return 'failed'
-      }
-      const delay = retryDelays[job.attempt - 1]
-      if (delay === undefined) {
-        deliveries.markFailed(job.id, now())
-        return 'failed'
-      }
-      // Turned off while this attempt was in flight: its retries are canceled as the pending ones were.
-      if (context.repos.subscriptions.byId(job.subscriptionId)?.enabled === false) {
-        deliveries.retryAt(job.id, now())
-        deliveries.cancelPending(job.subscriptionId)
-        return 'failed'
-      }
-      deliveries.retryAt(job.id, now() + Math.max(delay, outcome.retryAfterMs ?? 0))
-      return 'retrying'
+    }
+    batch.forEach(({ settle }, at) => settle(results[at]!))
+  }
+
+  function recordSoon(job: ClaimedDelivery, outcome: Outcome, durationMs: number): Promise<DeliveryAttempted['outcome'] | null> {
+    return new Promise((resolve, reject) => {
+      if (finished.length === 0) setImmediate(recordFinished)
+      finished.push({ job, outcome, durationMs, settle: (result) => ('error' in result ? reject(result.error) : resolve(result.next)) })
     })
   }
 
@@ -265,10 +311,10 @@ export function createWorker(options: WorkerOptions): Worker {
    * until `stop` aborts (then the row stays "sending" and the next start puts it back). Resolves
    * to undefined when it gave up.
    */
-  async function persist<T>(work: () => T, stop: AbortSignal): Promise<T | undefined> {
+  async function persist<T>(work: () => Promise<T>, stop: AbortSignal): Promise<T | undefined> {
     for (let failed = 0; ; failed += 1) {
       try {
-        const result = work()
+        const result = await work()
         log.succeeded(TASK)
         return result
       } catch (error) {
@@ -296,7 +342,7 @@ export function createWorker(options: WorkerOptions): Worker {
       return
     }
     const durationMs = Math.round(performance.now() - started)
-    const next = await persist(() => record(job, outcome, durationMs), stop)
+    const next = await persist(() => recordSoon(job, outcome, durationMs), stop)
     if (next === undefined || next === null) return
     events.emit('delivery.attempted', {
       deliveryId: job.id,
@@ -331,8 +377,7 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     async stop(graceMs = 2000) {
       stopping = true
-      if (timer) clearTimeout(timer)
-      timer = null
+      cancelTick()
       const pending = [...inFlight.values()]
       if (pending.length === 0) return
       const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
