@@ -1,4 +1,17 @@
-import type { RecordPage, RecordQuery } from './records.ts'
+import type { FieldCondition, SortKey } from '../model.ts'
+
+/** What records.ts keeps: its query and page (spelled here, as records.ts imports this module). */
+interface PageQuery {
+  filters: readonly FieldCondition[]
+  q: string | null
+  sort: readonly SortKey[]
+  limit: number | null
+  offset: number
+}
+interface Page {
+  total: number
+  json: string
+}
 
 /** Pages kept at most; the least recently read goes first. */
 const MAX_PAGES = 256
@@ -12,8 +25,8 @@ const MAX_PAGE_CHARS = 1_000_000
  * one synchronous statement on the event loop, so every concurrent request queues behind it; the
  * same filtered, sorted page over a large collection read again costs a lookup instead.
  */
-export function createPageCache() {
-  const pages = new Map<string, { stamp: string; page: RecordPage }>()
+export function createPageCache<P extends Page>() {
+  const pages = new Map<string, { stamp: string; page: P }>()
   let chars = 0
 
   const drop = (key: string): void => {
@@ -25,10 +38,10 @@ export function createPageCache() {
 
   return {
     /** The query's key: its shape and every value it binds (a `like` is known by its patterns). */
-    keyOf: (collectionId: number, query: RecordQuery): string =>
+    keyOf: (collectionId: number, query: PageQuery): string =>
       JSON.stringify([collectionId, query.filters.map((f) => [f.field, f.op, f.values]), query.q, query.sort, query.limit, query.offset]),
 
-    get(key: string, stamp: string): RecordPage | undefined {
+    get(key: string, stamp: string): P | undefined {
       const hit = pages.get(key)
       if (!hit) return undefined
       pages.delete(key)
@@ -41,7 +54,7 @@ export function createPageCache() {
       return hit.page
     },
 
-    set(key: string, stamp: string, page: RecordPage): void {
+    set(key: string, stamp: string, page: P): void {
       if (page.json.length > MAX_PAGE_CHARS) return
       drop(key)
       while (pages.size >= MAX_PAGES || (pages.size > 0 && chars + page.json.length > MAX_CHARS)) drop(pages.keys().next().value!)

@@ -3,6 +3,7 @@ import type { FieldCondition, FieldFilter, SortKey } from '../model.ts'
 import type { Db } from './db.ts'
 import { otherConnectionsCommits } from './changes.ts'
 import { createPageCache } from './page-cache.ts'
+import { createSnapshots } from './snapshots.ts'
 import { bindAll, type Bound, conditionTest, type Fragment, indexWalks, join, qTest, raw, walk, scanOrder, sortPageSql, sql, textPhrase, toJsonCandidates, toJsonPath } from './record-sql.ts'
 
 export interface RecordQuery {
@@ -42,6 +43,8 @@ const MAX_INDEXED_FIELDS = 8
 const MAX_STATEMENTS = 256
 /** Fields whose presence is remembered per collection (see fieldPresent). */
 const MAX_FIELDS_KNOWN = 64
+/** A reset of an indexed collection rebuilds its indexes when more than 1/8 of its records change (see restoreSnapshot). */
+const MANY_CHANGES = 8
 /** A filtered list of a large collection is sorted from its matches when they are at most 1/16 of it. */
 const FEW_MATCHES = 16
 
@@ -298,20 +301,10 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     `SELECT coalesce(max(CAST(id AS INTEGER)), 0) FROM records
      WHERE collection_id = ? AND length(id) <= 15 AND id GLOB '[1-9]*' AND id NOT GLOB '*[^0-9]*'`,
   ).pluck()
-  const clearSnapshot = db.prepare<[number]>('DELETE FROM snapshot_records WHERE collection_id = ?')
-  const takeSnapshot = db.prepare<[number]>(
-    'INSERT INTO snapshot_records (collection_id, id, data) SELECT collection_id, id, data FROM records WHERE collection_id = ? ORDER BY seq',
-  )
-  const restoreSnapshot = db.prepare<[number]>(
-    'INSERT INTO records (collection_id, id, data) SELECT collection_id, id, data FROM snapshot_records WHERE collection_id = ? ORDER BY seq',
-  )
   const lastSeq = db.prepare<[number], number>('SELECT coalesce(max(seq), 0) FROM records WHERE collection_id = ?').pluck()
-  const snapshotAfter = db.prepare<[number, number, number]>(
-    `INSERT INTO snapshot_records (collection_id, id, data) SELECT collection_id, id, data FROM records
-     WHERE collection_id = ? AND seq > ? AND id NOT IN (SELECT id FROM snapshot_records WHERE collection_id = ?) ORDER BY seq`,
-  )
+  const snapshots = createSnapshots(db)
 
-  const pages = createPageCache()
+  const pages = createPageCache<RecordPage>()
   // Inside a transaction a page may hold writes that are then rolled back, which no stamp would tell.
   const cachedPage = (collectionId: number, query: RecordQuery, compute: () => RecordPage): RecordPage => {
     if (db.inTransaction) return compute()
@@ -383,22 +376,32 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
      * inside SQLite, never through JavaScript. Callers run these inside a transaction.
      */
     saveSnapshot(collectionId: number): void {
-      clearSnapshot.run(collectionId)
-      takeSnapshot.run(collectionId)
+      snapshots.save(collectionId)
     },
     /** Where the collection's records end now: `snapshotAfter` takes those written after it. */
     lastSeq: (collectionId: number): number => lastSeq.get(collectionId) as number,
     /** Adds to the snapshot the records written after `seq` (an id it already holds is not added twice). */
     snapshotAfter(collectionId: number, seq: number): void {
-      snapshotAfter.run(collectionId, seq, collectionId)
+      snapshots.saveAfter(collectionId, seq)
     },
-    /** Returns how many records were restored. */
+    /**
+     * Returns how many records were restored. Records still as seeded stay where they are; when
+     * most have changed in an indexed collection, the whole seed is copied back with the index
+     * lifted instead, as its triggers cost more per row than a rebuild.
+     */
     restoreSnapshot(collectionId: number): number {
       presence.delete(collectionId)
-      return withIndexLifted(collectionId, () => {
-        removeAll.run(collectionId)
-        return restoreSnapshot.run(collectionId).changes
-      })
+      const size = (countAll.get(collectionId) as number | undefined) ?? 0
+      const difference = snapshots.difference(collectionId, size)
+      const indexed = indexedFields.all(collectionId).length > 0 || textIndexed.get(collectionId) === 1
+      if (difference !== null && (!indexed || (difference.changed + difference.missing) * MANY_CHANGES <= size)) snapshots.restoreInPlace(collectionId)
+      else {
+        withIndexLifted(collectionId, () => {
+          removeAll.run(collectionId)
+          snapshots.restoreAll(collectionId)
+        })
+      }
+      return (countAll.get(collectionId) as number | undefined) ?? 0
     },
     /** How many records the collection holds (a counter kept by triggers, no scan). */
     count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,
