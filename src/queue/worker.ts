@@ -16,9 +16,31 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000
 const MAX_RETRY_AFTER_MS = 3_600_000
 const TASK = 'webhook deliveries'
 
+/** One attempt's request: where to, and what to send. */
+export interface OutgoingRequest {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body: string | null
+}
+
+export interface Answer {
+  status: number
+  retryAfter: string | null
+}
+
+/** What sends the attempts (server/webhook-sender.ts: the network is the server layer's). */
+export interface Sender {
+  /** The answer's status, once known; rejects when no answer comes (refused, aborted by `signal`). */
+  send(request: OutgoingRequest, signal: AbortSignal): Promise<Answer>
+  /** Closes the connections kept open between attempts. */
+  close(): void
+}
+
 export interface WorkerOptions {
   context: Context
   events: MockEvents
+  sender: Sender
   /** Delays between attempts; attempts = delays + 1. */
   retryDelaysMs?: number[]
   timeoutMs?: number
@@ -69,7 +91,7 @@ function signature(job: ClaimedDelivery, sentAt: Date, body: string): Record<str
  * What one attempt sends: a webhook event, or an OpenAPI callback's own request. Both are signed
  * with their subscription's secret, so a receiver can tell mockapi sent them.
  */
-function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: RequestInit } | { refused: string } {
+function requestOf(job: ClaimedDelivery, sentAt: Date): OutgoingRequest | { refused: string } {
   if (job.eventType === CALLBACK_EVENT) {
     const callback = JSON.parse(job.payload) as CallbackRequest
     // Checked when queued; checked again here, as a row written by another process is not ours.
@@ -77,26 +99,23 @@ function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: Req
     if (problem !== null) return { refused: `callback URL ${problem}` }
     return {
       url: callback.url,
-      init: {
-        method: callback.method,
-        ...(callback.body === null ? {} : { body: callback.body }),
-        headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, ...signature(job, sentAt, callback.body ?? ''), [DELIVERY_HEADER]: String(job.id) },
-      },
+      method: callback.method,
+      body: callback.body,
+      headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, ...signature(job, sentAt, callback.body ?? ''), [DELIVERY_HEADER]: String(job.id) },
     }
   }
   return {
     url: job.targetUrl,
-    init: {
-      method: 'POST',
-      body: job.payload,
-      headers: { 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signature(job, sentAt, job.payload), [DELIVERY_HEADER]: String(job.id) },
-    },
+    method: 'POST',
+    body: job.payload,
+    headers: { 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signature(job, sentAt, job.payload), [DELIVERY_HEADER]: String(job.id) },
   }
 }
 
+/** A system call's code (ECONNREFUSED, ENOTFOUND), else the message. */
 function describeFailure(error: unknown): string {
-  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } }
-  return err.cause?.code ?? err.cause?.message ?? err.message ?? String(error)
+  const err = error as { message?: string; code?: string; syscall?: string }
+  return (err.syscall !== undefined ? err.code : undefined) ?? err.message ?? String(error)
 }
 
 /**
@@ -115,6 +134,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollMs = options.pollMs ?? 1000
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const inFlight = new Map<number, InFlight>()
+  const { sender } = options
   let timer: NodeJS.Timeout | null = null
   let soon: NodeJS.Immediate | null = null
   let stopping = false
@@ -206,15 +226,13 @@ export function createWorker(options: WorkerOptions): Worker {
     stop.addEventListener('abort', onStop)
     const timeout = setTimeout(() => cut.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
     try {
-      const response = await fetch(request.url, { ...request.init, redirect: 'manual', signal: cut.signal })
-      await response.body?.cancel().catch(() => {})
-      const status = response.status
+      const { status, retryAfter } = await sender.send(request, cut.signal)
       if (status >= 200 && status < 300) return { statusCode: status, error: null, retryAfterMs: null }
       const callback = job.eventType === CALLBACK_EVENT
       const error = status >= 300 && status < 400
         ? `HTTP ${status}: redirects are not followed`
         : status === 410 ? `HTTP 410 Gone: ${callback ? 'this callback is not sent again' : 'the subscription was turned off'}` : `HTTP ${status}`
-      return { statusCode: status, error, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now()) }
+      return { statusCode: status, error, retryAfterMs: parseRetryAfter(retryAfter, now()) }
     } catch (error) {
       if (stop.aborted) return null // stopped: not attempted
       const reason = cut.signal.aborted ? (cut.signal.reason as Error) : null
@@ -379,11 +397,13 @@ export function createWorker(options: WorkerOptions): Worker {
       stopping = true
       cancelTick()
       const pending = [...inFlight.values()]
-      if (pending.length === 0) return
-      const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
-      await Promise.race([Promise.all(pending.map((p) => p.done)), grace])
-      for (const { stop } of inFlight.values()) stop.abort()
-      await Promise.all([...inFlight.values()].map((p) => p.done))
+      if (pending.length > 0) {
+        const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
+        await Promise.race([Promise.all(pending.map((p) => p.done)), grace])
+        for (const { stop } of inFlight.values()) stop.abort()
+        await Promise.all([...inFlight.values()].map((p) => p.done))
+      }
+      sender.close()
     },
   }
 }
