@@ -45,10 +45,7 @@ export interface WorkerOptions {
   retryDelaysMs?: number[]
   timeoutMs?: number
   concurrency?: number
-  /**
-   * Attempts in flight at once to one subscription (default half of `concurrency`): a slow receiver
-   * cannot hold every slot, and a fast one keeps enough going that outcomes share commits.
-   */
+  /** Attempts in flight at once to one subscription: a slow receiver cannot hold every slot. */
   perSubscription?: number
   /** How often to look for deliveries queued by another process (`webhooks redeliver`). */
   pollMs?: number
@@ -133,7 +130,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const retryDelays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS
   const concurrency = options.concurrency ?? 16
-  const perSubscription = options.perSubscription ?? Math.max(1, Math.floor(concurrency / 2))
+  const perSubscription = options.perSubscription ?? 4
   const pollMs = options.pollMs ?? 1000
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const inFlight = new Map<number, InFlight>()
