@@ -189,6 +189,9 @@ export function createWorker(options: WorkerOptions): Worker {
     return claimed
   }
 
+  /** Whether some due subscription is under its cap: a claim with nothing to take would still cost a commit. */
+  const hasRoom = (): boolean => deliveries.dueSubscriptions(now()).some((id) => busyWith(id) < perSubscription)
+
   function tick(): void {
     timer = null
     soon = null
@@ -201,7 +204,7 @@ export function createWorker(options: WorkerOptions): Worker {
         recovered = true
       }
       const free = concurrency - inFlight.size
-      if (free > 0) claimed = writeTransaction(context.db, () => claim(free))
+      if (free > 0 && hasRoom()) claimed = writeTransaction(context.db, () => claim(free))
       due = deliveries.nextDueAt()
       log.succeeded(TASK)
       failures = 0
@@ -301,9 +304,19 @@ export function createWorker(options: WorkerOptions): Worker {
     const batch = finished
     finished = []
     let results: RecordResult[]
+    let claimed: ClaimedDelivery[] = []
+    const slots = batch.map(({ job }) => [job.id, inFlight.get(job.id)] as const)
     try {
-      results = writeTransaction(context.db, () => batch.map(({ job, outcome, durationMs }) => ({ next: record(job, outcome, durationMs) })))
+      // The slots these outcomes free are filled in the same commit.
+      results = writeTransaction(context.db, () => {
+        const written = batch.map(({ job, outcome, durationMs }) => ({ next: record(job, outcome, durationMs) }))
+        for (const [id] of slots) inFlight.delete(id)
+        if (!stopping) claimed = claim(concurrency - inFlight.size)
+        return written
+      })
     } catch (error) {
+      for (const [id, slot] of slots) if (slot) inFlight.set(id, slot)
+      claimed = []
       // Busy or unwritable: each attempt's persist tries again later. Anything else: one at a time, so one outcome the database refuses does not hold back the others.
       if (storeFault(error) !== null) results = batch.map(() => ({ error }))
       else results = batch.map(({ job, outcome, durationMs }) => {
@@ -315,6 +328,7 @@ export function createWorker(options: WorkerOptions): Worker {
       })
     }
     batch.forEach(({ settle }, at) => settle(results[at]!))
+    for (const job of claimed) start(job)
   }
 
   function recordSoon(job: ClaimedDelivery, outcome: Outcome, durationMs: number): Promise<DeliveryAttempted['outcome'] | null> {
