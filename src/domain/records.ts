@@ -135,12 +135,14 @@ export function insertRecords(context: Context, collectionId: number, bodies: It
   const idType = collections.idType(collectionId)
   const pending: [string, string][] = []
   const taken = new Set<string>()
+  // Into an empty collection (a seed, an apply) every id taken is one of these: no lookup per record.
+  const startedEmpty = records.count(collectionId) === 0
   const flush = () => {
     records.insertMany(collectionId, pending)
     pending.length = 0
-    taken.clear()
+    if (!startedEmpty) taken.clear()
   }
-  const exists = (key: string) => taken.has(key) || records.exists(collectionId, key)
+  const exists = (key: string) => taken.has(key) || (!startedEmpty && records.exists(collectionId, key))
   for (const body of bodies) {
     let id: RecordId
     if (body.id === undefined) {

@@ -16,9 +16,31 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000
 const MAX_RETRY_AFTER_MS = 3_600_000
 const TASK = 'webhook deliveries'
 
+/** One attempt's request: where to, and what to send. */
+export interface OutgoingRequest {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body: string | null
+}
+
+export interface Answer {
+  status: number
+  retryAfter: string | null
+}
+
+/** What sends the attempts (server/webhook-sender.ts: the network is the server layer's). */
+export interface Sender {
+  /** The answer's status, once known; rejects when no answer comes (refused, aborted by `signal`). */
+  send(request: OutgoingRequest, signal: AbortSignal): Promise<Answer>
+  /** Closes the connections kept open between attempts. */
+  close(): void
+}
+
 export interface WorkerOptions {
   context: Context
   events: MockEvents
+  sender: Sender
   /** Delays between attempts; attempts = delays + 1. */
   retryDelaysMs?: number[]
   timeoutMs?: number
@@ -69,7 +91,7 @@ function signature(job: ClaimedDelivery, sentAt: Date, body: string): Record<str
  * What one attempt sends: a webhook event, or an OpenAPI callback's own request. Both are signed
  * with their subscription's secret, so a receiver can tell mockapi sent them.
  */
-function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: RequestInit } | { refused: string } {
+function requestOf(job: ClaimedDelivery, sentAt: Date): OutgoingRequest | { refused: string } {
   if (job.eventType === CALLBACK_EVENT) {
     const callback = JSON.parse(job.payload) as CallbackRequest
     // Checked when queued; checked again here, as a row written by another process is not ours.
@@ -77,26 +99,23 @@ function requestOf(job: ClaimedDelivery, sentAt: Date): { url: string; init: Req
     if (problem !== null) return { refused: `callback URL ${problem}` }
     return {
       url: callback.url,
-      init: {
-        method: callback.method,
-        ...(callback.body === null ? {} : { body: callback.body }),
-        headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, ...signature(job, sentAt, callback.body ?? ''), [DELIVERY_HEADER]: String(job.id) },
-      },
+      method: callback.method,
+      body: callback.body,
+      headers: { 'user-agent': 'mockapi-callbacks', ...callback.headers, ...signature(job, sentAt, callback.body ?? ''), [DELIVERY_HEADER]: String(job.id) },
     }
   }
   return {
     url: job.targetUrl,
-    init: {
-      method: 'POST',
-      body: job.payload,
-      headers: { 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signature(job, sentAt, job.payload), [DELIVERY_HEADER]: String(job.id) },
-    },
+    method: 'POST',
+    body: job.payload,
+    headers: { 'content-type': 'application/json', 'user-agent': 'mockapi-webhooks', ...signature(job, sentAt, job.payload), [DELIVERY_HEADER]: String(job.id) },
   }
 }
 
+/** A system call's code (ECONNREFUSED, ENOTFOUND), else the message. */
 function describeFailure(error: unknown): string {
-  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } }
-  return err.cause?.code ?? err.cause?.message ?? err.message ?? String(error)
+  const err = error as { message?: string; code?: string; syscall?: string }
+  return (err.syscall !== undefined ? err.code : undefined) ?? err.message ?? String(error)
 }
 
 /**
@@ -115,7 +134,9 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollMs = options.pollMs ?? 1000
   const log = options.log ?? createBackgroundLog({ write: (line) => console.error(line) })
   const inFlight = new Map<number, InFlight>()
+  const { sender } = options
   let timer: NodeJS.Timeout | null = null
+  let soon: NodeJS.Immediate | null = null
   let stopping = false
   let recovered = false
   let failures = 0
@@ -123,10 +144,22 @@ export function createWorker(options: WorkerOptions): Worker {
   let lastFirst = 0
   const now = () => context.clock.now().getTime()
 
-  const schedule = (delayMs: number) => {
+  const cancelTick = () => {
     if (timer) clearTimeout(timer)
-    timer = setTimeout(tick, delayMs)
-    timer.unref()
+    if (soon) clearImmediate(soon)
+    timer = null
+    soon = null
+  }
+  // "Now" is the next turn of the event loop, not a 1 ms timer: each finished attempt frees a slot to fill at once.
+  const schedule = (delayMs: number) => {
+    cancelTick()
+    if (delayMs > 0) {
+      timer = setTimeout(tick, delayMs)
+      timer.unref()
+    } else {
+      // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase until other I/O comes.
+      soon = setImmediate(tick)
+    }
   }
 
   const busyWith = (subscriptionId: number) => {
@@ -156,8 +189,12 @@ export function createWorker(options: WorkerOptions): Worker {
     return claimed
   }
 
+  /** Whether some due subscription is under its cap: a claim with nothing to take would still cost a commit. */
+  const hasRoom = (): boolean => deliveries.dueSubscriptions(now()).some((id) => busyWith(id) < perSubscription)
+
   function tick(): void {
     timer = null
+    soon = null
     if (stopping) return
     let claimed: ClaimedDelivery[] = []
     let due: number | null
@@ -167,7 +204,7 @@ export function createWorker(options: WorkerOptions): Worker {
         recovered = true
       }
       const free = concurrency - inFlight.size
-      if (free > 0) claimed = writeTransaction(context.db, () => claim(free))
+      if (free > 0 && hasRoom()) claimed = writeTransaction(context.db, () => claim(free))
       due = deliveries.nextDueAt()
       log.succeeded(TASK)
       failures = 0
@@ -192,15 +229,13 @@ export function createWorker(options: WorkerOptions): Worker {
     stop.addEventListener('abort', onStop)
     const timeout = setTimeout(() => cut.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
     try {
-      const response = await fetch(request.url, { ...request.init, redirect: 'manual', signal: cut.signal })
-      await response.body?.cancel().catch(() => {})
-      const status = response.status
+      const { status, retryAfter } = await sender.send(request, cut.signal)
       if (status >= 200 && status < 300) return { statusCode: status, error: null, retryAfterMs: null }
       const callback = job.eventType === CALLBACK_EVENT
       const error = status >= 300 && status < 400
         ? `HTTP ${status}: redirects are not followed`
         : status === 410 ? `HTTP 410 Gone: ${callback ? 'this callback is not sent again' : 'the subscription was turned off'}` : `HTTP ${status}`
-      return { statusCode: status, error, retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), now()) }
+      return { statusCode: status, error, retryAfterMs: parseRetryAfter(retryAfter, now()) }
     } catch (error) {
       if (stop.aborted) return null // stopped: not attempted
       const reason = cut.signal.aborted ? (cut.signal.reason as Error) : null
@@ -211,52 +246,95 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  /** The attempt's outcome and the next step; null when the delivery is gone (its subscription was deleted meanwhile). */
+  /** The attempt's outcome and the next step; null when the delivery is gone (its subscription was deleted meanwhile). Runs inside a write transaction. */
   function record(job: ClaimedDelivery, outcome: Outcome, durationMs: number): DeliveryAttempted['outcome'] | null {
     const succeeded = outcome.error === null
-    return writeTransaction(context.db, () => {
-      const logged = deliveries.logAttempt({
-        deliveryId: job.id,
-        subscriptionId: job.subscriptionId,
-        eventId: job.eventId,
-        eventType: job.eventType,
-        attempt: job.attempt,
-        statusCode: outcome.statusCode,
-        succeeded,
-        error: outcome.error,
-        durationMs,
-        timestamp: context.clock.now().toISOString(),
+    const logged = deliveries.logAttempt({
+      deliveryId: job.id,
+      subscriptionId: job.subscriptionId,
+      eventId: job.eventId,
+      eventType: job.eventType,
+      attempt: job.attempt,
+      statusCode: outcome.statusCode,
+      succeeded,
+      error: outcome.error,
+      durationMs,
+      timestamp: context.clock.now().toISOString(),
+    })
+    if (!logged) return null
+    if (succeeded) {
+      deliveries.markSucceeded(job.id, now())
+      return 'succeeded'
+    }
+    // A callback's 410 refuses that URL only: the project's other callbacks still go.
+    if (outcome.final || (outcome.statusCode === 410 && job.eventType === CALLBACK_EVENT)) {
+      deliveries.markFailed(job.id, now())
+      return 'failed'
+    }
+    if (outcome.statusCode === 410) {
+      const subscription = context.repos.subscriptions.byId(job.subscriptionId)
+      if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
+      deliveries.cancelPending(job.subscriptionId)
+      deliveries.markFailed(job.id, now())
+      return 'failed'
+    }
+    const delay = retryDelays[job.attempt - 1]
+    if (delay === undefined) {
+      deliveries.markFailed(job.id, now())
+      return 'failed'
+    }
+    // Turned off while this attempt was in flight: its retries are canceled as the pending ones were.
+    if (context.repos.subscriptions.byId(job.subscriptionId)?.enabled === false) {
+      deliveries.retryAt(job.id, now())
+      deliveries.cancelPending(job.subscriptionId)
+      return 'failed'
+    }
+    deliveries.retryAt(job.id, now() + Math.max(delay, outcome.retryAfterMs ?? 0))
+    return 'retrying'
+  }
+
+  /**
+   * Outcomes finished in the same turn of the event loop are recorded in one transaction: a commit
+   * per attempt cost more than the attempt itself against a local receiver.
+   */
+  let finished: { job: ClaimedDelivery; outcome: Outcome; durationMs: number; settle: (result: RecordResult) => void }[] = []
+  type RecordResult = { next: DeliveryAttempted['outcome'] | null } | { error: unknown }
+
+  function recordFinished(): void {
+    const batch = finished
+    finished = []
+    let results: RecordResult[]
+    let claimed: ClaimedDelivery[] = []
+    const slots = batch.map(({ job }) => [job.id, inFlight.get(job.id)] as const)
+    try {
+      // The slots these outcomes free are filled in the same commit.
+      results = writeTransaction(context.db, () => {
+        const written = batch.map(({ job, outcome, durationMs }) => ({ next: record(job, outcome, durationMs) }))
+        for (const [id] of slots) inFlight.delete(id)
+        if (!stopping) claimed = claim(concurrency - inFlight.size)
+        return written
       })
-      if (!logged) return null
-      if (succeeded) {
-        deliveries.markSucceeded(job.id, now())
-        return 'succeeded'
-      }
-      // A callback's 410 refuses that URL only: the project's other callbacks still go.
-      if (outcome.final || (outcome.statusCode === 410 && job.eventType === CALLBACK_EVENT)) {
-        deliveries.markFailed(job.id, now())
-        return 'failed'
-      }
-      if (outcome.statusCode === 410) {
-        const subscription = context.repos.subscriptions.byId(job.subscriptionId)
-        if (subscription) context.repos.subscriptions.update({ ...subscription, enabled: false })
-        deliveries.cancelPending(job.subscriptionId)
-        deliveries.markFailed(job.id, now())
-        return 'failed'
-      }
-      const delay = retryDelays[job.attempt - 1]
-      if (delay === undefined) {
-        deliveries.markFailed(job.id, now())
-        return 'failed'
-      }
-      // Turned off while this attempt was in flight: its retries are canceled as the pending ones were.
-      if (context.repos.subscriptions.byId(job.subscriptionId)?.enabled === false) {
-        deliveries.retryAt(job.id, now())
-        deliveries.cancelPending(job.subscriptionId)
-        return 'failed'
-      }
-      deliveries.retryAt(job.id, now() + Math.max(delay, outcome.retryAfterMs ?? 0))
-      return 'retrying'
+    } catch (error) {
+      for (const [id, slot] of slots) if (slot) inFlight.set(id, slot)
+      claimed = []
+      // Busy or unwritable: each attempt's persist tries again later. Anything else: one at a time, so one outcome the database refuses does not hold back the others.
+      if (storeFault(error) !== null) results = batch.map(() => ({ error }))
+      else results = batch.map(({ job, outcome, durationMs }) => {
+        try {
+          return { next: writeTransaction(context.db, () => record(job, outcome, durationMs)) }
+        } catch (error) {
+          return { error }
+        }
+      })
+    }
+    batch.forEach(({ settle }, at) => settle(results[at]!))
+    for (const job of claimed) start(job)
+  }
+
+  function recordSoon(job: ClaimedDelivery, outcome: Outcome, durationMs: number): Promise<DeliveryAttempted['outcome'] | null> {
+    return new Promise((resolve, reject) => {
+      if (finished.length === 0) setImmediate(recordFinished)
+      finished.push({ job, outcome, durationMs, settle: (result) => ('error' in result ? reject(result.error) : resolve(result.next)) })
     })
   }
 
@@ -265,10 +343,10 @@ export function createWorker(options: WorkerOptions): Worker {
    * until `stop` aborts (then the row stays "sending" and the next start puts it back). Resolves
    * to undefined when it gave up.
    */
-  async function persist<T>(work: () => T, stop: AbortSignal): Promise<T | undefined> {
+  async function persist<T>(work: () => Promise<T>, stop: AbortSignal): Promise<T | undefined> {
     for (let failed = 0; ; failed += 1) {
       try {
-        const result = work()
+        const result = await work()
         log.succeeded(TASK)
         return result
       } catch (error) {
@@ -296,7 +374,7 @@ export function createWorker(options: WorkerOptions): Worker {
       return
     }
     const durationMs = Math.round(performance.now() - started)
-    const next = await persist(() => record(job, outcome, durationMs), stop)
+    const next = await persist(() => recordSoon(job, outcome, durationMs), stop)
     if (next === undefined || next === null) return
     events.emit('delivery.attempted', {
       deliveryId: job.id,
@@ -331,14 +409,15 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     async stop(graceMs = 2000) {
       stopping = true
-      if (timer) clearTimeout(timer)
-      timer = null
+      cancelTick()
       const pending = [...inFlight.values()]
-      if (pending.length === 0) return
-      const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
-      await Promise.race([Promise.all(pending.map((p) => p.done)), grace])
-      for (const { stop } of inFlight.values()) stop.abort()
-      await Promise.all([...inFlight.values()].map((p) => p.done))
+      if (pending.length > 0) {
+        const grace = new Promise((resolve) => setTimeout(resolve, graceMs).unref())
+        await Promise.race([Promise.all(pending.map((p) => p.done)), grace])
+        for (const { stop } of inFlight.values()) stop.abort()
+        await Promise.all([...inFlight.values()].map((p) => p.done))
+      }
+      sender.close()
     },
   }
 }

@@ -18,6 +18,7 @@ import type { Clock, Project } from '../model.ts'
 import type { Context } from '../domain/context.ts'
 import { createEventRecorder } from '../queue/event-recorder.ts'
 import { createWorker } from '../queue/worker.ts'
+import { createSender } from './webhook-sender.ts'
 import { openRuntime } from '../runtime.ts'
 import { SERVE_BUSY_WAIT_MS, setBusyWait, storeFault } from '../store/db.ts'
 import { createApp, type AppDeps } from './app.ts'
@@ -256,7 +257,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // happen between tries, without freezing the event loop.
     setBusyWait(context.db, SERVE_BUSY_WAIT_MS)
     setLockWait(context.db, options.lockWaitMs ?? REQUEST_LOCK_WAIT_MS)
-    const worker = createWorker({ context, events, retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
+    const worker = createWorker({ context, events, sender: createSender(), retryDelaysMs: options.retryDelaysMs, timeoutMs: options.deliveryTimeoutMs, log })
     const eventRecorder = createEventRecorder(context, events, { onQueued: () => worker.wake(), log })
     stopDeliveries = () => void worker.stop(0)
     if (options.dbPath !== ':memory:') {

@@ -2,6 +2,8 @@ import type { Statement } from 'better-sqlite3'
 import type { FieldCondition, FieldFilter, SortKey } from '../model.ts'
 import type { Db } from './db.ts'
 import { otherConnectionsCommits } from './changes.ts'
+import { createPageCache } from './page-cache.ts'
+import { createSnapshots } from './snapshots.ts'
 import { bindAll, type Bound, conditionTest, type Fragment, indexWalks, join, qTest, raw, walk, scanOrder, sortPageSql, sql, textPhrase, toJsonCandidates, toJsonPath } from './record-sql.ts'
 
 export interface RecordQuery {
@@ -41,6 +43,8 @@ const MAX_INDEXED_FIELDS = 8
 const MAX_STATEMENTS = 256
 /** Fields whose presence is remembered per collection (see fieldPresent). */
 const MAX_FIELDS_KNOWN = 64
+/** A reset of an indexed collection rebuilds its indexes when more than 1/8 of its records change (see restoreSnapshot). */
+const MANY_CHANGES = 8
 /** A filtered list of a large collection is sorted from its matches when they are at most 1/16 of it. */
 const FEW_MATCHES = 16
 
@@ -86,12 +90,14 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const rows = (fragment: Fragment): string[] => prepared(fragment.text, () => fragment.text).pluck().all(...fragment.params) as string[]
   const count = (fragment: Fragment): number => prepared(fragment.text, () => fragment.text).pluck().get(...fragment.params) as number
 
-  // Filtered totals, and which index walk is narrowest, are cached until something writes: this connection (the counter below) or another one.
+  // Pages, filtered totals, and which index walk is narrowest, are cached until something writes: another
+  // connection, or this one through any repository (rows changed, as SQLite counts them, triggers included).
   const commitsByOthers = otherConnectionsCommits(db)
-  let localWrites = 0
+  const changedHere = db.prepare<[], number>('SELECT total_changes()').pluck()
   const totals = new Map<string, { stamp: string; total: number }>()
+  const writeStamp = () => `${commitsByOthers()}:${changedHere.get() as number}`
   const cachedUntilWrite = (key: string, compute: () => number): number => {
-    const stamp = `${commitsByOthers()}:${localWrites}`
+    const stamp = writeStamp()
     const hit = totals.get(key)
     if (hit && hit.stamp === stamp) return hit.total
     const total = compute()
@@ -295,21 +301,24 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     `SELECT coalesce(max(CAST(id AS INTEGER)), 0) FROM records
      WHERE collection_id = ? AND length(id) <= 15 AND id GLOB '[1-9]*' AND id NOT GLOB '*[^0-9]*'`,
   ).pluck()
-  const clearSnapshot = db.prepare<[number]>('DELETE FROM snapshot_records WHERE collection_id = ?')
-  const takeSnapshot = db.prepare<[number]>(
-    'INSERT INTO snapshot_records (collection_id, id, data) SELECT collection_id, id, data FROM records WHERE collection_id = ? ORDER BY seq',
-  )
-  const restoreSnapshot = db.prepare<[number]>(
-    'INSERT INTO records (collection_id, id, data) SELECT collection_id, id, data FROM snapshot_records WHERE collection_id = ? ORDER BY seq',
-  )
   const lastSeq = db.prepare<[number], number>('SELECT coalesce(max(seq), 0) FROM records WHERE collection_id = ?').pluck()
-  const snapshotAfter = db.prepare<[number, number, number]>(
-    `INSERT INTO snapshot_records (collection_id, id, data) SELECT collection_id, id, data FROM records
-     WHERE collection_id = ? AND seq > ? AND id NOT IN (SELECT id FROM snapshot_records WHERE collection_id = ?) ORDER BY seq`,
-  )
+  const snapshots = createSnapshots(db)
+
+  const pages = createPageCache<RecordPage>()
+  // Inside a transaction a page may hold writes that are then rolled back, which no stamp would tell.
+  const cachedPage = (collectionId: number, query: RecordQuery, compute: () => RecordPage): RecordPage => {
+    if (db.inTransaction) return compute()
+    const key = pages.keyOf(collectionId, query)
+    const stamp = writeStamp()
+    const hit = pages.get(key, stamp)
+    if (hit) return hit
+    const page = compute()
+    pages.set(key, stamp, page)
+    return page
+  }
 
   return {
-    page(collectionId: number, query: RecordQuery): RecordPage {
+    page: (collectionId: number, query: RecordQuery): RecordPage => cachedPage(collectionId, query, () => {
       const size = (countAll.get(collectionId) as number | undefined) ?? 0
       const bounds = bindAll(query.filters)
       activeMatchers = query.filters.map((condition) => condition.matches ?? (() => false))
@@ -318,7 +327,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       } finally {
         activeMatchers = []
       }
-    },
+    }),
     /**
      * Whether the field has an index in this collection, made now when the collection is large
      * enough, as a list filtered by it would make it (relations read children through it).
@@ -333,14 +342,12 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
     insert(collectionId: number, id: string, json: string): void {
-      localWrites += 1
       forgetPresenceOnInsert(collectionId, [json])
       insert.run(collectionId, id, json)
     },
     /** Inserts records in order, many to a statement; `rows` are [id, json] pairs. */
     insertMany(collectionId: number, rows: readonly (readonly [string, string])[]): void {
       if (rows.length === 0) return
-      localWrites += 1
       forgetPresenceOnInsert(collectionId, rows.map(([, json]) => json))
       let at = 0
       for (; at + INSERT_BATCH <= rows.length; at += INSERT_BATCH) {
@@ -349,18 +356,15 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
       for (; at < rows.length; at += 1) insert.run(collectionId, rows[at]![0], rows[at]![1])
     },
     replace(collectionId: number, id: string, json: string): void {
-      localWrites += 1
       forgetPresence(collectionId, [json], true)
       replace.run(json, collectionId, id)
     },
     remove(collectionId: number, id: string): void {
-      localWrites += 1
       forgetPresence(collectionId, [], true)
       remove.run(collectionId, id)
     },
     /** Empties the collection; callers run it inside a transaction (see withIndexLifted). */
     removeAll(collectionId: number): void {
-      localWrites += 1
       presence.delete(collectionId)
       withIndexLifted(collectionId, () => removeAll.run(collectionId))
     },
@@ -372,23 +376,32 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
      * inside SQLite, never through JavaScript. Callers run these inside a transaction.
      */
     saveSnapshot(collectionId: number): void {
-      clearSnapshot.run(collectionId)
-      takeSnapshot.run(collectionId)
+      snapshots.save(collectionId)
     },
     /** Where the collection's records end now: `snapshotAfter` takes those written after it. */
     lastSeq: (collectionId: number): number => lastSeq.get(collectionId) as number,
     /** Adds to the snapshot the records written after `seq` (an id it already holds is not added twice). */
     snapshotAfter(collectionId: number, seq: number): void {
-      snapshotAfter.run(collectionId, seq, collectionId)
+      snapshots.saveAfter(collectionId, seq)
     },
-    /** Returns how many records were restored. */
+    /**
+     * Returns how many records were restored. Records still as seeded stay where they are; when
+     * most have changed in an indexed collection, the whole seed is copied back with the index
+     * lifted instead, as its triggers cost more per row than a rebuild.
+     */
     restoreSnapshot(collectionId: number): number {
-      localWrites += 1
       presence.delete(collectionId)
-      return withIndexLifted(collectionId, () => {
-        removeAll.run(collectionId)
-        return restoreSnapshot.run(collectionId).changes
-      })
+      const size = (countAll.get(collectionId) as number | undefined) ?? 0
+      const difference = snapshots.difference(collectionId, size)
+      const indexed = indexedFields.all(collectionId).length > 0 || textIndexed.get(collectionId) === 1
+      if (difference !== null && (!indexed || (difference.changed + difference.missing) * MANY_CHANGES <= size)) snapshots.restoreInPlace(collectionId)
+      else {
+        withIndexLifted(collectionId, () => {
+          removeAll.run(collectionId)
+          snapshots.restoreAll(collectionId)
+        })
+      }
+      return (countAll.get(collectionId) as number | undefined) ?? 0
     },
     /** How many records the collection holds (a counter kept by triggers, no scan). */
     count: (collectionId: number): number => (countAll.get(collectionId) as number | undefined) ?? 0,

@@ -24,6 +24,7 @@ import { up as resourcePatch } from './0210-resource-patch.ts'
 import { up as singularResources } from './0220-singular-resources.ts'
 import { up as proxy } from './0230-proxy.ts'
 import { up as recordings } from './0240-recordings.ts'
+import { up as snapshotSeqs } from './0250-snapshot-seqs.ts'
 
 export interface Migration {
   version: number
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 220, up: singularResources },
   { version: 230, up: proxy },
   { version: 240, up: recordings },
+  { version: 250, up: snapshotSeqs },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
