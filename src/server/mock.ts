@@ -483,7 +483,8 @@ export function createMockHandler(deps: MockDeps) {
       return response
     }
     const served = {
-      projectId: match?.project?.id ?? null,
+      // A forwarded request is its proxy's project's, at the own paths too: the one its journal entry names.
+      projectId: proxying ? proxying.project.id : match?.project?.id ?? null,
       endpointId: answered.endpointId,
       failed: answered.failed,
       fault: answered.fault,
@@ -505,7 +506,7 @@ export function createMockHandler(deps: MockDeps) {
     // A forwarded body has been read (as far as it went) on its way to the target.
     const reading = answered.left || proxying ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
-    const project = match?.project ?? deps.ownPathsProject()
+    const project = proxying ? proxying.project : match?.project ?? deps.ownPathsProject()
     const projectId = project?.id ?? null
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
