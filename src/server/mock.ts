@@ -297,7 +297,8 @@ function nearMissesOf(catalog: Catalog, projectId: number, match: Extract<Match,
 /** Where a forwarded request goes (an unmatched one of a proxied project, or one an endpoint set to proxy matched): the project, and the path within it. */
 interface ProxyRoute {
   settings: ProxySettings
-  project: Project
+  /** Null: no project is served at the own paths any more (deleted while serving), and `serve --proxy`'s target takes what arrives there. */
+  project: Project | null
   path: string
   /** The endpoint set to `proxy: true` that matched, with its parameters; null: none matched. */
   endpoint: { id: number; params: Record<string, string> } | null
@@ -324,7 +325,8 @@ function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>
   if (isManagementPath(pathname)) return null
   const own = deps.ownPathsProject()
   const project = match.project ?? own
-  if (!project) return null
+  // `serve --proxy` is the server's, not one project's: it outlives the project it was given to.
+  if (!project) return deps.proxy?.target ? { settings: { target: deps.proxy.target, timeoutMs: deps.proxy.timeoutMs, headers: {}, pathRewrite: {} }, project: null, path: pathname, endpoint: null } : null
   const settings = proxySettingsOf(deps, project, own)
   if (!settings) return null
   return { settings, project, path: match.project ? pathInProject(project, pathname).path : pathname, endpoint: null }
@@ -484,7 +486,7 @@ export function createMockHandler(deps: MockDeps) {
     }
     const served = {
       // A forwarded request is its proxy's project's, at the own paths too: the one its journal entry names.
-      projectId: proxying ? proxying.project.id : match?.project?.id ?? null,
+      projectId: proxying ? proxying.project?.id ?? null : match?.project?.id ?? null,
       endpointId: answered.endpointId,
       failed: answered.failed,
       fault: answered.fault,
@@ -535,13 +537,15 @@ export function createMockHandler(deps: MockDeps) {
   }
 
   function recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs }: ForwardedExchange): void {
-    const exchange = deps.recorder && end.complete ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
-    const unrecorded = deps.recorder && end.complete && !exchange ? `proxied, not recorded: a body is larger than ${MAX_RECORDED_BODY / 1024 / 1024} MiB` : null
+    const { project } = route
+    const keeping = deps.recorder && project && end.complete
+    const exchange = keeping ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
+    const unrecorded = keeping && !exchange ? `proxied, not recorded: a body is larger than ${MAX_RECORDED_BODY / 1024 / 1024} MiB` : null
     const note = [end.note, unrecorded].filter((line) => line).join('; ') || null
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
-    journal?.seenReset(route.project.id, route.project.sequenceEpoch)
+    if (project) journal?.seenReset(project.id, project.sequenceEpoch)
     recordServed(deps.events, {
-      projectId: route.project.id,
+      projectId: project?.id ?? null,
       endpointId: route.endpoint?.id ?? null,
       failed: !end.complete,
       fault: null,
@@ -550,9 +554,9 @@ export function createMockHandler(deps: MockDeps) {
       status: forwarded.status,
       durationMs,
       proxied: true,
-    }, journal, arrival && {
+    }, journal, arrival && project && {
       ...journalledRequest(request, arrival, rawHeaders),
-      projectId: route.project.id,
+      projectId: project.id,
       params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,
       bodySize: end.requestBody.size,
@@ -568,9 +572,9 @@ export function createMockHandler(deps: MockDeps) {
       ruleMisses: null,
       proxied: true,
     })
-    if (!exchange) return
+    if (!exchange || !project) return
     // After the answer has gone: the recording never delays the client.
-    setImmediate(() => deps.recorder!(route.project.id, exchange))
+    setImmediate(() => deps.recorder!(project.id, exchange))
   }
 }
 
