@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startServer } from '../../src/server/start.ts'
-import { cleanup, cliProcessAsync, cliWorkspace, openStore, spawnServe, waitFor } from '../_helpers.ts'
+import { cleanup, cliProcessAsync, cliWorkspace, exited, openStore, spawnServe, waitFor } from '../_helpers.ts'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -92,5 +92,21 @@ describe('serve --proxy after its project is gone', () => {
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
     // Said once: the stop, not the delete after it.
     expect(lines.filter((line) => line.startsWith('! recording:'))).toHaveLength(1)
+  })
+})
+
+describe('serve --proxy --record stopped right after an answer', () => {
+  it('keeps the exchange when SIGTERM comes the moment the client has its answer', async () => {
+    const upstream = await startUpstream()
+    const { cwd, db } = cliWorkspace()
+    const serve = await spawnServe(['--db', db, 'serve', '--port', '0', '--proxy', upstream.url, '--record'], { cwd })
+    const answer = await fetch(`${serve.url}/users?n=last`)
+    expect([answer.status, await answer.json()]).toEqual([200, [{ id: 1, name: 'Ada', n: 'last' }]])
+    serve.child.kill('SIGTERM')
+    expect((await exited(serve.child)).code).toBe(0)
+    const { context } = openStore(db)
+    const proxy = context.repos.projects.bySlug('proxy')!
+    expect(context.repos.resources.listByProject(proxy.id).map((resource) => resource.path)).toEqual(['/users'])
+    expect(context.repos.recordings.isOn(proxy.id)).toBe(false)
   })
 })
