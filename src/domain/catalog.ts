@@ -245,10 +245,13 @@ function nearMissRoutesOf(s: Snapshot, projectId: number): NearMissRoute[] {
   return listed
 }
 
-/** The routing table, rebuilt only when the store says projects, resources, endpoints or imports may have changed. */
-export function createCatalog(context: Context, options: { ownPathsSlug?: string | undefined } = {}): Catalog {
+/**
+ * The routing table, rebuilt only when the store says projects, resources, endpoints or imports may
+ * have changed; `recheckMs`: how long another process's commit may go unseen (createVersionedCache).
+ */
+export function createCatalog(context: Context, options: { ownPathsSlug?: string | undefined; recheckMs?: number | undefined } = {}): Catalog {
   const parsedSpecs: SpecCache = new Map()
-  const snapshots = createVersionedCache(context.db, () => build(context, options.ownPathsSlug, parsedSpecs))
+  const snapshots = createVersionedCache(context.db, () => build(context, options.ownPathsSlug, parsedSpecs), { recheckMs: options.recheckMs })
   const found = (project: Project, match: { value: RouteValue; params: Record<string, string> }): Resolution =>
     isProtocolRoute(match.value)
       ? { kind: 'protocol', project, route: match.value }

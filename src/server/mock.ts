@@ -299,7 +299,8 @@ function nearMissesOf(catalog: Catalog, projectId: number, match: Extract<Match,
 /** Where a forwarded request goes (an unmatched one of a proxied project, or one an endpoint set to proxy matched): the project, and the path within it. */
 interface ProxyRoute {
   settings: ProxySettings
-  project: Project
+  /** Null: no project is served at the own paths any more (deleted while serving), and `serve --proxy`'s target takes what arrives there. */
+  project: Project | null
   path: string
   /** The endpoint set to `proxy: true` that matched, with its parameters; null: none matched. */
   endpoint: { id: number; params: Record<string, string> } | null
@@ -326,7 +327,8 @@ function proxyRoute(deps: MockDeps, match: Extract<Match, { kind: 'unmatched' }>
   if (isManagementPath(pathname)) return null
   const own = deps.ownPathsProject()
   const project = match.project ?? own
-  if (!project) return null
+  // `serve --proxy` is the server's, not one project's: it outlives the project it was given to.
+  if (!project) return deps.proxy?.target ? { settings: { target: deps.proxy.target, timeoutMs: deps.proxy.timeoutMs, headers: {}, pathRewrite: {} }, project: null, path: pathname, endpoint: null } : null
   const settings = proxySettingsOf(deps, project, own)
   if (!settings) return null
   return { settings, project, path: match.project ? pathInProject(project, pathname).path : pathname, endpoint: null }
@@ -464,7 +466,7 @@ export function createMockHandler(deps: MockDeps) {
           : await answerOperationsMatch(event, deps, request, match)
       }
     } catch (error) {
-      if (proxying && error instanceof AppError && error.code.startsWith('PROXY_')) deps.unrecorded?.(proxying.project.id, request.method, proxying.path, error.message)
+      if (proxying?.project && error instanceof AppError && error.code.startsWith('PROXY_')) deps.unrecorded?.(proxying.project.id, request.method, proxying.path, error.message)
       const refused: Answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
       // The error is the client's leaving (during a delay, or sending its body): the refusal reaches nobody, so none is journalled.
       answered = event.req.signal.aborted
@@ -486,7 +488,8 @@ export function createMockHandler(deps: MockDeps) {
       return response
     }
     const served = {
-      projectId: match?.project?.id ?? null,
+      // A forwarded request is its proxy's project's, at the own paths too: the one its journal entry names.
+      projectId: proxying ? proxying.project?.id ?? null : match?.project?.id ?? null,
       endpointId: answered.endpointId,
       failed: answered.failed,
       fault: answered.fault,
@@ -508,7 +511,7 @@ export function createMockHandler(deps: MockDeps) {
     // A forwarded body has been read (as far as it went) on its way to the target.
     const reading = answered.left || proxying ? null : readUnread(event, arrival.body, deps.bodyLimit)
     if (reading) await reading
-    const project = match?.project ?? deps.ownPathsProject()
+    const project = proxying ? proxying.project : match?.project ?? deps.ownPathsProject()
     const projectId = project?.id ?? null
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
@@ -537,13 +540,15 @@ export function createMockHandler(deps: MockDeps) {
   }
 
   function recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs }: ForwardedExchange): void {
-    const exchange = deps.recorder && end.complete ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
-    const unrecorded = deps.recorder && end.complete && !exchange ? `proxied, not recorded: a body is larger than ${MAX_RECORDED_BODY / 1024 / 1024} MiB` : null
+    const { project } = route
+    const keeping = deps.recorder && project && end.complete
+    const exchange = keeping ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
+    const unrecorded = keeping && !exchange ? `proxied, not recorded: a body is larger than ${MAX_RECORDED_BODY / 1024 / 1024} MiB` : null
     const note = [end.note, unrecorded].filter((line) => line).join('; ') || null
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
-    journal?.seenReset(route.project.id, route.project.sequenceEpoch)
+    if (project) journal?.seenReset(project.id, project.sequenceEpoch)
     recordServed(deps.events, {
-      projectId: route.project.id,
+      projectId: project?.id ?? null,
       endpointId: route.endpoint?.id ?? null,
       failed: !end.complete,
       fault: null,
@@ -552,9 +557,9 @@ export function createMockHandler(deps: MockDeps) {
       status: forwarded.status,
       durationMs,
       proxied: true,
-    }, journal, arrival && {
+    }, journal, arrival && project && {
       ...journalledRequest(request, arrival, rawHeaders),
-      projectId: route.project.id,
+      projectId: project.id,
       params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,
       bodySize: end.requestBody.size,
@@ -570,12 +575,12 @@ export function createMockHandler(deps: MockDeps) {
       ruleMisses: null,
       proxied: true,
     })
-    if (!exchange) {
-      if (note) deps.unrecorded?.(route.project.id, request.method, route.path, note)
+    if (!exchange || !project) {
+      if (note && project) deps.unrecorded?.(project.id, request.method, route.path, note)
       return
     }
     // After the answer has gone: the recording never delays the client.
-    setImmediate(() => deps.recorder!(route.project.id, exchange))
+    setImmediate(() => deps.recorder!(project.id, exchange))
   }
 }
 

@@ -142,6 +142,9 @@ const DASHBOARD_TOKEN_MS = 7 * 24 * 60 * 60 * 1000
 /** How often the journals of projects deleted while serving are let go. */
 const JOURNAL_SWEEP_MS = 5000
 
+/** How often a recording serve looks whether another process ended its recording, to say so. */
+const RECORDING_CHECK_MS = 1000
+
 /** The recorder as the server calls it: what it throws is said, and serving goes on. */
 function recorderOf(recorder: StartOptions['recorder'], log: BackgroundLog): AppDeps['recorder'] {
   if (!recorder) return null
@@ -165,6 +168,20 @@ async function startProjectRecording(context: Context, project: Project | null, 
   if (!target) throw new AppError('INVALID_INPUT', `--record needs a proxy target: give serve --proxy URL, or give project ${project.slug} one with mockapi project set --proxy URL`)
   const options = await recordOptions(target)
   startRecording(context, project, target)
+  // `mockapi record stop` or `project delete` in another process ends it: said once, when seen.
+  const watch = setInterval(() => {
+    try {
+      if (isRecording(context, project.id)) return
+      clearInterval(watch)
+      const still = flagTarget ? `; what no endpoint matches at the own paths still goes to ${flagTarget.href}` : ''
+      log.note('recording', context.repos.projects.byId(project.id)
+        ? `project ${project.slug} stopped recording (mockapi record stop)`
+        : `project ${project.slug} was deleted, which ended its recording${still}`)
+    } catch {
+      // The database cannot be read now: looked at again next time.
+    }
+  }, RECORDING_CHECK_MS)
+  watch.unref()
   return {
     isOn: (projectId: number) => projectId === project.id && isRecording(context, projectId),
     recorder: (projectId: number, exchange: RecordedExchange) => {
@@ -183,6 +200,7 @@ async function startProjectRecording(context: Context, project: Project | null, 
     },
     // Ctrl-C ends the recording; one already stopped by `mockapi record stop` stays stopped.
     stop: () => {
+      clearInterval(watch)
       stopRecording(context, project)
     },
   }
@@ -252,7 +270,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const own = options.ownPathsProject ? requireProjectBySlug(context, options.ownPathsProject) : (configured ?? defaultProject(context))
     // Without --project (or a config file) the own paths follow the default project, even when
     // `mockapi project default` changes it while serving.
-    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug })
+    // While recording, every request sees another process's change first (a project deleted, a recording stopped): it
+    // goes to a real API anyway, so the check it costs is nothing beside that; otherwise within RECHECK_MS.
+    const catalog = createCatalog(context, { ownPathsSlug: options.ownPathsProject ?? configured?.slug, recheckMs: options.record ? 0 : undefined })
     // From here on a statement waits only a moment for another process's lock: longer waits
     // happen between tries, without freezing the event loop.
     setBusyWait(context.db, SERVE_BUSY_WAIT_MS)

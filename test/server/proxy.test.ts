@@ -246,6 +246,30 @@ describe('serve --proxy', () => {
     expect(entries[1]!.answer!.body!.length).toBe(64 * 1024)
   })
 
+  it('raises mock.request and mock.error for a 502 PROXY_FAILED and a 504 PROXY_TIMEOUT at the own paths, for the project its journal entry names', async () => {
+    const receiver = await startReceiver()
+    const dead = await upstream({})
+    await dead.close()
+    const silent = await upstream({ '/slow': () => {} })
+    const failing = await proxied({ target: dead.url }, { retryDelaysMs: [50] })
+    const slow = await proxied({ target: silent.url, timeoutMs: 300 }, { retryDelaysMs: [50] })
+    for (const { server, context } of [failing, slow]) createSubscription(context, server.project('shop'), { name: 'all', targetUrl: receiver.url, events: ['mock.request', 'mock.error'] })
+    expect((await fetch(`${failing.server.url}/orders?x=1`)).status).toBe(502)
+    expect((await fetch(`${slow.server.url}/slow`)).status).toBe(504)
+    const journalled = [failing, slow].map(({ server }) => server.journal!.records(server.project('shop').id).map((r) => [r.path, r.status, r.proxied]))
+    expect(journalled).toEqual([[['/orders', 502, true]], [['/slow', 504, true]]])
+    await waitFor(() => receiver.requests.length >= 4, 8000, 'four webhook deliveries')
+    const events = receiver.requests.map((r) => JSON.parse(r.body) as { type: string; data: { projectId: number; path: string; status: number; proxied?: boolean } })
+    const shop = failing.server.project('shop').id
+    expect(slow.server.project('shop').id).toBe(shop)
+    expect(events.map((e) => [e.type, e.data.projectId, e.data.path, e.data.status, e.data.proxied]).sort()).toEqual([
+      ['mock.error', shop, '/orders', 502, true],
+      ['mock.error', shop, '/slow', 504, true],
+      ['mock.request', shop, '/orders', 502, true],
+      ['mock.request', shop, '/slow', 504, true],
+    ])
+  })
+
   it('journals forwarded requests and raises mock.request / mock.error marked proxied', async () => {
     const receiver = await startReceiver()
     const up = await upstream({ '/ok': echo, '/bad': (req, res) => { req.resume(); res.writeHead(500, { 'Content-Type': 'text/plain' }).end('boom') } })
