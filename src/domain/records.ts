@@ -10,6 +10,7 @@ import { dependentsOf, withParentIds, withRelations } from './relations.ts'
 import { writeTransaction } from './transaction.ts'
 
 export const MAX_ID_LENGTH = 1024
+const JSON_TYPE = 'application/json; charset=utf-8'
 const INTEGER_ID = /^[1-9][0-9]{0,14}$/
 
 export type JsonObject = Record<string, unknown>
@@ -162,7 +163,7 @@ export function insertRecords(context: Context, collectionId: number, bodies: It
 
 export function runRecordAction(context: Context, request: RecordRequest): RecordResponse {
   const { records } = context.repos
-  const json = { 'Content-Type': 'application/json; charset=utf-8' }
+  const json = { 'Content-Type': JSON_TYPE }
   // Before anything is read or written: a mistyped `_dependant` must not delete without its children.
   refuseUnknownParameters(request.action, request.query)
   switch (request.action) {
@@ -186,7 +187,8 @@ export function runRecordAction(context: Context, request: RecordRequest): Recor
         paging = clamped
         page = records.page(request.collectionId, { ...query, offset: (clamped.page - 1) * clamped.limit })
       }
-      const headers: Record<string, string> = { ...json, 'X-Total-Count': String(page.total) }
+      // Written out, not spread from `json`: V8 takes a slow path for a spread followed by a field.
+      const headers: Record<string, string> = { 'Content-Type': JSON_TYPE, 'X-Total-Count': String(page.total) }
       if (paging !== null) headers.Link = linkHeader(request.url, paging, page.total)
       const related = withRelations(context, request, page.json)
       const body = params.fields === null ? related : selectFieldsOfList(related, params.fields)
