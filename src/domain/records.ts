@@ -100,7 +100,7 @@ function toRecordJson(id: unknown, body: JsonObject, parents: FieldFilter[]): st
 
 /** A POST routed before its resource was deleted (by the CLI, the dashboard, `apply`) reaches here after. */
 function requireCollection(context: Context, collectionId: number): void {
-  if (context.repos.resources.listByCollection(collectionId).length === 0) {
+  if (!context.repos.collections.inUse(collectionId)) {
     throw new AppError('NOT_FOUND', 'the resource this endpoint stored records in has been deleted')
   }
 }
@@ -118,9 +118,16 @@ export function nextRecordId(context: Context, collectionId: number): number {
 
 /** Inserts one record (a given id or the next integer); runs inside the caller's transaction. */
 export function insertRecord(context: Context, collectionId: number, body: JsonObject, parents: FieldFilter[] = []): string {
-  const id = body.id === undefined ? generatedId(nextRecordId(context, collectionId), context.repos.collections.idType(collectionId)) : normalizeId(body.id)
-  if (context.repos.records.exists(collectionId, id.key)) throw new AppError('CONFLICT', `a record with id "${id.key}" already exists`)
-  if (INTEGER_ID.test(id.key)) context.repos.collections.raiseNextIdPast(collectionId, Number(id.key))
+  const { collections, records } = context.repos
+  let id: RecordId
+  if (body.id === undefined) {
+    // nextRecordId has skipped the ids taken and moved the counter past this one.
+    id = generatedId(nextRecordId(context, collectionId), collections.idType(collectionId))
+  } else {
+    id = normalizeId(body.id)
+    if (records.exists(collectionId, id.key)) throw new AppError('CONFLICT', `a record with id "${id.key}" already exists`)
+    if (INTEGER_ID.test(id.key)) collections.raiseNextIdPast(collectionId, Number(id.key))
+  }
   const json = toRecordJson(id.json, body, parents)
   context.repos.records.insert(collectionId, id.key, json)
   return json

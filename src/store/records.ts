@@ -197,6 +197,8 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     return present
   }
   const forgetPresenceOnInsert = (collectionId: number, written: readonly string[]): void => {
+    // Nothing known of the collection, nothing to forget: most inserts read no count for this.
+    if (!presence.has(collectionId)) return
     // An empty collection may be a new one under a deleted one's id (SQLite reuses them): nothing known of the old one holds.
     if (countAll.get(collectionId) === 0) presence.delete(collectionId)
     else forgetPresence(collectionId, written, false)
