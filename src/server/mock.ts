@@ -179,7 +179,8 @@ interface Answered {
   forwarded?: Forwarded
 }
 
-type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
+/** `size`: the body's bytes; absent where none was counted (a fault's, a preflight's, a proxied answer's). */
+type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'> & { size?: number }
 
 /*
  * Objects made once per request are written out field by field: V8 (Node 20) takes a slow path for
@@ -189,10 +190,10 @@ type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
 
 /** The answer stage's output for an answer the endpoint (or its chosen response) gave. */
 function answeredWith(answer: MockAnswer, endpointId: number | null, fields: Pick<Answered, 'answeredBy' | 'note' | 'ruleMisses' | 'callbacks'>): Answered {
-  const { response, headers, body } = answerResponse(answer)
+  const { response, headers, body, size } = answerResponse(answer)
   return {
     response,
-    sent: { headers, body },
+    sent: { headers, body, size },
     endpointId,
     failed: false,
     fault: null,
@@ -298,9 +299,9 @@ function withChallenge(answered: Answered): Answered {
 
 /** What went out as sent: a HEAD answer carries no body (Node drops it), so none is kept and its size is 0; its headers still say what a GET would get. */
 function journalAnswer(answered: Answered, method: string): JournalAnswer {
-  const { headers, body } = answered.sent
+  const { headers, body, size } = answered.sent
   if (method === 'HEAD') return { headers, body: null, bodySize: 0 }
-  return { headers, body: keptAnswerBody(body), bodySize: answerBodySize(body) }
+  return { headers, body: keptAnswerBody(body), bodySize: size ?? answerBodySize(body) }
 }
 
 /**
