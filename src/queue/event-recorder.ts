@@ -18,12 +18,29 @@ export const CALLBACKS_TARGET = "each callback's own URL (OpenAPI callbacks)"
 export const MAX_BUFFERED = 50_000
 /** How long closing waits for a busy database to take what is still buffered. */
 const CLOSE_WAIT_MS = 2_000
+/**
+ * How long served requests gather before their events are written. A commit costs about as much
+ * for one request's event and delivery rows as for a hundred's (it writes the pages they share):
+ * written once per event-loop turn, a turn's one to five requests each paid most of one, over
+ * 20 % of the busy CPU of GET one item under a subscription. A delivery starts this much later.
+ */
+export const EVENT_BATCH_MS = 10
 
 export interface EventRecorder {
-  /** Writes what is buffered now (also done on its own, once per event-loop turn). */
+  /** Writes what is buffered now (also done on its own, EVENT_BATCH_MS after a request is buffered). */
   flush(): void
   /** Stops listening and writes what is buffered (waiting a moment for a busy database). */
   close(): Promise<void>
+}
+
+/**
+ * An event's id (its `webhook-id`): `msg_` and 32 hex digits, the first 12 the time in ms, the rest
+ * random. Ids in time order go in at the end of the events' key and the deliveries' index on it:
+ * random ones changed a page of each, anywhere in them, per event (3.1 pages written per event
+ * against 0.8, 45 µs of CPU against 17, with 50,000 events kept).
+ */
+function eventId(at: Date): string {
+  return `msg_${at.getTime().toString(16).padStart(12, '0')}${randomUUID().replaceAll('-', '').slice(12)}`
 }
 
 function eventTypes(served: RequestServed): EventType[] {
@@ -33,8 +50,8 @@ function eventTypes(served: RequestServed): EventType[] {
 /**
  * Records events for subscribers, and the OpenAPI callbacks an answer sets off (each one event and
  * one delivery of the project's callbacks subscription). The request path only buffers the served
- * request; the events and one delivery row per matching enabled subscription are written in one transaction on the
- * next turn of the event loop, so many requests share one commit. A batch the database cannot
+ * request; the events and one delivery row per matching enabled subscription are written in one transaction a
+ * few milliseconds later (EVENT_BATCH_MS), so many requests share one commit. A batch the database cannot
  * take (another process holds the lock, the disk is full) stays buffered and is written later.
  */
 export function createEventRecorder(context: Context, events: MockEvents, options: { onQueued: () => void; log?: BackgroundLog }): EventRecorder {
@@ -49,7 +66,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
     return byProject
   })
   let buffered: RequestServed[] = []
-  let scheduled: NodeJS.Immediate | null = null
+  let scheduled: NodeJS.Timeout | null = null
   let retry: NodeJS.Timeout | null = null
   let failures = 0
   let dropped = 0
@@ -76,7 +93,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
     if (!subscription) return 0
     let queued = 0
     for (const callback of callbacks) {
-      const id = `msg_${randomUUID().replaceAll('-', '')}`
+      const id = eventId(now)
       if (!context.repos.deliveries.insertEvent({ id, projectId, type: CALLBACK_EVENT, payload: JSON.stringify(callback), createdAt })) return queued
       if (context.repos.deliveries.insertDelivery(id, subscription.id, now.getTime(), createdAt) !== null) queued += 1
       else context.repos.deliveries.removeEvent(id)
@@ -100,7 +117,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
         for (const type of eventTypes(served)) {
           const targets = candidates.filter((s) => s.events.includes(type))
           if (targets.length === 0) continue
-          const id = `msg_${randomUUID().replaceAll('-', '')}`
+          const id = eventId(now)
           const data = {
             projectId: served.projectId,
             endpointId: served.endpointId,
@@ -138,7 +155,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
   }
 
   const flush = () => {
-    if (scheduled) clearImmediate(scheduled)
+    if (scheduled) clearTimeout(scheduled)
     scheduled = null
     if (retry) clearTimeout(retry)
     retry = null
@@ -174,7 +191,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
       // The subscriptions cannot be read now: the flush decides, once the database answers.
     }
     buffered.push(served)
-    scheduled ??= setImmediate(flush)
+    scheduled ??= setTimeout(flush, EVENT_BATCH_MS)
   }
 
   events.on('request.served', onServed)
@@ -182,7 +199,7 @@ export function createEventRecorder(context: Context, events: MockEvents, option
     flush,
     async close() {
       events.off('request.served', onServed)
-      if (scheduled) clearImmediate(scheduled)
+      if (scheduled) clearTimeout(scheduled)
       if (retry) clearTimeout(retry)
       scheduled = retry = null
       if (buffered.length === 0) return

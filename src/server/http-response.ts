@@ -16,37 +16,37 @@ function byteLength(body: string | Uint8Array | null): number {
 }
 
 /** The headers an answer goes out with: CORS, a JSON Content-Type when it has a body and says no other type, its length. */
-function sentHeaders(sent: string | Uint8Array | null, headers: Record<string, string> | undefined): Record<string, string> {
+function sentHeaders(sent: string | Uint8Array | null, length: number, headers: Record<string, string> | undefined): Record<string, string> {
   const all: Record<string, string> = {
     'Access-Control-Allow-Origin': CORS_HEADERS['Access-Control-Allow-Origin']!,
     'Access-Control-Expose-Headers': CORS_HEADERS['Access-Control-Expose-Headers']!,
   }
-  const length = byteLength(sent)
   // No body, no type (as Mockoon and WireMock answer): a client that parses by Content-Type
   // (`response.json()`) would fail on an empty body labelled JSON. A type in `headers` is still sent.
   if (length > 0) all['Content-Type'] = JSON_TYPE
   if (sent !== null) all['Content-Length'] = String(length)
   if (headers) {
     // One header however it is spelled: a later `content-type` replaces an earlier `Content-Type`
-    // (the default, or a record answer's own), else Node would send both.
-    const spelled = new Map(Object.keys(all).map((name) => [name.toLowerCase(), name]))
-    for (const [name, value] of Object.entries(headers)) {
-      const earlier = spelled.get(name.toLowerCase())
-      if (earlier !== undefined && earlier !== name) delete all[earlier]
-      spelled.set(name.toLowerCase(), name)
-      all[name] = value
+    // (the default, or a record answer's own), else Node would send both. A few names each: a
+    // loop over them, not a map built per answer.
+    for (const name in headers) {
+      const lower = name.toLowerCase()
+      for (const earlier in all) if (earlier !== name && earlier.toLowerCase() === lower) delete all[earlier]
+      all[name] = headers[name]!
     }
   }
   return all
 }
 
 /** A mock answer as the response it is, with the headers and body that go out (the journal keeps them as they are). */
-export function answerResponse(answer: MockAnswer): { response: Response; headers: Record<string, string>; body: string | Uint8Array | null } {
+export function answerResponse(answer: MockAnswer): { response: Response; headers: Record<string, string>; body: string | Uint8Array | null; size: number } {
   const body = NO_BODY.has(answer.status) ? null : answer.body
-  const headers = sentHeaders(body, answer.headers)
+  // Counted once: a whole collection's text is long to count.
+  const size = byteLength(body)
+  const headers = sentHeaders(body, size, answer.headers)
   // An empty string would be labelled text/plain by the Response itself.
-  const sent = byteLength(body) > 0 ? body : null
-  return { response: new FastResponse(sent, { status: answer.status, statusText: STATUS_CODES[answer.status] ?? '', headers }), headers, body }
+  const sent = size > 0 ? body : null
+  return { response: new FastResponse(sent, { status: answer.status, statusText: STATUS_CODES[answer.status] ?? '', headers }), headers, body, size }
 }
 
 export function textResponse(status: number, body: string | Uint8Array | null, headers?: Record<string, string>): Response {

@@ -21,7 +21,7 @@ import { answerFault } from './faults.ts'
 import { answerResponse, AUTH_CHALLENGE, errorAnswer } from './http-response.ts'
 import { authStage, documentedRefusal, endpointAuth, mountAuth } from './pipeline/auth.ts'
 import { matchRequest, type Match } from './pipeline/match.ts'
-import { recordServed } from './pipeline/record.ts'
+import { recordServed, type Served } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
 import { capturedBody, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
@@ -181,11 +181,29 @@ interface Answered {
   forwarded?: Forwarded
 }
 
-type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'>
+/** `size`: the body's bytes; absent where none was counted (a fault's, a preflight's, a proxied answer's). */
+type Sent = Pick<ReturnType<typeof answerResponse>, 'headers' | 'body'> & { size?: number }
 
-function toResponse(answer: MockAnswer): { response: Response; sent: Sent } {
-  const { response, headers, body } = answerResponse(answer)
-  return { response, sent: { headers, body } }
+/*
+ * Objects made once per request are written out field by field: V8 (Node 20) takes a slow path for
+ * a literal that spreads an object and then adds a field (`{ ...a, b }`), some twenty times the cost
+ * of the same literal written out, and a hundred times once such objects are kept (the journal's).
+ */
+
+/** The answer stage's output for an answer the endpoint (or its chosen response) gave. */
+function answeredWith(answer: MockAnswer, endpointId: number | null, fields: Pick<Answered, 'answeredBy' | 'note' | 'ruleMisses' | 'callbacks'>): Answered {
+  const { response, headers, body, size } = answerResponse(answer)
+  return {
+    response,
+    sent: { headers, body, size },
+    endpointId,
+    failed: false,
+    fault: null,
+    answeredBy: fields.answeredBy,
+    note: fields.note,
+    ruleMisses: fields.ruleMisses,
+    callbacks: fields.callbacks,
+  }
 }
 
 /**
@@ -220,7 +238,7 @@ async function answerRefusal(event: H3Event, deps: MockDeps, request: MockReques
   const documented = await documentedRefusal(request, matched.route.endpoint, matched.route.spec, refusal)
   if (!documented) return refuseUnauthorized(event, deps, refusal)
   if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
-  return { ...toResponse(documented), endpointId: matched.route.endpoint.id, failed: false, fault: null }
+  return answeredWith(documented, matched.route.endpoint.id, {})
 }
 
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
@@ -228,7 +246,7 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   const refusal = authStage(request, endpointAuth(matched.project, matched.route.endpoint, matched.route.spec))
   if (refusal) return answerRefusal(event, deps, request, matched, refusal)
   // select: the chosen response laid over the endpoint; every later stage reads that endpoint.
-  const { match, answeredBy, note, preferred, ruleMisses } = await select(request, matched)
+  const { match, answeredBy: chosen, note, preferred, ruleMisses } = await select(request, matched)
   const { endpoint } = match.route
   const { prefer, decision } = policyStage(request, match, deps.random, deps.delayFloor, preferred)
   await holdResponse(event, decision.delayMs)
@@ -236,17 +254,17 @@ async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: Mock
   if (outcome.kind === 'fault') {
     // Only `malformed` writes headers: the others do not render them for nothing.
     const headers = outcome.fault === 'malformed' ? await faultHeaders({ context: deps.context, request, route: match.route, params: match.params }) : {}
-    return { response: await faultStage(event, deps, outcome.fault, headers), sent: { headers, body: null }, endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy, note, ruleMisses }
+    return { response: await faultStage(event, deps, outcome.fault, headers), sent: { headers, body: null }, endpointId: endpoint.id, failed: true, fault: outcome.fault, answeredBy: chosen, note, ruleMisses }
   }
   const known = stagesOf(endpoint.kind)
   const stages = known instanceof Promise ? await known : known
   const input = routeStageInput({ deps, request, match, policy: { prefer, decision: { delayMs: decision.delayMs, outcome } } })
   const validated = await stages.validate(input)
-  const answer = 'answer' in validated ? validated.answer : await stages.answer({ ...input, body: validated.body })
+  const answer = 'answer' in validated ? validated.answer : await stages.answer(Object.assign(input, { body: validated.body }))
   const { callbacks, off } = callbacksToSend(deps, matched.project.id, answer.callbacks)
   // What callbacks could not be sent is said where the request is looked at: its journal note.
   const said = [note, ...(callbacks?.skipped ?? []), off].filter((line) => line).join('; ') || null
-  return { ...toResponse(answer), endpointId: endpoint.id, failed: false, fault: null, answeredBy, note: said, ruleMisses, ...(callbacks ? { callbacks } : {}) }
+  return answeredWith(answer, endpoint.id, { answeredBy: chosen, note: said, ruleMisses, callbacks })
 }
 
 /** An answer's callbacks, none while the project's callbacks subscription is off: the note says so. */
@@ -263,7 +281,9 @@ async function answerOperationsMatch(event: H3Event, deps: MockDeps, request: Mo
   await holdResponse(event, Math.max(drawDelay(deps.delayFloor ?? NO_DELAY, deps.random), operation.delayMs))
   const fault = preferred ?? operation.fault ?? null
   if (fault) return { response: await faultStage(event, deps, fault, operation.answer.headers), sent: { headers: operation.answer.headers, body: null }, endpointId: operation.endpointId, failed: true, fault }
-  return { ...toResponse(operation.answer), endpointId: operation.endpointId, failed: operation.failed, fault: null }
+  const answered = answeredWith(operation.answer, operation.endpointId, {})
+  answered.failed = operation.failed
+  return answered
 }
 
 /** Every 401 names an authentication scheme (RFC 9110), whether simulated, configured or documented. */
@@ -281,9 +301,9 @@ function withChallenge(answered: Answered): Answered {
 
 /** What went out as sent: a HEAD answer carries no body (Node drops it), so none is kept and its size is 0; its headers still say what a GET would get. */
 function journalAnswer(answered: Answered, method: string): JournalAnswer {
-  const { headers, body } = answered.sent
+  const { headers, body, size } = answered.sent
   if (method === 'HEAD') return { headers, body: null, bodySize: 0 }
-  return { headers, body: keptAnswerBody(body), bodySize: answerBodySize(body) }
+  return { headers, body: keptAnswerBody(body), bodySize: size ?? answerBodySize(body) }
 }
 
 /**
@@ -413,22 +433,55 @@ interface ForwardedExchange {
   durationMs: number
 }
 
-/** What the event and the journal entry of an HTTP request say of the request itself, whoever answered it. */
-function servedRequest(request: MockRequest) {
-  return { method: request.method, path: request.url.pathname, query: request.url.searchParams, fromDelivery: request.headers.has(DELIVERY_HEADER) }
+/** The event of an HTTP request, whoever answered it: what it says of the request itself, with how it was answered. */
+function servedRequest(request: MockRequest, answer: Omit<Served, 'method' | 'path' | 'query' | 'fromDelivery'>): Served {
+  return {
+    projectId: answer.projectId,
+    endpointId: answer.endpointId,
+    method: request.method,
+    path: request.url.pathname,
+    query: request.url.searchParams,
+    status: answer.status,
+    failed: answer.failed,
+    fault: answer.fault,
+    answeredBy: answer.answeredBy,
+    note: answer.note,
+    durationMs: answer.durationMs,
+    callbacks: answer.callbacks,
+    proxied: answer.proxied,
+    fromDelivery: request.headers.has(DELIVERY_HEADER),
+  }
 }
 
-function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, rawHeaders: readonly string[]) {
+type JournalledAnswer = Omit<JournalRecord, 'id' | 'at' | 'epoch' | 'protocol' | 'method' | 'path' | 'search' | 'rawHeaders' | 'contentType'>
+
+/** The journal's record of an HTTP request, whoever answered it: what it says of the request itself, with how it was answered. */
+function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, rawHeaders: readonly string[], answer: JournalledAnswer): JournalRecord {
   return {
     id: 0,
+    projectId: answer.projectId,
     at: arrival.at,
     epoch: arrival.epoch,
-    protocol: 'http' as const,
+    protocol: 'http',
     method: request.method,
     path: request.url.pathname,
     search: request.url.search,
     rawHeaders,
+    params: answer.params,
+    body: answer.body,
+    bodySize: answer.bodySize,
     contentType: request.headers.get('content-type'),
+    status: answer.status,
+    durationMs: answer.durationMs,
+    endpointId: answer.endpointId,
+    answeredBy: answer.answeredBy,
+    matched: answer.matched,
+    fault: answer.fault,
+    note: answer.note,
+    answer: answer.answer,
+    nearMisses: answer.nearMisses,
+    ruleMisses: answer.ruleMisses,
+    proxied: answer.proxied,
   }
 }
 
@@ -467,11 +520,9 @@ export function createMockHandler(deps: MockDeps) {
       }
     } catch (error) {
       if (proxying?.project && error instanceof AppError && error.code.startsWith('PROXY_')) deps.unrecorded?.(proxying.project.id, request.method, proxying.path, error.message)
-      const refused: Answered = { ...toResponse(errorAnswer(error, { debug: deps.debug })), endpointId: match?.kind === 'endpoint' ? match.route.endpoint.id : null, failed: false, fault: null }
+      answered = answeredWith(errorAnswer(error, { debug: deps.debug }), match?.kind === 'endpoint' ? match.route.endpoint.id : null, {})
       // The error is the client's leaving (during a delay, or sending its body): the refusal reaches nobody, so none is journalled.
-      answered = event.req.signal.aborted
-        ? { ...refused, failed: true, note: 'client closed the connection', left: true }
-        : refused
+      if (event.req.signal.aborted) Object.assign(answered, { failed: true, note: 'client closed the connection', left: true })
     }
     if (!answered.fault && !answered.left) answered = withChallenge(answered)
     const { response } = answered
@@ -487,22 +538,21 @@ export function createMockHandler(deps: MockDeps) {
       void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
       return response
     }
-    const served = {
+    const served = servedRequest(request, {
       // A forwarded request is its proxy's project's, at the own paths too: the one its journal entry names.
       projectId: proxying ? proxying.project?.id ?? null : match?.project?.id ?? null,
       endpointId: answered.endpointId,
       failed: answered.failed,
       fault: answered.fault,
-      ...(answered.answeredBy ? { answeredBy: answered.answeredBy } : {}),
-      ...(answered.note ? { note: answered.note } : {}),
-      ...servedRequest(request),
+      answeredBy: answered.answeredBy || undefined,
+      note: answered.note || undefined,
       status,
       durationMs,
       // A client that left never saw the success: the operation is not taken as done.
-      ...(answered.callbacks?.requests.length && !answered.left ? { callbacks: answered.callbacks.requests } : {}),
+      callbacks: answered.callbacks?.requests.length && !answered.left ? answered.callbacks.requests : undefined,
       // The target could not be reached: still a proxied request, answered 502 or 504 here.
-      ...(proxying ? { proxied: true } : {}),
-    }
+      proxied: proxying ? true : undefined,
+    })
     if (!arrival) {
       recordServed(deps.events, served, null, null)
       return response
@@ -516,8 +566,7 @@ export function createMockHandler(deps: MockDeps) {
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
-    const entry: JournalRecord | null = projectId === null ? null : {
-      ...journalledRequest(request, arrival, rawHeadersOf(event)),
+    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, rawHeadersOf(event), {
       projectId,
       params: match?.kind === 'endpoint' ? match.params : null,
       body,
@@ -533,8 +582,8 @@ export function createMockHandler(deps: MockDeps) {
       // Only a miss pays for its near misses; routesOf is built on a project's first miss.
       nearMisses: match?.kind === 'unmatched' && !answered.preflight ? nearMissesOf(deps.catalog, projectId, match, request.method) : null,
       ruleMisses: answered.ruleMisses ?? null,
-      ...(proxying ? { proxied: true } : {}),
-    }
+      proxied: proxying ? true : undefined,
+    })
     recordServed(deps.events, served, journal, entry)
     return response
   }
@@ -547,18 +596,16 @@ export function createMockHandler(deps: MockDeps) {
     const note = [end.note, unrecorded].filter((line) => line).join('; ') || null
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal?.seenReset(project.id, project.sequenceEpoch)
-    recordServed(deps.events, {
+    recordServed(deps.events, servedRequest(request, {
       projectId: project?.id ?? null,
       endpointId: route.endpoint?.id ?? null,
       failed: !end.complete,
       fault: null,
-      ...(note ? { note } : {}),
-      ...servedRequest(request),
+      note: note ?? undefined,
       status: forwarded.status,
       durationMs,
       proxied: true,
-    }, journal, arrival && project && {
-      ...journalledRequest(request, arrival, rawHeaders),
+    }), journal, arrival && project && journalledRequest(request, arrival, rawHeaders, {
       projectId: project.id,
       params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,
@@ -574,7 +621,7 @@ export function createMockHandler(deps: MockDeps) {
       nearMisses: null,
       ruleMisses: null,
       proxied: true,
-    })
+    }))
     if (!exchange || !project) {
       if (note && project) deps.unrecorded?.(project.id, request.method, route.path, note)
       return

@@ -14,6 +14,7 @@ export function createCollectionRepo(db: Db) {
   const raiseNextId = db.prepare<[number, number, number]>('UPDATE collections SET next_id = ? WHERE id = ? AND next_id <= ?')
   const idType = db.prepare<[number], IdType>('SELECT id_type FROM collections WHERE id = ?').pluck()
   const setIdType = db.prepare<[IdType, number]>('UPDATE collections SET id_type = ? WHERE id = ?')
+  const inUse = db.prepare<[number], number>('SELECT EXISTS (SELECT 1 FROM resources WHERE collection_id = ?)').pluck()
   const byProject = db.prepare<[number], number>('SELECT id FROM collections WHERE project_id = ? ORDER BY id').pluck()
   // better-sqlite3 refuses numbered parameters (`?1`): the id is bound twice.
   const removeUnused = db.prepare<[number, number]>('DELETE FROM collections WHERE id = ? AND NOT EXISTS (SELECT 1 FROM resources WHERE collection_id = ?)')
@@ -32,6 +33,8 @@ export function createCollectionRepo(db: Db) {
     idType: (id: number): IdType => (idType.get(id) as IdType | undefined) ?? 'number',
     setIdType: (id: number, type: IdType): void => void setIdType.run(type, id),
     listIds: (projectId: number): number[] => byProject.all(projectId) as number[],
+    /** Whether a resource still stores its records here. */
+    inUse: (id: number): boolean => inUse.get(id) === 1,
     /** Drops a collection no resource uses any more, with its records. */
     removeIfUnused: (id: number): void => void removeUnused.run(id, id),
   }

@@ -11,7 +11,7 @@ import type { RoutedEndpoint } from '../catalog.ts'
 import type { Context } from '../context.ts'
 import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../records.ts'
 import { runSingularAction } from '../singulars.ts'
-import { whenStoreFree } from '../transaction.ts'
+import { batchedWriteTransaction, whenStoreFree } from '../transaction.ts'
 
 /*
  * The answer of a resource or custom endpoint (records, a fixed body, a template). It is in the
@@ -20,6 +20,7 @@ import { whenStoreFree } from '../transaction.ts'
  */
 
 const WRITES = new Set(['create', 'replace', 'patch'])
+const READS = new Set(['list', 'read'])
 
 // One unseeded faker for response templates, made on first use.
 let templateFaker: Promise<Faker> | null = null
@@ -166,7 +167,7 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
   }
   if (endpoint.action && collectionId !== null && resource !== null) {
     const run = resource.singular ? runSingularAction : runRecordAction
-    const result = await whenStoreFree(context.db, () => run(context, {
+    const action = () => run(context, {
       action: endpoint.action!,
       resource,
       collectionId,
@@ -176,7 +177,9 @@ export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAn
       body,
       url: request.url,
       status,
-    }))
+    })
+    // Writes of concurrent requests share a commit; a read needs no transaction.
+    const result = await whenStoreFree(context.db, () => (READS.has(endpoint.action!) ? action() : batchedWriteTransaction(context.db, action)))
     return { status: result.status, headers: { ...result.headers, ...typed(endpoint.contentType, headers) }, body: result.body }
   }
   return { status, headers: typed(endpoint.contentType, headers), body: '{}' }
