@@ -11,13 +11,13 @@ import { requireSubscription } from './subscriptions.ts'
 import { whenStoreFree, writeTransaction } from './transaction.ts'
 
 /**
- * What to queue once more: the events of logged attempts (by attempt id), or every failed
- * delivery of a project (or of one of its subscriptions) that failed at `since` or later and was
- * not queued again since.
+ * What to queue once more: the events of logged attempts (by attempt id; of `project` only, when
+ * given), or every failed delivery of a project (or of one of its subscriptions) that failed at
+ * `since` or later and was not queued again since.
  */
 export type RedeliverySelection =
-  | { attemptIds: number[] }
-  | { failed: true; subscription: Subscription | null; since: number | null }
+  | { attemptIds: number[]; project: Project | undefined }
+  | { failed: true; project: Project; subscription: Subscription | null; since: number | null }
 
 /**
  * Deliveries queued in one transaction. Between two, the write lock is left free for at least
@@ -58,7 +58,7 @@ export function redeliveryRequest(context: Context, project: Project, input: unk
     }
     const ids = input.attemptIds
     if (!Array.isArray(ids) || ids.length === 0) invalidField('attemptIds', 'must be a non-empty list of delivery ids (the ids of the delivery log)')
-    return { attemptIds: ids.map((raw) => (typeof raw === 'number' ? attemptIdOf(raw) : null) ?? invalidField('attemptIds', `must hold positive integers, got ${JSON.stringify(raw)}`)) }
+    return { attemptIds: ids.map((raw) => (typeof raw === 'number' ? attemptIdOf(raw) : null) ?? invalidField('attemptIds', `must hold positive integers, got ${JSON.stringify(raw)}`)), project }
   }
   if (input.failed !== true) invalidField('failed', `must be true (or send "attemptIds"): ${BODY_SHAPE}`)
   const rawSubscription = input.subscriptionId
@@ -67,6 +67,7 @@ export function redeliveryRequest(context: Context, project: Project, input: unk
   }
   return {
     failed: true,
+    project,
     subscription: rawSubscription === undefined ? null : requireSubscription(context, rawSubscription as number, project),
     since: input.since === undefined ? null : redeliverySince(context, input.since, 'since'),
   }
@@ -116,25 +117,23 @@ function whyNot(context: Context, target: RedeliveryTarget): RedeliverySkipReaso
 /**
  * Queues each selected event once more for its subscription, due at once, in transactions of
  * `BATCH`; what cannot be queued (its subscription turned off or deleted meanwhile, its event
- * pruned) is skipped and counted. Within `project` when given (attempt ids name deliveries of any
- * project otherwise); a `failed` selection needs it.
+ * pruned) is skipped and counted.
  */
-export async function redeliverMany(context: Context, project: Project | undefined, selection: RedeliverySelection, options: { onProgress?: OnProgress | undefined } = {}): Promise<RedeliveryView> {
+export async function redeliverMany(context: Context, selection: RedeliverySelection, options: { onProgress?: OnProgress | undefined } = {}): Promise<RedeliveryView> {
   const skips = new Map<string, RedeliveryView['skips'][number]>()
-  const skip = (target: RedeliveryTarget, reason: RedeliverySkipReason, count = 1) => {
+  const skip = (target: RedeliveryTarget, reason: RedeliverySkipReason) => {
     const key = `${target.subscriptionId} ${reason}`
     const entry = skips.get(key)
-    if (entry) entry.count += count
-    else skips.set(key, { subscriptionId: target.subscriptionId, reason, count })
+    if (entry) entry.count += 1
+    else skips.set(key, { subscriptionId: target.subscriptionId, reason, count: 1 })
   }
   let targets: RedeliveryTarget[]
   if ('attemptIds' in selection) {
-    const picked = attemptTargets(context, project, selection.attemptIds)
+    const picked = attemptTargets(context, selection.project, selection.attemptIds)
     targets = picked.targets
     for (const duplicate of picked.duplicates) skip(duplicate, 'duplicate')
   } else {
-    if (!project) throw new AppError('INVALID_INPUT', 'redelivering the failed deliveries needs a project')
-    targets = context.repos.redeliveries.failed(project.id, selection.subscription?.id ?? null, selection.since ?? 0)
+    targets = context.repos.redeliveries.failed(selection.project.id, selection.subscription?.id ?? null, selection.since ?? 0)
   }
 
   const progress = countProgress(options.onProgress, 'queuing deliveries', targets.length)

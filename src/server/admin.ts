@@ -130,7 +130,7 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
     const selection = redeliveryRequest(context, project, await readJsonBody(event, deps.bodyLimit))
     // Each batch waits for the write lock on its own (redeliverMany): no whenStoreFree around the whole.
-    const summary = await redeliverMany(context, project, selection)
+    const summary = await redeliverMany(context, selection)
     if (summary.queued > 0) deps.events.emit('delivery.queued')
     return jsonResponse(202, summary)
   })

@@ -6,7 +6,7 @@ import {
   DELIVERY_LOG_LIMIT, createSubscription, deleteSubscription, recentAttempts, redeliver, requireSubscription, updateSubscription,
 } from '../../domain/subscriptions.ts'
 import { AppError } from '../../errors.ts'
-import { EVENT_TYPES, type Project } from '../../model.ts'
+import { EVENT_TYPES } from '../../model.ts'
 import type { Context } from '../../domain/context.ts'
 import { attemptView, subscriptionView, type RedeliverySkipReason, type RedeliveryView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
@@ -153,8 +153,8 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
           const { attempt } = redeliver(context, deliveryIds[0]!)
           return ctx.io.out(success(`queued ${attempt.eventType} ${attempt.eventId} again for subscription ${attempt.subscriptionId}`))
         }
-        const { selection, project } = redeliverySelection(context, deliveryIds, options)
-        const summary = await withProgress(ctx, options, (onProgress) => redeliverMany(context, project, selection, { onProgress }))
+        const selection = redeliverySelection(context, deliveryIds, options)
+        const summary = await withProgress(ctx, options, (onProgress) => redeliverMany(context, selection, { onProgress }))
         if (options.json) return printJson(ctx.io, summary)
         printRedelivery(ctx, summary, options)
       }))
@@ -173,16 +173,16 @@ interface RedeliverOptions {
  * What the arguments select: attempt ids (of any project, unless `--project` names one), or the
  * failed deliveries of a project (that of `--subscription`, when given).
  */
-function redeliverySelection(context: Context, deliveryIds: string[], options: RedeliverOptions): { selection: RedeliverySelection; project: Project | undefined } {
+function redeliverySelection(context: Context, deliveryIds: string[], options: RedeliverOptions): RedeliverySelection {
   if (!options.failed) {
     const attemptIds = deliveryIds.map((raw) => attemptIdOf(raw) ?? refuseId(raw))
-    return { selection: { attemptIds }, project: options.project === undefined ? undefined : selectProject(context, options.project) }
+    return { attemptIds, project: options.project === undefined ? undefined : selectProject(context, options.project) }
   }
   const named = options.project === undefined ? undefined : selectProject(context, options.project)
   const subscription = options.subscription === undefined ? null : requireSubscription(context, options.subscription, named)
   const project = subscription ? context.repos.projects.byId(subscription.projectId)! : named ?? selectProject(context, undefined)
   const since = options.since === undefined ? null : redeliverySince(context, options.since, '--since')
-  return { selection: { failed: true, subscription, since }, project }
+  return { failed: true, project, subscription, since }
 }
 
 function refuseId(raw: string): never {
