@@ -16,7 +16,7 @@ import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 export function registerWebhooks(program: Command, ctx: CliContext): void {
   const webhooks = program.command('webhooks').description('manage webhook subscriptions and read the delivery log')
-    .addHelpText('after', '\nExamples:\n  $ mockapi webhooks add http://127.0.0.1:4000/hook --events mock.request,mock.error\n  $ mockapi webhooks deliveries\n  $ mockapi webhooks redeliver 12')
+    .addHelpText('after', '\nExamples:\n  $ mockapi webhooks add http://127.0.0.1:4000/hook --events mock.request,mock.error\n  $ mockapi webhooks deliveries\n  $ mockapi webhooks redeliver 12 13\n  $ mockapi webhooks redeliver --failed --since 1h')
 
   webhooks
     .command('list')
