@@ -143,6 +143,19 @@ export function attemptView(attempt: Attempt) {
 
 export type AttemptView = ReturnType<typeof attemptView>
 
+/**
+ * Why a delivery was not queued again: its subscription is off or was deleted, its event was
+ * pruned from the log meanwhile, or another id named the same event for the same subscription.
+ */
+export type RedeliverySkipReason = 'subscription-off' | 'subscription-deleted' | 'event-pruned' | 'duplicate'
+
+/** What a redelivery of many did (`webhooks redeliver`, `POST …/deliveries/redeliver`): how many queued, how many skipped, and why, by subscription. */
+export interface RedeliveryView {
+  queued: number
+  skipped: number
+  skips: { subscriptionId: number; reason: RedeliverySkipReason; count: number }[]
+}
+
 /** A resource as the management API lists it. */
 export function resourceView(resource: Resource, recordCount: number, endpointIds: number[]) {
   return {

@@ -1,6 +1,7 @@
-import { stringify } from 'yaml'
+import { Document, isScalar, isSeq, visit, type YAMLSeq } from 'yaml'
 import { AppError } from '../errors.ts'
 import { describeWhen } from '../engine/conditions.ts'
+import { countProgress, type ProgressOptions } from '../engine/progress.ts'
 import { hasConfiguredBody } from '../engine/exchange.ts'
 import { contentTypeOf, isJsonContentType, isTextual, TEXT_TYPE } from '../engine/media-type.ts'
 import { keptNumber, parseKeepingNumbers } from '../engine/exact-numbers.ts'
@@ -12,7 +13,7 @@ import type { StoredSpec } from '../store/specs.ts'
 import { fileContent } from './bodies.ts'
 import type { Context } from './context.ts'
 import { currentSettings } from './endpoint-config.ts'
-import { endpointSettingsSpec } from './export.ts'
+import { countItemWrites, endpointSettingsSpec } from './export.ts'
 import { routeShape } from './endpoints.ts'
 import { responseExampleName } from './responses.ts'
 import { standardEndpoints } from './resources.ts'
@@ -451,7 +452,7 @@ const SPEC_LABELS: Record<string, string> = { graphql: 'GraphQL', soap: 'SOAP', 
  * and item paths with schemas inferred from their records, custom endpoints with their answers as
  * examples, auth as security schemes, and the imported OpenAPI operations that stand alone.
  */
-export function exportOpenApi(context: Context, project: Project): OpenApiExport {
+export function exportOpenApi(context: Context, project: Project, { onProgress }: ProgressOptions = {}): OpenApiExport {
   const warnings: string[] = []
   const security = new SecuritySchemes()
   const endpoints = context.repos.endpoints.listByProject(project.id)
@@ -505,6 +506,8 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
   const schemas: Record<string, JsonSchema> = {}
   const names = new Set<string>(['Error'])
   const resources = context.repos.resources.listByProject(project.id).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  // Each reads up to EXPORTED_RECORDS records and infers their schema: a second or so for a hundred resources.
+  const progress = countProgress(onProgress, 'describing resources', resources.length)
   for (const resource of resources) {
     const sample = records(context, resource, warnings)
     const name = schemaName(resource, names)
@@ -512,7 +515,9 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
     schemas[name] = { ...inferred, ...(sample[0] ? { example: sample[0] } : {}) }
     const own = { securityOf, settingsOf: (endpoint: Endpoint) => settingsExtension(context, endpoint, false) }
     for (const written of resourceOperations(resource, { $ref: `#/components/schemas/${name}` }, withoutRequired(inferred), sample, byShape, own, warnings)) put(written)
+    progress.add()
   }
+  progress.finish()
 
   const leftOut = new Map<string, string[]>()
   for (const endpoint of endpoints) {
@@ -555,7 +560,31 @@ export function exportOpenApi(context: Context, project: Project): OpenApiExport
   return { document, warnings }
 }
 
-/** JSON, or YAML for a file named `.yaml`/`.yml`. */
-export function openApiText(document: Obj, fileName: string | null): string {
-  return fileName !== null && /\.ya?ml$/i.test(fileName) ? stringify(document, { lineWidth: 0 }) : `${JSON.stringify(document, null, 2)}\n`
+/**
+ * JSON, or YAML for a file named `.yaml`/`.yml`. yaml takes seconds over the records of a large
+ * project's examples (JSON a tenth of that): their writing is counted, as `export`'s is.
+ */
+export function openApiText(document: Obj, fileName: string | null, { onProgress }: ProgressOptions = {}): string {
+  if (fileName === null || !/\.ya?ml$/i.test(fileName)) return `${JSON.stringify(document, null, 2)}\n`
+  const yaml = new Document(document)
+  const examples = onProgress ? listExamples(yaml) : []
+  const progress = countProgress(onProgress, 'writing records', examples.reduce((n, list) => n + list.items.length, 0))
+  for (const list of examples) countItemWrites(list, progress)
+  const text = yaml.toString({ lineWidth: 0 })
+  progress.finish()
+  return text
+}
+
+/** Every `example` that is a list: a resource's records, or a custom endpoint's array. */
+function listExamples(yaml: Document): YAMLSeq[] {
+  const lists: YAMLSeq[] = []
+  visit(yaml, {
+    Pair(_key, pair) {
+      if (!isScalar(pair.key) || pair.key.value !== 'example') return undefined
+      if (isSeq(pair.value)) lists.push(pair.value)
+      // An example is data: nothing inside it is an OpenAPI `example`.
+      return visit.SKIP
+    },
+  })
+  return lists
 }

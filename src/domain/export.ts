@@ -1,4 +1,4 @@
-import { Document, isMap, isSeq } from 'yaml'
+import { Document, isMap, isSeq, type YAMLSeq } from 'yaml'
 import { delayOf, formatDelay } from '../engine/delay.ts'
 import { countProgress, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
 import type { Endpoint, EndpointResponse, Project, ProxySetting } from '../model.ts'
@@ -186,16 +186,20 @@ const COUNTED_EVERY = 100
 function countRecordWrites(yaml: Document, file: ProjectFile, progress: ProgressCounter): void {
   file.resources.forEach((_resource, i) => {
     const records = yaml.getIn(['resources', i, 'records'], true)
-    if (!isSeq(records)) return
-    for (let start = 0; start < records.items.length; start += COUNTED_EVERY) {
-      const end = Math.min(start + COUNTED_EVERY, records.items.length)
-      const node = records.items[end - 1]
-      if (!isMap(node)) continue
-      const write = node.toString.bind(node)
-      node.toString = (ctx, onComment, onChompKeep) => {
-        progress.add(end - start)
-        return write(ctx, onComment, onChompKeep)
-      }
-    }
+    if (isSeq(records)) countItemWrites(records, progress)
   })
+}
+
+/** Counts the records of `records` as yaml writes them (`countRecordWrites`); `export --format openapi` counts its examples' so. */
+export function countItemWrites(records: YAMLSeq, progress: ProgressCounter): void {
+  for (let start = 0; start < records.items.length; start += COUNTED_EVERY) {
+    const end = Math.min(start + COUNTED_EVERY, records.items.length)
+    const node = records.items[end - 1]
+    if (!isMap(node)) continue
+    const write = node.toString.bind(node)
+    node.toString = (ctx, onComment, onChompKeep) => {
+      progress.add(end - start)
+      return write(ctx, onComment, onChompKeep)
+    }
+  }
 }

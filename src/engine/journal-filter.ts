@@ -3,6 +3,7 @@ import type { Difference, JournalFilter } from '../events.ts'
 import { compileWhen, ConditionError, requestBudget, whenMisses, type CompiledWhen, type CutBody, type RequestFacts } from './conditions.ts'
 import { pathDifferences } from './near-miss.ts'
 import { createRouter, splitPath } from './router.ts'
+import { SINCE_FORMS, sinceTime } from './since.ts'
 
 /*
  * Which journal entries a query, a count or a verify means (docs/testing.md): read from a query
@@ -38,9 +39,6 @@ export const FILTER_FIELDS = ['project', 'method', 'path', 'status', 'matched', 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']
 const MAX_PATH_LENGTH = 2_048
 const MAX_STATUS_ITEMS = 20
-const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/i
 const ID = /^(?:0|[1-9][0-9]{0,15})$/
 
 type Refuse = (field: string, message: string) => never
@@ -102,12 +100,7 @@ function statusRanges(raw: unknown, refuse: Refuse): [number, number][] {
 }
 
 function sinceOf(raw: unknown, now: number, refuse: Refuse): number {
-  const text = typeof raw === 'string' ? raw.trim() : ''
-  const duration = DURATION.exec(text)
-  if (duration) return now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]
-  const time = ISO_DATE.test(text) ? Date.parse(text) : Number.NaN
-  if (Number.isNaN(time)) refuse('since', `must be an ISO time (2026-01-31T10:00:00Z) or a span back from now (30s, 5m, 2h, 1d), got ${JSON.stringify(raw)}`)
-  return time
+  return sinceTime(raw, now) ?? refuse('since', `must be ${SINCE_FORMS}, got ${JSON.stringify(raw)}`)
 }
 
 function integerOf(field: string, raw: unknown, min: number, max: number, refuse: Refuse): number {

@@ -6,6 +6,7 @@ import {
 } from '../domain/subscriptions.ts'
 import { AppError } from '../errors.ts'
 import { parsePaging } from '../engine/list-query.ts'
+import { redeliverMany, redeliveryRequest } from '../domain/redelivery.ts'
 import { resetProject } from '../domain/seeding.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { attemptView, subscriptionView } from '../views.ts'
@@ -122,6 +123,16 @@ export function mountAdmin(app: H3, deps: AdminDeps): void {
     const subscription = requireSubscription(context, pathParam(event, 'id'), project)
     if (!isRead(event)) notAllowed(event, ['GET'])
     return jsonResponse(200, recentAttempts(context, subscription.id, attemptLimit(event.url.searchParams)).map(attemptView))
+  })
+
+  route(app, '/api/projects/:projectId/deliveries/redeliver', async (event) => {
+    const project = await authorized(event)
+    if (event.req.method !== 'POST') notAllowed(event, ['POST'])
+    const selection = redeliveryRequest(context, project, await readJsonBody(event, deps.bodyLimit))
+    // Each batch waits for the write lock on its own (redeliverMany): no whenStoreFree around the whole.
+    const summary = await redeliverMany(context, selection)
+    if (summary.queued > 0) deps.events.emit('delivery.queued')
+    return jsonResponse(202, summary)
   })
 
   route(app, '/api/projects/:projectId/deliveries/:attemptId/redeliver', async (event) => {

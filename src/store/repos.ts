@@ -10,6 +10,7 @@ import { createMetaRepo } from './meta.ts'
 import { createProjectRepo } from './projects.ts'
 import { createRecordRepo } from './records.ts'
 import { createRecordingRepo } from './recordings.ts'
+import { createRedeliveryRepo } from './redeliveries.ts'
 import { createRelationRepo } from './relations.ts'
 import { createResourceRepo } from './resources.ts'
 import { createRetentionRepo } from './retention.ts'
@@ -34,6 +35,7 @@ export function createRepos(db: Db) {
     inbox: createInboxRepo(db),
     subscriptions: createSubscriptionRepo(db),
     deliveries: createDeliveryRepo(db),
+    redeliveries: createRedeliveryRepo(db),
     retention: createRetentionRepo(db),
     specs: createSpecRepo(db),
     files: createFileRepo(db),

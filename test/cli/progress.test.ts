@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
-import { BIN, cleanup, cliProcessAsync, expectFreshBuild, tempDir } from '../_helpers.ts'
+import { cleanup, cliProcessAsync, tempDir } from '../_helpers.ts'
+import { ERASE, onTerminal, terminalEnv } from './_terminal.ts'
 
 const servers: Server[] = []
 
@@ -11,12 +11,6 @@ afterEach(async () => {
   await cleanup()
 })
 
-/**
- * The progress line is drawn only on a terminal, so these run the built CLI under a real
- * pseudo-terminal: util-linux's `script`, whose output is everything the terminal was sent.
- */
-
-const ERASE = '\x1b[K'
 /** Longer than the line's first-draw delay (1 s), whatever the machine's speed. */
 const SPEC_DELAY_MS = 1300
 const OPERATIONS = 50
@@ -33,26 +27,6 @@ async function slowSpecServer(): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   servers.push(server)
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/spec.json`
-}
-
-/** The variables of a person's terminal: none of those that silence the line. */
-function terminalEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'CI' && name !== 'NO_COLOR') env[name] = value
-  return { ...env, TERM: 'xterm-256color', FORCE_COLOR: '0', ...extra }
-}
-
-const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
-
-/** The built CLI on a pseudo-terminal: its exit code and all it wrote there (stdout and stderr, in order). */
-function onTerminal(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; screen: string }> {
-  expectFreshBuild()
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ')
-  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let screen = ''
-  child.stdout.on('data', (chunk) => (screen += chunk))
-  child.stderr.on('data', (chunk) => (screen += chunk))
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, screen })))
 }
 
 describe('the progress line', () => {

@@ -25,9 +25,12 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
         const project = selectProject(context, options.project)
         let text: string
         if (format === 'openapi') {
-          const exported = exportOpenApi(context, project)
+          const exported = await withProgress(ctx, options, (onProgress) => {
+            const { document, warnings } = exportOpenApi(context, project, { onProgress })
+            return { warnings, text: openApiText(document, options.output ?? null, { onProgress }) }
+          })
           printWarnings(ctx.io, exported.warnings)
-          text = openApiText(exported.document, options.output ?? null)
+          text = exported.text
         } else {
           text = await withProgress(ctx, options, (onProgress) => toYaml(exportProject(context, project), { onProgress }))
         }

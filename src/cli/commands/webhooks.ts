@@ -1,19 +1,22 @@
 import chalk from 'chalk'
 import type { Command } from 'commander'
 import { selectProject } from '../../domain/projects.ts'
+import { attemptIdOf, redeliverMany, redeliverySince, type RedeliverySelection } from '../../domain/redelivery.ts'
 import {
   DELIVERY_LOG_LIMIT, createSubscription, deleteSubscription, recentAttempts, redeliver, requireSubscription, updateSubscription,
 } from '../../domain/subscriptions.ts'
 import { AppError } from '../../errors.ts'
 import { EVENT_TYPES } from '../../model.ts'
-import { attemptView, subscriptionView } from '../../views.ts'
+import type { Context } from '../../domain/context.ts'
+import { attemptView, subscriptionView, type RedeliverySkipReason, type RedeliveryView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
 import { parseInteger } from '../parse.ts'
+import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 export function registerWebhooks(program: Command, ctx: CliContext): void {
   const webhooks = program.command('webhooks').description('manage webhook subscriptions and read the delivery log')
-    .addHelpText('after', '\nExamples:\n  $ mockapi webhooks add http://127.0.0.1:4000/hook --events mock.request,mock.error\n  $ mockapi webhooks deliveries\n  $ mockapi webhooks redeliver 12')
+    .addHelpText('after', '\nExamples:\n  $ mockapi webhooks add http://127.0.0.1:4000/hook --events mock.request,mock.error\n  $ mockapi webhooks deliveries\n  $ mockapi webhooks redeliver 12 13\n  $ mockapi webhooks redeliver --failed --since 1h')
 
   webhooks
     .command('list')
@@ -129,11 +132,78 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
     })
 
   webhooks
-    .command('redeliver <deliveryId>')
-    .description('queue the event of a logged delivery once more (a running serve sends it within a second)')
-    .action((deliveryId: string, _options: unknown, command: Command) =>
-      withRuntime(command, ctx, ({ context }) => {
-        const { attempt } = redeliver(context, deliveryId)
-        ctx.io.out(success(`queued ${attempt.eventType} ${attempt.eventId} again for subscription ${attempt.subscriptionId}`))
+    .command('redeliver [deliveryIds...]')
+    .description('queue once more the events of logged deliveries, or of every failed one (a running serve sends them within a second)')
+    .option('--failed', 'every failed delivery not queued again since (of the project, or of --subscription)')
+    .option('--subscription <id>', 'with --failed: only this subscription\'s')
+    .option('--since <time>', 'with --failed: only those that failed since an ISO time or a span back (30m, 2h, 1d)')
+    .option('--project <slug>', 'project (default: with --failed, the only or the default one; with ids, any)')
+    .option('--json', 'print {queued, skipped, skips} as JSON')
+    .option(...QUIET_OPTION)
+    .action((deliveryIds: string[], options: RedeliverOptions, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
+        if (options.failed && deliveryIds.length > 0) throw new AppError('INVALID_INPUT', 'give delivery ids or --failed, not both')
+        if (!options.failed && (options.subscription !== undefined || options.since !== undefined)) {
+          throw new AppError('INVALID_INPUT', '--subscription and --since go with --failed')
+        }
+        if (!options.failed && deliveryIds.length === 0) {
+          throw new AppError('INVALID_INPUT', 'give the ids of deliveries to queue again (mockapi webhooks deliveries lists them), or --failed')
+        }
+        if (deliveryIds.length === 1 && !options.json && options.project === undefined) {
+          const { attempt } = redeliver(context, deliveryIds[0]!)
+          return ctx.io.out(success(`queued ${attempt.eventType} ${attempt.eventId} again for subscription ${attempt.subscriptionId}`))
+        }
+        const selection = redeliverySelection(context, deliveryIds, options)
+        const summary = await withProgress(ctx, options, (onProgress) => redeliverMany(context, selection, { onProgress }))
+        if (options.json) return printJson(ctx.io, summary)
+        printRedelivery(ctx, summary, options)
       }))
 }
+
+interface RedeliverOptions {
+  failed?: boolean
+  subscription?: string
+  since?: string
+  project?: string
+  json?: boolean
+  quiet?: boolean
+}
+
+/**
+ * What the arguments select: attempt ids (of any project, unless `--project` names one), or the
+ * failed deliveries of a project (that of `--subscription`, when given).
+ */
+function redeliverySelection(context: Context, deliveryIds: string[], options: RedeliverOptions): RedeliverySelection {
+  if (!options.failed) {
+    const attemptIds = deliveryIds.map((raw) => attemptIdOf(raw) ?? refuseId(raw))
+    return { attemptIds, project: options.project === undefined ? undefined : selectProject(context, options.project) }
+  }
+  const named = options.project === undefined ? undefined : selectProject(context, options.project)
+  const subscription = options.subscription === undefined ? null : requireSubscription(context, options.subscription, named)
+  const project = subscription ? context.repos.projects.byId(subscription.projectId)! : named ?? selectProject(context, undefined)
+  const since = options.since === undefined ? null : redeliverySince(context, options.since, '--since')
+  return { failed: true, project, subscription, since }
+}
+
+function refuseId(raw: string): never {
+  throw new AppError('INVALID_INPUT', `"${raw}" is not a delivery id: give the ids "mockapi webhooks deliveries" lists`)
+}
+
+const REASONS: Record<RedeliverySkipReason, (subscriptionId: number) => string> = {
+  'subscription-off': (id) => `subscription ${id} is off (mockapi webhooks toggle ${id} --on turns it on)`,
+  'subscription-deleted': (id) => `subscription ${id} was deleted`,
+  'event-pruned': (id) => `their events were pruned from the log of subscription ${id} meanwhile`,
+  duplicate: (id) => `another id named the same event for subscription ${id}`,
+}
+
+function printRedelivery(ctx: CliContext, summary: RedeliveryView, options: RedeliverOptions): void {
+  if (summary.queued + summary.skipped === 0) {
+    const of = options.subscription !== undefined ? ` of subscription ${options.subscription}` : ''
+    return ctx.io.out(success(`no failed deliveries${of}${options.since !== undefined ? ` since ${options.since}` : ''} to queue again`))
+  }
+  const line = `queued ${plural(summary.queued, 'delivery', 'deliveries')} again${summary.queued > 0 ? ' (a running serve sends them within a second)' : ''}`
+  ctx.io.out(summary.queued > 0 ? success(line) : chalk.yellow(`! ${line}`))
+  for (const { subscriptionId, reason, count } of summary.skips) ctx.io.out(`  skipped ${count}: ${REASONS[reason](subscriptionId)}`)
+}
+
+const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`
