@@ -66,12 +66,14 @@ async function labelledBuckets(chart: Locator): Promise<Map<string, string>> {
   return new Map(pairs.filter(([, label]) => !/: no (requests|attempts)$/.test(label!)) as [string, string][])
 }
 
-/** A chart alone, in both themes, for the docs and for review. */
+/** A chart alone, in both themes, for the docs and for review, with room above it for the tooltip that sits over the caption. */
 async function chartShots(page: Page, chart: Locator, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  await chart.screenshot({ path: join(SCREENSHOTS, `${name}-light.png`) })
+  const box = (await chart.boundingBox())!
+  const clip = { x: box.x - 4, y: box.y - 24, width: box.width + 8, height: box.height + 28 }
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-light.png`), clip })
   await page.emulateMedia({ colorScheme: 'dark' })
-  await chart.screenshot({ path: join(SCREENSHOTS, `${name}-dark.png`) })
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-dark.png`), clip })
   await page.emulateMedia({ colorScheme: 'light' })
 }
 
