@@ -183,6 +183,8 @@ export interface RequestBucketView {
   '3xx': number
   '4xx': number
   '5xx': number
+  /** Of `total`, those that got no answer (status 0: a hang or reset fault, a client that left). */
+  noAnswer: number
   p50: number | null
   p95: number | null
   p99: number | null

@@ -298,5 +298,12 @@ export const redeliver = async (attemptId) => void (await inProject(`/deliveries
  */
 export const getStats = async (window) => (await inProject(`/stats?window=${encodeURIComponent(window)}`)).data
 
+/**
+ * How many requests per project the serve's journal keeps (`X-Journal-Size` of the stats; 0: `serve
+ * --journal 0`, where `…/requests` is a 409).
+ * @returns {Promise<number>}
+ */
+export const journalSize = async () => Number((await inProject('/stats?window=1m')).headers.get('X-Journal-Size') ?? 1)
+
 /** The live stream's address: `EventSource` cannot send the token in a header. */
 export const eventsUrl = () => `/api/projects/${currentProject().id}/events?access_token=${encodeURIComponent(state.token ?? '')}`

@@ -16,6 +16,7 @@ import { h, ms } from './dom.js'
  * @typedef {object} ChartBucket
  * @property {string} at its start (ISO)
  * @property {number[]} stacks one per `ChartSpec.stacks`, bottom first
+ * @property {number} count how many it holds (requests, attempts): a bucket is empty, or a tab stop, by it
  * @property {(number | null)[]} lines one per `ChartSpec.lines`; null: nothing to draw
  * @property {string} text what the tooltip and the aria-label say of it
  */
@@ -34,15 +35,24 @@ import { h, ms } from './dom.js'
  */
 
 const SVG = 'http://www.w3.org/2000/svg'
-/** The drawing's own units: the SVG scales to the width it is given, text with it. */
-const WIDTH = 720
-const HEIGHT = 150
-const LEFT = 44
-const RIGHT = 52
-const TOP = 8
-const BOTTOM = 20
-const PLOT_WIDTH = WIDTH - LEFT - RIGHT
+/**
+ * The drawing is in CSS pixels, as wide as its box (measured, and drawn again when the box changes
+ * width) and of a fixed height, so its text keeps the size app.css gives it at any window width.
+ */
+const HEIGHT = 170
+/** Drawn at this width while its box has none (a tab not shown): drawn again once it has one. */
+const UNMEASURED_WIDTH = 720
+const LEFT = 48
+const RIGHT = 56
+const TOP = 14
+const BOTTOM = 22
 const PLOT_HEIGHT = HEIGHT - TOP - BOTTOM
+/** The fewest pixels between two time labels of the x axis. */
+const TICK_SPACING = 72
+/** At most this many time labels between the ends: a few, as round as they can be. */
+const MAX_TICKS = 6
+/** Spans between the x axis's intermediate time labels, in seconds: the first that fits is taken. */
+const TICK_STEPS = [5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200]
 
 /**
  * An SVG element; attributes as given (numbers written as text).
@@ -117,7 +127,8 @@ const bucketLength = (seconds) => (seconds === 60 ? 'minute' : seconds % 60 === 
 const percentileText = (values) => values.map(({ label, value }) => `${label} ${value === null ? '—' : ms(value)}`).join(', ')
 
 /**
- * Where the tooltip sits: above the bucket, kept inside the chart.
+ * Where the tooltip sits: over the bucket, its bottom above the plot's top (over the caption and
+ * legend, not the bars or the axes' labels), kept within the chart's width.
  * @param {HTMLElement} tip
  * @param {HTMLElement} frame
  * @param {Element} target
@@ -129,18 +140,42 @@ function placeTip(tip, frame, target) {
   const left = Math.min(Math.max(box.left + box.width / 2 - outer.left - width / 2, 0), Math.max(outer.width - width, 0))
   // Set through the CSSOM: the CSP refuses style attributes, not this.
   tip.style.left = `${left}px`
-  tip.style.top = `${Math.max(box.top - outer.top - tip.offsetHeight - 6, 0)}px`
+  tip.style.top = `${TOP - 12 - tip.offsetHeight}px`
 }
 
 /**
- * A chart of stacked bars and lines: a figure with its caption, legend, the SVG and the tooltip.
- * @param {ChartSpec} spec
- * @returns {HTMLElement}
+ * The x axis's labels between its ends: at whole multiples of a round span (every minute, every
+ * 5 minutes), a few, at least TICK_SPACING apart, none crowding the ends' labels.
+ * @param {number} from ms
+ * @param {number} to ms
+ * @param {number} bucketSeconds
+ * @param {number} plotWidth
+ * @returns {{ time: number, step: number }[]}
  */
-export function stackedChart(spec) {
+function timeTicks(from, to, bucketSeconds, plotWidth) {
+  const fit = Math.min(Math.floor(plotWidth / TICK_SPACING), MAX_TICKS)
+  const span = (to - from) / 1000
+  const step = TICK_STEPS.find((seconds) => seconds % bucketSeconds === 0 && span / seconds <= fit)
+  if (step === undefined) return []
+  const ticks = []
+  for (let time = Math.ceil(from / (step * 1000)) * step * 1000; time <= to; time += step * 1000) {
+    const x = ((time - from) / (to - from)) * plotWidth
+    if (x >= TICK_SPACING * 0.6 && x <= plotWidth - TICK_SPACING * 0.6) ticks.push({ time, step })
+  }
+  return ticks
+}
+
+/**
+ * The SVG of a chart `width` pixels wide.
+ * @param {ChartSpec} spec
+ * @param {number} width
+ * @returns {SVGElement}
+ */
+function drawing(spec, width) {
   const { buckets } = spec
+  const plotWidth = Math.max(width - LEFT - RIGHT, 40)
   const count = Math.max(buckets.length, 1)
-  const slot = PLOT_WIDTH / count
+  const slot = plotWidth / count
   const barWidth = Math.max(slot - (slot > 4 ? 1 : 0), 0.5)
   const barTop = axisTop(Math.max(0, ...buckets.map((bucket) => bucket.stacks.reduce((sum, value) => sum + value, 0))))
   const lineValues = buckets.flatMap((bucket) => bucket.lines.filter(/** @returns {value is number} */ (value) => value !== null))
@@ -153,21 +188,31 @@ export function stackedChart(spec) {
   const grid = [0, 0.5, 1].flatMap((share) => {
     const y = barY(barTop * share)
     return [
-      svg('line', { class: 'chart-grid', x1: LEFT, x2: LEFT + PLOT_WIDTH, y1: y, y2: y }),
-      svg('text', { class: 'chart-axis', x: LEFT - 4, y: y + 3, 'text-anchor': 'end' }, spec.unit(barTop * share)),
-      ...(lineValues.length ? [svg('text', { class: 'chart-axis', x: LEFT + PLOT_WIDTH + 4, y: y + 3 }, share === 0 ? '0 ms' : ms(lineTop * share))] : []),
+      svg('line', { class: 'chart-grid', x1: LEFT, x2: LEFT + plotWidth, y1: y, y2: y }),
+      svg('text', { class: 'chart-axis', x: LEFT - 5, y: y + 4, 'text-anchor': 'end' }, spec.unit(barTop * share)),
+      ...(lineValues.length ? [svg('text', { class: 'chart-axis', x: LEFT + plotWidth + 5, y: y + 4 }, share === 0 ? '0 ms' : ms(lineTop * share))] : []),
     ]
   })
   const first = buckets[0]
   const last = buckets[buckets.length - 1]
-  const times = first && last
-    ? [
-      svg('text', { class: 'chart-axis', x: LEFT, y: HEIGHT - 5 }, timeOfDay(Date.parse(first.at), spec.bucketSeconds)),
-      svg('text', { class: 'chart-axis', x: LEFT + PLOT_WIDTH, y: HEIGHT - 5, 'text-anchor': 'end' }, timeOfDay(Date.parse(last.at) + spec.bucketSeconds * 1000, spec.bucketSeconds)),
-    ]
-    : []
+  const baseline = HEIGHT - 6
+  /** @type {SVGElement[]} */
+  const times = []
+  if (first && last) {
+    const from = Date.parse(first.at)
+    const to = Date.parse(last.at) + spec.bucketSeconds * 1000
+    times.push(
+      svg('text', { class: 'chart-axis', x: LEFT, y: baseline }, timeOfDay(from, spec.bucketSeconds)),
+      svg('text', { class: 'chart-axis', x: LEFT + plotWidth, y: baseline, 'text-anchor': 'end' }, timeOfDay(to, spec.bucketSeconds)))
+    for (const { time, step } of timeTicks(from, to, spec.bucketSeconds, plotWidth)) {
+      const x = LEFT + ((time - from) / (to - from)) * plotWidth
+      times.push(
+        svg('line', { class: 'chart-tick', x1: x, x2: x, y1: TOP + PLOT_HEIGHT, y2: TOP + PLOT_HEIGHT + 4 }),
+        svg('text', { class: 'chart-axis', x, y: baseline, 'text-anchor': 'middle', 'data-testid': 'chart-time' }, timeOfDay(time, step)))
+    }
+  }
 
-  const lastWithData = buckets.reduce((found, bucket, index) => (bucket.stacks.some((value) => value > 0) ? index : found), buckets.length - 1)
+  const lastWithData = buckets.reduce((found, bucket, index) => (bucket.count > 0 ? index : found), buckets.length - 1)
   const groups = buckets.map((bucket, index) => {
     const x = LEFT + index * slot
     let base = 0
@@ -193,15 +238,65 @@ export function stackedChart(spec) {
     })
     return svg('path', { class: `chart-line c-${line.key}`, d: path || 'M0 0' })
   })
-  const empty = buckets.every((bucket) => bucket.stacks.every((value) => value === 0))
-    ? [svg('text', { class: 'chart-empty', x: LEFT + PLOT_WIDTH / 2, y: TOP + PLOT_HEIGHT / 2, 'text-anchor': 'middle' }, spec.empty)]
+  const empty = buckets.every((bucket) => bucket.count === 0)
+    ? [svg('text', { class: 'chart-empty', x: LEFT + plotWidth / 2, y: TOP + PLOT_HEIGHT / 2, 'text-anchor': 'middle' }, spec.empty)]
     : []
   // The drawing itself is no tab stop (Chromium would make it one): its buckets are.
-  const drawing = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'group', 'aria-label': spec.summary, tabindex: -1, 'data-testid': `${spec.testid}-svg` },
+  return svg('svg', { viewBox: `0 0 ${width} ${HEIGHT}`, width, height: HEIGHT, role: 'group', 'aria-label': spec.summary, tabindex: -1, 'data-testid': `${spec.testid}-svg` },
     ...grid, ...times, ...groups, ...lines, ...empty)
+}
 
+/**
+ * Each chart's redrawing at a width, and what watches its box's width, so that `replaceChart` draws
+ * it at its box's width at once and lets go of the one it replaces.
+ * @type {WeakMap<Element, { draw: () => void, observer: ResizeObserver }>}
+ */
+const charts = new WeakMap()
+
+/**
+ * The bucket focused in `within`, by its start; null when none is.
+ * @param {Element} within
+ */
+function focusedAt(within) {
+  const active = document.activeElement
+  return active instanceof Element && within.contains(active) ? active.closest('.chart-bucket')?.getAttribute('data-at') ?? null : null
+}
+
+/**
+ * The bucket starting at `at` focused again, and made the chart's tab stop.
+ * @param {Element} chart
+ * @param {string | null} at
+ */
+function refocus(chart, at) {
+  if (!at) return
+  const again = chart.querySelector(`.chart-bucket[data-at="${CSS.escape(at)}"]`)
+  if (!(again instanceof SVGElement)) return
+  for (const bucket of chart.querySelectorAll('.chart-bucket')) bucket.setAttribute('tabindex', bucket === again ? '0' : '-1')
+  again.focus()
+}
+
+/**
+ * A chart of stacked bars and lines: a figure with its caption, legend, the SVG and the tooltip.
+ * @param {ChartSpec} spec
+ * @returns {HTMLElement}
+ */
+export function stackedChart(spec) {
   const tip = h('div', { class: 'chart-tip', role: 'tooltip', 'data-testid': 'chart-tip', hidden: true })
-  const frame = h('div', { class: 'chart-frame' }, drawing, tip)
+  const frame = h('div', { class: 'chart-frame' }, tip)
+  let drawnWidth = 0
+  /** @param {number} width */
+  const drawAt = (width) => {
+    const measured = Math.round(width) || UNMEASURED_WIDTH
+    if (measured === drawnWidth) return
+    drawnWidth = measured
+    const focused = focusedAt(frame)
+    const old = frame.querySelector('svg')
+    const fresh = drawing(spec, measured)
+    if (old) old.replaceWith(fresh)
+    else frame.prepend(fresh)
+    refocus(frame, focused)
+    if (!focused) hide()
+  }
   /** @param {Element} target */
   const show = (target) => {
     tip.textContent = target.getAttribute('aria-label') ?? ''
@@ -210,35 +305,40 @@ export function stackedChart(spec) {
   }
   const hide = () => void (tip.hidden = true)
   const bucketOf = (/** @type {EventTarget | null} */ target) => (target instanceof Element ? target.closest('.chart-bucket') : null)
-  drawing.addEventListener('pointerover', (event) => {
+  // On the frame, not the SVG: the SVG is drawn anew as the width changes.
+  frame.addEventListener('pointerover', (event) => {
     const bucket = bucketOf(event.target)
     if (bucket) show(bucket)
   })
-  drawing.addEventListener('pointerleave', () => {
+  frame.addEventListener('pointerleave', () => {
     const focused = bucketOf(document.activeElement)
-    if (focused && drawing.contains(focused)) show(focused)
+    if (focused && frame.contains(focused)) show(focused)
     else hide()
   })
-  drawing.addEventListener('focusin', (event) => {
+  frame.addEventListener('focusin', (event) => {
     const bucket = bucketOf(event.target)
     if (bucket) show(bucket)
   })
-  drawing.addEventListener('focusout', hide)
-  drawing.addEventListener('keydown', (event) => moveFocus(drawing, event))
+  frame.addEventListener('focusout', hide)
+  frame.addEventListener('keydown', (event) => moveFocus(frame, event))
 
   const legend = h('ul', { class: 'chart-legend' },
     spec.stacks.map((stack) => h('li', {}, h('span', { class: `swatch c-${stack.key}` }), stack.label)),
     spec.lines.map((line) => h('li', {}, h('span', { class: `swatch line c-${line.key}` }), line.label)))
-  return h('figure', { class: 'chart', 'data-testid': spec.testid }, h('figcaption', {}, spec.caption), legend, frame)
+  const figure = h('figure', { class: 'chart', 'data-testid': spec.testid }, h('figcaption', {}, spec.caption), legend, frame)
+  const observer = new ResizeObserver(([entry]) => drawAt(entry?.contentRect.width ?? 0))
+  observer.observe(frame)
+  charts.set(figure, { draw: () => drawAt(frame.clientWidth), observer })
+  return figure
 }
 
 /**
  * The arrow keys, Home and End move between a chart's buckets; the one focused is the chart's tab stop.
- * @param {SVGElement} drawing
+ * @param {HTMLElement} frame
  * @param {KeyboardEvent} event
  */
-function moveFocus(drawing, event) {
-  const buckets = [...drawing.querySelectorAll('.chart-bucket')]
+function moveFocus(frame, event) {
+  const buckets = [...frame.querySelectorAll('.chart-bucket')]
   const current = buckets.findIndex((bucket) => bucket === document.activeElement)
   if (current < 0) return
   /** @type {Record<string, number>} */
@@ -253,25 +353,25 @@ function moveFocus(drawing, event) {
 }
 
 /**
- * Puts a chart in its box in place of the one there, the bucket that had the keyboard's focus (by its
- * start) focused again: a chart is redrawn as traffic comes.
+ * Puts a chart in its box in place of the one there, drawn at the box's width, the bucket that had
+ * the keyboard's focus (by its start) focused again: a chart is redrawn as traffic comes.
  * @param {HTMLElement} box
  * @param {HTMLElement} chart
  */
 export function replaceChart(box, chart) {
-  const focused = document.activeElement instanceof Element && box.contains(document.activeElement) ? document.activeElement.closest('.chart-bucket')?.getAttribute('data-at') : null
+  const focused = focusedAt(box)
+  for (const old of box.children) charts.get(old)?.observer.disconnect()
   box.replaceChildren(chart)
-  if (!focused) return
-  const again = chart.querySelector(`.chart-bucket[data-at="${CSS.escape(focused)}"]`)
-  if (!(again instanceof SVGElement)) return
-  for (const bucket of chart.querySelectorAll('.chart-bucket')) bucket.setAttribute('tabindex', bucket === again ? '0' : '-1')
-  again.focus()
+  charts.get(chart)?.draw()
+  refocus(chart, focused)
 }
 
 /** @param {number} value */
 const perSecond = (value) => `${Number(value.toFixed(2))}/s`
 
 const STATUS_CLASSES = /** @type {const} */ (['2xx', '3xx', '4xx', '5xx'])
+/** The parts of a bar of requests, bottom first: the status classes, then those that got no answer (status 0). */
+const REQUEST_STACKS = /** @type {const} */ ([...STATUS_CLASSES, 'noAnswer'])
 
 /**
  * The text of one bucket of requests: `12:03:10–12:03:15: 16 requests (3.2/s): 2xx 11, 3xx 1, 4xx 2, 5xx 1; p50 0.6 ms, p95 126 ms, p99 126 ms`.
@@ -282,7 +382,7 @@ export function requestBucketText(bucket, bucketSeconds) {
   const span = bucketSpan(bucket.at, bucketSeconds)
   if (bucket.total === 0) return `${span}: no requests`
   const classes = STATUS_CLASSES.map((name) => `${name} ${bucket[name]}`).join(', ')
-  const faults = bucket.total - STATUS_CLASSES.reduce((sum, name) => sum + bucket[name], 0)
+  const faults = bucket.noAnswer
   const percentiles = percentileText([{ label: 'p50', value: bucket.p50 }, { label: 'p95', value: bucket.p95 }, { label: 'p99', value: bucket.p99 }])
   return `${span}: ${bucket.total} request${bucket.total === 1 ? '' : 's'} (${perSecond(bucket.total / bucketSeconds)}): ${classes}${faults ? `, no answer ${faults}` : ''}; ${percentiles}`
 }
@@ -294,7 +394,8 @@ export function requestBucketText(bucket, bucketSeconds) {
 export function requestChart(stats) {
   const { requests, bucketSeconds } = stats
   const total = requests.reduce((sum, bucket) => sum + bucket.total, 0)
-  const byClass = STATUS_CLASSES.map((name) => `${name} ${requests.reduce((sum, bucket) => sum + bucket[name], 0)}`).join(', ')
+  const noAnswer = requests.reduce((sum, bucket) => sum + bucket.noAnswer, 0)
+  const byClass = STATUS_CLASSES.map((name) => `${name} ${requests.reduce((sum, bucket) => sum + bucket[name], 0)}`).join(', ') + (noAnswer ? `, no answer ${noAnswer}` : '')
   const busiest = requests.reduce((top, bucket) => (bucket.total > top.total ? bucket : top), requests[0] ?? { at: stats.from, total: 0 })
   const slowest = Math.max(0, ...requests.map((bucket) => bucket.p95 ?? 0))
   const words = windowWords(stats.window)
@@ -306,13 +407,14 @@ export function requestChart(stats) {
     caption: `Requests per second, last ${words}`,
     summary,
     empty: `No requests in the last ${words}`,
-    stacks: STATUS_CLASSES.map((name) => ({ key: name, label: name })),
+    stacks: [...STATUS_CLASSES.map((name) => ({ key: name, label: name })), { key: 'none', label: 'no answer' }],
     lines: [{ key: 'p50', label: 'p50 duration' }, { key: 'p95', label: 'p95 duration' }],
     unit: perSecond,
     bucketSeconds,
     buckets: requests.map((bucket) => ({
       at: bucket.at,
-      stacks: STATUS_CLASSES.map((name) => bucket[name] / bucketSeconds),
+      stacks: REQUEST_STACKS.map((name) => bucket[name] / bucketSeconds),
+      count: bucket.total,
       lines: [bucket.p50, bucket.p95],
       text: requestBucketText(bucket, bucketSeconds),
     })),
@@ -364,6 +466,7 @@ export function deliveryChart(stats, subscriptionId, name) {
     buckets: buckets.map((bucket) => ({
       at: bucket.at,
       stacks: OUTCOMES.map((outcome) => bucket[outcome]),
+      count: OUTCOMES.reduce((sum, outcome) => sum + bucket[outcome], 0),
       lines: [bucket.p50, bucket.p95],
       text: deliveryBucketText(bucket, bucketSeconds),
     })),

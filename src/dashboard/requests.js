@@ -3,7 +3,7 @@
 // narrowed by a filter that the server applies (GET …/requests, the fields the CLI and the test API
 // take), kept current by the live stream; one request's headers, bodies, and why nothing matched it.
 
-import { ApiError, clearRequests, listRequests } from './api.js'
+import { ApiError, clearRequests, journalSize, listRequests } from './api.js'
 import { $, button, clock, confirming, dateTime, form, guard, h, headersTable, input, methodBadge, ms, notify, notifyError, prettyText, select, statusBadge } from './dom.js'
 import { endpointFromRequest } from './request-endpoint.js'
 import { REQUESTS_SHOWN, currentProject, emptyRequestFilter, state, stillCurrent } from './state.js'
@@ -28,6 +28,21 @@ let loads = 0
 let arrivedDuringLoad = null
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let requeryTimer
+/**
+ * Whether this serve keeps a journal (`serve --journal`, the same for every project), asked once of
+ * the stats: without one, `…/requests` is a 409 that the browser's console would show as an error.
+ * @type {Promise<boolean> | null}
+ */
+let journalKept = null
+
+function keepsJournal() {
+  // Not answered (a refused token, the server away): the list is asked, and says why.
+  journalKept ??= journalSize().then((size) => size > 0, () => {
+    journalKept = null
+    return true
+  })
+  return journalKept
+}
 
 /** @param {RequestFilter} filter */
 const isFiltered = (filter) => FILTER_FIELDS.some((field) => filter[field].trim() !== '')
@@ -63,6 +78,13 @@ export async function loadRequests() {
   const arrived = filtered ? null : /** @type {JournalEntry[]} */ ([])
   arrivedDuringLoad = arrived
   try {
+    if (!(await keepsJournal())) {
+      if (!current() || load !== loads) return
+      state.requestsShown = { kind: 'off' }
+      state.requests = []
+      state.requestTotal = 0
+      return renderRequests()
+    }
     const { entries, total, bound } = await listRequests(filterQuery(state.requestFilter))
     if (!current() || load !== loads) return
     const listed = new Set(entries.map((entry) => entry.id))

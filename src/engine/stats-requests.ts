@@ -2,11 +2,18 @@ import { binOf, histogramPercentile, HISTOGRAM_BINS } from './stats-percentiles.
 import type { RequestBucketView } from '../views.ts'
 import type { StatsWindow } from './stats-window.ts'
 
-/** A slot's counts: total, 2xx, 3xx, 4xx, 5xx, then the duration histogram. */
+/**
+ * A slot's counts: total, 2xx, 3xx, 4xx, 5xx, no answer (status 0), the shortest and longest duration
+ * (whole µs; the shortest starts at the largest value), then the duration histogram.
+ */
 const TOTAL = 0
 const CLASSES = 4
-const HISTOGRAM = 1 + CLASSES
+const NO_ANSWER = 1 + CLASSES
+const MIN_US = NO_ANSWER + 1
+const MAX_US = MIN_US + 1
+const HISTOGRAM = MAX_US + 1
 const SLOT_SIZE = HISTOGRAM + HISTOGRAM_BINS
+const NONE_YET = 0xffff_ffff
 
 /** Per-second slots for the last hour (buckets under a minute), per-minute ones for the last day. */
 const SECOND = 1000
@@ -45,6 +52,7 @@ function slotOf(ring: Ring, atMs: number): Uint32Array {
   let slot = ring.slots.get(key)
   if (!slot) {
     slot = new Uint32Array(SLOT_SIZE)
+    slot[MIN_US] = NONE_YET
     ring.slots.set(key, slot)
     evict(ring, key)
   }
@@ -53,15 +61,26 @@ function slotOf(ring: Ring, atMs: number): Uint32Array {
   return slot
 }
 
-function count(slot: Uint32Array, status: number, bin: number): void {
+function count(slot: Uint32Array, status: number, bin: number, micros: number): void {
   slot[TOTAL]! += 1
   const statusClass = Math.floor(status / 100) - 1
   if (statusClass >= 1 && statusClass <= CLASSES) slot[statusClass]! += 1
+  else if (status === 0) slot[NO_ANSWER]! += 1
+  if (micros < slot[MIN_US]!) slot[MIN_US] = micros
+  if (micros > slot[MAX_US]!) slot[MAX_US] = micros
   slot[HISTOGRAM + bin]! += 1
 }
 
+/**
+ * A percentile read from the histogram, kept within the bucket's shortest and longest duration: a
+ * bin's interpolation can fall below every sample in it (four requests delayed 300 ms read as 269).
+ */
+function clamped(value: number | null, minUs: number, maxUs: number): number | null {
+  return value === null ? null : Math.round(Math.min(Math.max(value * 1000, minUs), maxUs) / 10) / 100
+}
+
 export interface RequestStats {
-  /** Counts one answered request of the project at `atMs` (status 0: a fault, in no class). */
+  /** Counts one request of the project at `atMs` (status 0: no answer, a fault or a client gone, in no class but its own). */
   record(projectId: number, atMs: number, status: number, durationMs: number): void
   /** The project's buckets over the window, oldest first, one per bucket whether or not it had requests. */
   buckets(projectId: number, window: StatsWindow): RequestBucketView[]
@@ -80,7 +99,11 @@ export function createRequestStats(): RequestStats {
   function sum(ring: Ring, fromMs: number, toMs: number, into: Float64Array): void {
     for (let key = Math.floor(fromMs / ring.span), end = Math.floor(toMs / ring.span); key < end; key++) {
       const slot = ring.slots.get(key)
-      if (slot) for (let i = 0; i < SLOT_SIZE; i++) into[i]! += slot[i]!
+      if (!slot) continue
+      for (let i = 0; i < MIN_US; i++) into[i]! += slot[i]!
+      for (let i = HISTOGRAM; i < SLOT_SIZE; i++) into[i]! += slot[i]!
+      into[MIN_US] = Math.min(into[MIN_US]!, slot[MIN_US]!)
+      into[MAX_US] = Math.max(into[MAX_US]!, slot[MAX_US]!)
     }
   }
 
@@ -92,8 +115,9 @@ export function createRequestStats(): RequestStats {
         projects.set(projectId, counters)
       }
       const bin = binOf(durationMs)
-      count(slotOf(counters.seconds, atMs), status, bin)
-      count(slotOf(counters.minutes, atMs), status, bin)
+      const micros = Math.min(Math.round(durationMs * 1000), NONE_YET - 1)
+      count(slotOf(counters.seconds, atMs), status, bin, micros)
+      count(slotOf(counters.minutes, atMs), status, bin, micros)
     },
     buckets(projectId, window) {
       const counters = projects.get(projectId)
@@ -104,8 +128,10 @@ export function createRequestStats(): RequestStats {
       const buckets: RequestBucketView[] = []
       for (let at = window.fromMs; at < window.toMs; at += bucketMs) {
         totals.fill(0)
+        totals[MIN_US] = NONE_YET
         if (source) sum(source, at, at + bucketMs, totals)
         const total = totals[TOTAL]!
+        const [minUs, maxUs] = [totals[MIN_US]!, totals[MAX_US]!]
         buckets.push({
           at: new Date(at).toISOString(),
           total,
@@ -113,9 +139,10 @@ export function createRequestStats(): RequestStats {
           '3xx': totals[2]!,
           '4xx': totals[3]!,
           '5xx': totals[4]!,
-          p50: histogramPercentile(totals, HISTOGRAM, total, 0.5),
-          p95: histogramPercentile(totals, HISTOGRAM, total, 0.95),
-          p99: histogramPercentile(totals, HISTOGRAM, total, 0.99),
+          noAnswer: totals[NO_ANSWER]!,
+          p50: clamped(histogramPercentile(totals, HISTOGRAM, total, 0.5), minUs, maxUs),
+          p95: clamped(histogramPercentile(totals, HISTOGRAM, total, 0.95), minUs, maxUs),
+          p99: clamped(histogramPercentile(totals, HISTOGRAM, total, 0.99), minUs, maxUs),
         })
       }
       return buckets

@@ -36,9 +36,19 @@ function spanSeconds(text: string): number | null {
   return match ? Number(match[1]) * UNIT_SECONDS[match[2]!]! : null
 }
 
-/** The smallest step that keeps the window within MAX_BUCKETS. */
-function defaultBucket(windowSeconds: number): number {
-  return STEPS.find((step) => windowSeconds / step <= MAX_BUCKETS) ?? STEPS[STEPS.length - 1]!
+/** A bucket the counters can add up: it divides a minute, or is whole minutes. */
+const alignable = (seconds: number) => 60 % seconds === 0 || seconds % 60 === 0
+
+/**
+ * The smallest of STEPS that divides the window into at most MAX_BUCKETS, else the smallest such
+ * bucket of whole minutes (a `121m` window: 11 minutes); null when there is none (`121s`).
+ */
+function defaultBucket(windowSeconds: number): number | null {
+  const fits = (step: number) => windowSeconds % step === 0 && windowSeconds / step <= MAX_BUCKETS
+  const step = STEPS.find(fits)
+  if (step !== undefined) return step
+  for (let minutes = 1; minutes * 60 <= windowSeconds; minutes++) if (fits(minutes * 60)) return minutes * 60
+  return null
 }
 
 /**
@@ -56,19 +66,27 @@ export function parseStatsWindow(query: URLSearchParams, nowMs: number): StatsWi
     throw refused('window', `must be a span from 1m to 24h such as 90s, 15m, 2h or 1d, got "${window}"`)
   }
   const bucket = query.get('bucket')
-  let bucketSeconds = defaultBucket(windowSeconds)
-  if (bucket !== null) {
+  let bucketSeconds: number
+  if (bucket === null) {
+    const chosen = defaultBucket(windowSeconds)
+    if (chosen === null) {
+      throw refused('window', `must split into at most ${MAX_BUCKETS} equal buckets that divide a minute or are whole minutes, as 90s, 15m, 2h or 1d do, got "${window}"`)
+    }
+    bucketSeconds = chosen
+  } else {
     const asked = spanSeconds(bucket)
-    if (asked === null || (60 % asked !== 0 && asked % 60 !== 0)) {
+    if (asked === null || !alignable(asked)) {
       throw refused('bucket', `must be a span that divides a minute or is whole minutes (5s, 30s, 1m, 15m), got "${bucket}"`)
     }
     if (asked > windowSeconds) throw refused('bucket', `must be no longer than the window (${window}), got "${bucket}"`)
-    if (Math.ceil(windowSeconds / asked) > MAX_BUCKETS) {
+    // The buckets cover the window exactly: 90s in buckets of 1m would answer 120 s.
+    if (windowSeconds % asked !== 0) throw refused('bucket', `must divide the window (${window}) into whole buckets, got "${bucket}"`)
+    if (windowSeconds / asked > MAX_BUCKETS) {
       throw refused('bucket', `makes more than ${MAX_BUCKETS} buckets of the ${window} window, got "${bucket}"`)
     }
     bucketSeconds = asked
   }
-  const bucketCount = Math.ceil(windowSeconds / bucketSeconds)
+  const bucketCount = windowSeconds / bucketSeconds
   const bucketMs = bucketSeconds * 1000
   const toMs = (Math.floor(nowMs / bucketMs) + 1) * bucketMs
   return { window, bucketSeconds, bucketCount, fromMs: toMs - bucketCount * bucketMs, toMs }

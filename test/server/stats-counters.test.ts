@@ -49,6 +49,32 @@ describe('the request counters behind GET …/stats', () => {
     expect(counted).toEqual([expect.objectContaining({ total: 1, '4xx': 1, '5xx': 0 })])
   })
 
+  it('counts requests that got no answer (status 0) on their own, in the total too', () => {
+    const stats = createRequestStats()
+    const start = Date.UTC(2026, 0, 1, 12, 0, 30)
+    for (const status of [404, 404, 0, 0, 0]) stats.record(3, start, status, 2)
+    const [bucket] = stats.buckets(3, parseStatsWindow(new URLSearchParams('window=1m'), start)).filter((b) => b.total > 0)
+    expect(bucket).toMatchObject({ total: 5, '2xx': 0, '4xx': 2, '5xx': 0, noAnswer: 3 })
+  })
+
+  it('keeps percentiles within the bucket\'s shortest and longest duration: four requests delayed 300 ms never read as faster', () => {
+    const stats = createRequestStats()
+    const start = Date.UTC(2026, 0, 1, 12, 0, 30)
+    const durations = [300.4, 301.2, 302.9, 305.1]
+    durations.forEach((duration, i) => stats.record(4, start + i, 200, duration))
+    const [bucket] = stats.buckets(4, parseStatsWindow(new URLSearchParams('window=1m'), start)).filter((b) => b.total > 0)
+    console.log('four delayed 300 ms:', JSON.stringify(bucket))
+    for (const p of [bucket!.p50!, bucket!.p95!, bucket!.p99!]) {
+      expect(p).toBeGreaterThanOrEqual(300.4)
+      expect(p).toBeLessThanOrEqual(305.1)
+    }
+    // Within one slot and across slots (a window read from the minutes) alike.
+    stats.record(4, start + 61_000, 200, 1000)
+    const [minute] = stats.buckets(4, parseStatsWindow(new URLSearchParams('window=2h'), start + 61_000)).filter((b) => b.total > 0)
+    expect(minute!.p50!).toBeGreaterThanOrEqual(300.4)
+    expect(minute!.p99!).toBeLessThanOrEqual(1000)
+  })
+
   it('aligns buckets to their length, the last one holding now', () => {
     const now = Date.UTC(2026, 0, 1, 12, 0, 7, 250)
     expect(parseStatsWindow(new URLSearchParams('window=5m'), now)).toEqual({

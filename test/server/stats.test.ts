@@ -93,8 +93,8 @@ describe('GET /api/projects/{id}/stats: requests', () => {
     const requests = body.requests as RequestBucketView[]
     const firstBucket = requests.find((bucket) => bucket.at === new Date(first).toISOString())!
     const secondBucket = requests.find((bucket) => bucket.at === new Date(second).toISOString())!
-    expect(firstBucket).toMatchObject({ total: 16, '2xx': 11, '3xx': 1, '4xx': 2, '5xx': 1 })
-    expect(secondBucket).toMatchObject({ total: 3, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 3 })
+    expect(firstBucket).toMatchObject({ total: 16, '2xx': 11, '3xx': 1, '4xx': 2, '5xx': 1, noAnswer: 1 })
+    expect(secondBucket).toMatchObject({ total: 3, '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 3, noAnswer: 0 })
     const others = requests.filter((bucket) => bucket !== firstBucket && bucket !== secondBucket)
     expect(others.every((bucket) => bucket.total === 0 && bucket.p50 === null)).toBe(true)
 
@@ -119,12 +119,16 @@ describe('GET /api/projects/{id}/stats: requests', () => {
   })
 
   it('takes a window from 1m to 24h and a bucket, keeping at most 120 buckets', async () => {
-    const cases: [string, number, number][] = [['?window=1m', 1, 60], ['?window=5m', 5, 60], ['?window=1h', 30, 120], ['?window=24h', 900, 96], ['?window=1d', 900, 96], ['?window=90s', 1, 90], ['?window=1h&bucket=1m', 60, 60], ['?window=6h&bucket=5m', 300, 72]]
+    const cases: [string, number, number][] = [['?window=1m', 1, 60], ['?window=5m', 5, 60], ['?window=1h', 30, 120], ['?window=24h', 900, 96], ['?window=1d', 900, 96], ['?window=90s', 1, 90], ['?window=1h&bucket=1m', 60, 60], ['?window=6h&bucket=5m', 300, 72], ['?window=90s&bucket=30s', 30, 3], ['?window=121m', 660, 11]]
     for (const [query, bucketSeconds, count] of cases) {
       const answer = await stats(1, query)
       expect(answer.status, query).toBe(200)
       expect(answer.json.bucketSeconds, query).toBe(bucketSeconds)
       expect(answer.json.requests, query).toHaveLength(count)
+      // The buckets cover the window asked for, no more.
+      const { window, from, to } = answer.json
+      expect((Date.parse(to) - Date.parse(from)) / 1000, query).toBe(bucketSeconds * count)
+      expect(bucketSeconds * count, query).toBe(Number(window.slice(0, -1)) * ({ s: 1, m: 60, h: 3600, d: 86_400 } as Record<string, number>)[window.at(-1)]!)
     }
     // A longer window reads the per-minute counts: the traffic of the test above is there too.
     const day = (await stats(1, '?window=24h')).json
@@ -135,6 +139,7 @@ describe('GET /api/projects/{id}/stats: requests', () => {
     const cases: [string, string][] = [
       ['?window=30s', 'window'], ['?window=25h', 'window'], ['?window=15', 'window'], ['?window=', 'window'], ['?window=1w', 'window'],
       ['?window=1h&bucket=7s', 'bucket'], ['?window=1h&bucket=1s', 'bucket'], ['?window=5m&bucket=10m', 'bucket'], ['?window=1h&bucket=90s', 'bucket'],
+      ['?window=90s&bucket=1m', 'bucket'], ['?window=121s', 'window'],
       ['?window=5m&window=1h', 'window'], ['?since=5m', 'since'],
     ]
     for (const [query, parameter] of cases) {
@@ -144,6 +149,7 @@ describe('GET /api/projects/{id}/stats: requests', () => {
       expect(answer.json.error.details, query).toEqual([expect.objectContaining({ parameter })])
     }
     expect((await stats(1, '?window=30s')).json.error.message).toBe('query parameter "window" must be a span from 1m to 24h such as 90s, 15m, 2h or 1d, got "30s"')
+    expect((await stats(1, '?window=90s&bucket=1m')).json.error.message).toBe('query parameter "bucket" must divide the window (90s) into whole buckets, got "1m"')
   })
 
   it('answers as the rest of the management API: 401 without a token, 404 for an unknown project, 403 for another project\'s token, 405 for another method', async () => {
