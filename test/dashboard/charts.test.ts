@@ -131,10 +131,15 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     expect(Date.parse(withTraffic.at(-1)!.at) - Date.parse(previousAt!)).toBe(5000)
     expect(await tip.textContent()).toBe(await previous.getAttribute('aria-label'))
     expect(await tip.isVisible()).toBe(true)
+    // Read in one step in the page: a bucket ending meanwhile moves the window, and the chart with it.
+    const focusedAt = (end: 'first' | 'last') => chart.evaluate((element, which) => {
+      const buckets = [...element.querySelectorAll('[data-testid="chart-bucket"]')]
+      return (which === 'first' ? buckets[0] : buckets.at(-1)) === element.ownerDocument.activeElement
+    }, end)
     await page.keyboard.press('Home')
-    expect(await chart.locator('[data-testid="chart-bucket"]:focus').getAttribute('data-at')).toBe(answer.requests[0]!.at)
+    expect(await focusedAt('first')).toBe(true)
     await page.keyboard.press('End')
-    expect(await chart.locator('[data-testid="chart-bucket"]:focus').getAttribute('data-at')).toBe(answer.requests.at(-1)!.at)
+    expect(await focusedAt('last')).toBe(true)
 
     // The theme's colours: 2xx is the page's "ok" green in each theme.
     expect(await fillOf(chart, 'c-2xx')).toBe('rgb(20, 108, 63)')
