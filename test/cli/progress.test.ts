@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
-import { BIN, cleanup, cliProcessAsync, expectFreshBuild, tempDir } from '../_helpers.ts'
+import { BIN, cleanup, cliProcessAsync, expectFreshBuild, openStore, tempDir } from '../_helpers.ts'
 
 const servers: Server[] = []
 
@@ -17,6 +18,8 @@ afterEach(async () => {
  */
 
 const ERASE = '\x1b[K'
+/** Any colour chalk writes (`\x1b[32m`, `\x1b[39m`...). */
+const COLOUR = /\x1b\[\d+m/
 /** Longer than the line's first-draw delay (1 s), whatever the machine's speed. */
 const SPEC_DELAY_MS = 1300
 const OPERATIONS = 50
@@ -35,23 +38,36 @@ async function slowSpecServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/spec.json`
 }
 
-/** The variables of a person's terminal: none of those that silence the line. */
-function terminalEnv(extra: Record<string, string> = {}): Record<string, string> {
+/** The variables of a person's terminal: none of those that silence the line or set colour, less `without`. */
+function terminalEnv(extra: Record<string, string> = {}, without: string[] = []): Record<string, string> {
   const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'CI' && name !== 'NO_COLOR') env[name] = value
-  return { ...env, TERM: 'xterm-256color', FORCE_COLOR: '0', ...extra }
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !['CI', 'NO_COLOR', 'FORCE_COLOR'].includes(name)) env[name] = value
+  const all: Record<string, string> = { ...env, TERM: 'xterm-256color', FORCE_COLOR: '0', ...extra }
+  for (const name of without) delete all[name]
+  return all
 }
 
 const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
 
-/** The built CLI on a pseudo-terminal: its exit code and all it wrote there (stdout and stderr, in order). */
-function onTerminal(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; screen: string }> {
+/**
+ * The built CLI on a pseudo-terminal: its exit code and all it wrote there (stdout and stderr, in
+ * order). `typeWhen` types its keys (a Ctrl-C) once the screen shows what it waits for.
+ */
+function onTerminal(args: string[], env: Record<string, string>, cwd: string, typeWhen?: { shows: string; keys: string }): Promise<{ code: number | null; screen: string }> {
   expectFreshBuild()
   const command = [process.execPath, BIN, ...args].map(quote).join(' ')
-  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
   let screen = ''
-  child.stdout.on('data', (chunk) => (screen += chunk))
-  child.stderr.on('data', (chunk) => (screen += chunk))
+  let typed = false
+  const seen = (chunk: Buffer) => {
+    screen += chunk
+    if (typeWhen && !typed && screen.includes(typeWhen.shows)) {
+      typed = true
+      child.stdin.write(typeWhen.keys)
+    }
+  }
+  child.stdout.on('data', seen)
+  child.stderr.on('data', seen)
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, screen })))
 }
 
@@ -73,11 +89,10 @@ describe('the progress line', () => {
     expect(screen.slice(summary)).not.toContain(ERASE)
   })
 
-  it('is not drawn with CI=true, with NO_COLOR, with --quiet or with --json, even on a terminal', async () => {
+  it('is not drawn with CI=true, with --quiet or with --json, even on a terminal', async () => {
     const url = await slowSpecServer()
     const runs: { args: string[]; env: Record<string, string> }[] = [
       { args: [], env: { CI: 'true' } },
-      { args: [], env: { NO_COLOR: '1' } },
       { args: ['--quiet'], env: {} },
       { args: ['--json'], env: {} },
     ]
@@ -94,6 +109,49 @@ describe('the progress line', () => {
       expect(screen).toContain(args.includes('--json') ? '"title": "Slow"' : '✔ imported "Slow"')
     }
   })
+
+  it('is drawn with NO_COLOR, which takes the colour off the summary; FORCE_COLOR still gives colour', async () => {
+    const url = await slowSpecServer()
+    const runs = [
+      { env: terminalEnv({ NO_COLOR: '1' }, ['FORCE_COLOR']), coloured: false },
+      { env: terminalEnv({}, ['FORCE_COLOR']), coloured: true },
+      { env: terminalEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }), coloured: true },
+    ]
+    const results = await Promise.all(runs.map(({ env }) => {
+      const cwd = tempDir()
+      return onTerminal(['--db', join(cwd, 'm.db'), 'import', url], env, cwd)
+    }))
+    for (const [i, { code, screen }] of results.entries()) {
+      expect(code, screen).toBe(0)
+      expect(screen).toMatch(/\rreading http\S+ · 1\.\d s\x1b\[K/)
+      const summary = screen.slice(screen.indexOf('imported "Slow"') - 20)
+      expect(COLOUR.test(summary), `${i}: ${JSON.stringify(summary.slice(0, 60))}`).toBe(runs[i]!.coloured)
+    }
+  })
+
+  it('draws the reading of a big file at once, before parsing it, rather than after a second', async () => {
+    const cwd = tempDir()
+    const posts = Array.from({ length: 30_000 }, (_, i) => ({ id: i + 1, title: `post number ${i}`, body: 'lorem ipsum dolor sit amet' }))
+    writeFileSync(join(cwd, 'db.json'), JSON.stringify({ posts }))
+    const { code, screen } = await onTerminal(['--db', join(cwd, 'm.db'), 'import', 'db.json', '--prefix', '/api'], terminalEnv(), cwd)
+    expect(code, screen).toBe(0)
+    // The first thing drawn, within the first second.
+    expect(screen).toMatch(/^\rreading db\.json · 0\.\d s\x1b\[K\r?\n/)
+    expect(screen).toContain('✔ imported')
+  })
+
+  it('Ctrl-C during seeding rolls the work back, and the shell’s prompt starts on a line of its own', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 'm.db')
+    expect((await cliProcessAsync(['--db', db, 'init', '--yes', '--name', 'Shop', '--slug', 'shop'], { cwd })).code).toBe(0)
+    const { code, screen } = await onTerminal(['--db', db, 'add-resource', '/api/items', '--fields', 'title:lorem.sentence,body:lorem.paragraph,views:int', '--seed', '100000'], terminalEnv(), cwd, { shows: 'seeding /api/items', keys: '\x03' })
+    expect(code, screen).not.toBe(0)
+    // Killed mid-line: the cursor was on the line below the one drawn, where what comes next starts.
+    const lastDraw = screen.lastIndexOf('seeding /api/items')
+    expect(screen.slice(lastDraw)).toMatch(/^seeding \/api\/items: [\d,]+ of 100,000 \(\d+%\) · [^\r\n]*\x1b\[K\r?\n/)
+    const { context } = openStore(db)
+    expect(context.repos.resources.listByProject(context.repos.projects.bySlug('shop')!.id)).toEqual([])
+  }, 30_000)
 
   it('is not drawn when stderr is a pipe: stderr holds exactly what it held before', async () => {
     const url = await slowSpecServer()

@@ -163,6 +163,24 @@ describe('progressLine', () => {
   })
 })
 
+describe('progressText', () => {
+  it('says what, how many of how many, the elapsed time and the estimate', () => {
+    expect(progressText({ label: 'resetting collections', done: 3, total: 12 }, 12_400, 65_000)).toBe('resetting collections: 3 of 12 (25%) · 12 s · about 2 min left')
+    expect(progressText({ label: 'importing operations', done: 7, total: null }, 2_000, null)).toBe('importing operations: 7 · 2.0 s')
+    expect(progressText({ label: 'seeding /api/none', done: 0, total: 0 }, 1_000, null)).toBe('seeding /api/none: 0 of 0 (100%) · 1.0 s')
+    expect(progressText({ label: 'saving', done: 0, total: null, part: { index: 4, count: 4 } }, 1_000, null)).toBe('[4/4] saving · 1.0 s')
+  })
+
+  it('shortens a label whose last path part is too long in its middle, keeping its start and end', () => {
+    expect(progressText({ label: 'reading https://example.test:8443/a-spec-with-a-long-name?version=2024-11-01', done: 0, total: null }, 1_000, null, 50))
+      .toBe('reading https://examp…e?version=2024-11-01 · 1.0 s')
+  })
+
+  it('writes durations as a person reads them', () => {
+    expect([duration(950), duration(9_940), duration(42_300), duration(125_000)]).toEqual(['0.9 s', '9.9 s', '42 s', '2 min 05 s'])
+  })
+})
+
 describe('showsProgress', () => {
   const terminal: Terminal = { write() {}, columns: () => 80 }
   const env = (vars: Record<string, string>) => ({ cwd: '/', env: vars })
