@@ -78,7 +78,12 @@ export function progressLine({ terminal, now }: ProgressLineOptions): ProgressLi
   const drawIfDue = (newStep: boolean) => {
     if (cleared || step === null) return
     const at = now()
-    if (step.long) return draw(at, newStep)
+    // A long step's reports are few, each after a stretch of silence; the same one twice (a count, then its finish) is drawn once.
+    if (step.long) {
+      const repeated = drawn !== null && drawn.label === step.label && drawn.done === step.done
+      if (!repeated || drawnAt === null || at - drawnAt >= REDRAW_MS) draw(at, newStep)
+      return
+    }
     // Drawn as the step it ends: quick steps in a row, each ending, still draw no more often than one.
     if (endsDrawnStep(step)) return draw(at, drewNewStep)
     if (drawnAt === null && at - startedAt < FIRST_DRAW_MS) return

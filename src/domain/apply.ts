@@ -1,6 +1,6 @@
 import { parseDelay } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { countProgress, partOf, type OnProgress } from '../engine/progress.ts'
+import { countProgress, LONG_STEP_ITEMS, partOf, type OnProgress } from '../engine/progress.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
@@ -207,7 +207,8 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
     const steps = reseed.size + 2
     let stepIndex = 0
     const nextStep = () => partOf(options.onProgress, (stepIndex += 1), steps)
-    for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker, { onProgress: nextStep() })
+    let reseeded = 0
+    for (const collectionId of reseed) reseeded += reseedCollection(context, collectionId, makeFaker, { onProgress: nextStep() })
 
     // Endpoints: each resource's six (less `without`), then the file's entries over them.
     const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
@@ -302,8 +303,8 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         changes.push(`- webhook ${name}`)
       }
     }
-    // The commit follows, and writes all of the above: the line says so rather than keep the last count.
-    nextStep()?.({ label: 'saving', done: 0, total: null })
+    // The commit follows and writes all of the above, for a while when many records were made: the line says so rather than keep the last count.
+    nextStep()?.({ label: 'saving', done: 0, total: null, long: reseeded >= LONG_STEP_ITEMS })
     return { project, changes, warnings }
   })
 }

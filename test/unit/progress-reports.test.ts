@@ -75,7 +75,7 @@ describe('progress reports of the domain', () => {
     expect(apply.labels()).toEqual(['seeding /api/products', 'seeding /api/orders', 'applying endpoints', 'saving'])
     // Numbered: each reseeded collection, the endpoints, then the commit that writes them.
     expect(apply.labels().map((label) => apply.of(label).map((s) => s.part))).toEqual([1, 2, 3, 4].map((index) => [...apply.of(apply.labels()[index - 1]!)].map(() => ({ index, count: 4 }))))
-    expect(apply.of('saving')).toEqual([{ label: 'saving', done: 0, total: null, part: { index: 4, count: 4 } }])
+    expect(apply.of('saving')).toEqual([{ label: 'saving', done: 0, total: null, long: false, part: { index: 4, count: 4 } }])
     expectCounted(apply.of('seeding /api/products'), 1500, apply.elapsedMs())
     // Each resource's standard endpoints and the file's own one.
     const endpoints = apply.of('applying endpoints')

@@ -56,6 +56,7 @@ describe('progressLine', () => {
     const line = progressLine({ terminal, now })
     advance(10)
     line.update({ label: 'reading db.json', done: 0, total: null, long: true })
+    line.update({ label: 'reading db.json', done: 0, total: null, long: true })
     expect(writes).toEqual([FIRST('reading db.json · 0.0 s')])
     advance(300)
     line.update({ label: 'seeding /api/posts', done: 0, total: 3000 })
