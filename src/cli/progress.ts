@@ -149,13 +149,13 @@ export function progressText(step: ProgressStep, elapsedMs: number, leftMs: numb
   return text.length > width ? `${text.slice(0, width - 1)}…` : text
 }
 
-/** The label in at most `room` characters: its middle gives way to `…`, keeping its end (a file's name) and its first word. */
+/** The label in at most `room` characters: its middle gives way to `…`, keeping its start and its last part (a file's name). */
 function shortened(label: string, room: number): string {
   if (label.length <= room) return label
   // Too narrow to say anything useful of it: the line's end is cut instead.
   if (room < 12) return label
-  const lastSlash = label.lastIndexOf('/')
-  const end = lastSlash > 0 && label.length - lastSlash <= room - 8 ? label.slice(lastSlash) : label.slice(label.length - Math.floor((room - 1) / 2))
+  const lastPart = Math.max(label.lastIndexOf('/'), label.lastIndexOf(' '))
+  const end = lastPart > 0 && label.length - lastPart <= room - 8 ? label.slice(lastPart) : label.slice(label.length - Math.floor((room - 1) / 2))
   return `${label.slice(0, room - 1 - end.length)}…${end}`
 }
 

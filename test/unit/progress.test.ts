@@ -177,6 +177,11 @@ describe('progressText', () => {
       .toBe('reading https://examp…e?version=2024-11-01 · 1.0 s')
   })
 
+  it('shortens a label without a path before its last word', () => {
+    expect(progressText({ label: 'reading the lines of out.yaml', done: 105_865, total: 360_010 }, 2_200, 6_000, 79))
+      .toBe('reading the lines … out.yaml: 105,865 of 360,010 (29%) · 2.2 s · about 6 s left')
+  })
+
   it('writes durations as a person reads them', () => {
     expect([duration(950), duration(9_940), duration(42_300), duration(125_000)]).toEqual(['0.9 s', '9.9 s', '42 s', '2 min 05 s'])
   })
