@@ -140,6 +140,18 @@ describe('the progress line', () => {
     expect(screen).toContain('✔ imported')
   })
 
+  it('apply numbers its steps, and says it is saving while the commit of many records runs', async () => {
+    const cwd = tempDir()
+    writeFileSync(join(cwd, 'mockapi.yaml'), ['name: Shop', 'slug: shop', 'resources:', '  - path: /api/items', '    fields: { title: lorem.sentence, views: int }', '    count: 100000', ''].join('\n'))
+    const { code, screen } = await onTerminal(['--db', join(cwd, 'm.db'), 'apply', 'mockapi.yaml'], terminalEnv(), cwd)
+    expect(code, screen).toBe(0)
+    expect(screen).toMatch(/\r\[1\/3\] seeding \/api\/items: [\d,]+ of 100,000 \(\d+%\) · \d+\.\d s/)
+    // Many records written: the saving is drawn at once, whatever came just before it.
+    expect(screen).toMatch(/\r\[3\/3\] saving · \d+\.\d s\x1b\[K/)
+    const summary = screen.indexOf('✔ applied mockapi.yaml')
+    expect(screen.slice(screen.lastIndexOf(`\r${ERASE}`) + `\r${ERASE}`.length, summary)).toBe('')
+  }, 30_000)
+
   it('Ctrl-C during seeding rolls the work back, and the shell’s prompt starts on a line of its own', async () => {
     const cwd = tempDir()
     const db = join(cwd, 'm.db')
