@@ -81,12 +81,22 @@ export interface MainOptions {
 }
 
 /**
+ * NO_COLOR set to anything but empty (no-color.org), unless FORCE_COLOR asks for colour anyway,
+ * as Node's own output decides.
+ */
+export function asksForNoColour(env: Record<string, string | undefined>): boolean {
+  return env.NO_COLOR !== undefined && env.NO_COLOR !== '' && env.FORCE_COLOR === undefined
+}
+
+/**
  * Runs the CLI and returns the exit code: 0 success, 1 a user error (one red line) or anything else.
  * `environment` (working directory and variables) defaults to this process's, so tests can run
  * several CLIs in one process, each in its own folder.
  */
 export async function main(argv: string[], io: Io = processIo, environment?: Environment, options: MainOptions = {}): Promise<number> {
   const ctx = defaultContext(io, environment, options.signal)
+  // chalk reads FORCE_COLOR but not NO_COLOR; chalk is one for the whole process, so only the process's own variables set it.
+  if (environment === undefined && asksForNoColour(process.env)) chalk.level = 0
   try {
     const program = await createProgram(ctx, argv)
     await program.parseAsync(argv, { from: 'user' })

@@ -1,6 +1,6 @@
 import { parseDelay } from '../engine/delay.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import { countProgress, type OnProgress } from '../engine/progress.ts'
+import { countProgress, LONG_STEP_ITEMS, partOf, type OnProgress } from '../engine/progress.ts'
 import { AppError } from '../errors.ts'
 import type { Endpoint, Project, Resource, SpecFormat } from '../model.ts'
 import type { EndpointSettings } from '../store/endpoints.ts'
@@ -203,7 +203,12 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         reseed.add(resource.collectionId)
       }
     }
-    for (const collectionId of reseed) reseedCollection(context, collectionId, makeFaker, options)
+    // Its steps from here, numbered for the line: one per reseeded collection, the endpoints, the saving.
+    const steps = reseed.size + 2
+    let stepIndex = 0
+    const nextStep = () => partOf(options.onProgress, (stepIndex += 1), steps)
+    let reseeded = 0
+    for (const collectionId of reseed) reseeded += reseedCollection(context, collectionId, makeFaker, { onProgress: nextStep() })
 
     // Endpoints: each resource's six (less `without`), then the file's entries over them.
     const desired = new Map<string, { method: string; path: string; spec?: EndpointSpec; standard?: Endpoint }>()
@@ -228,7 +233,7 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
       changes.push(`- endpoint ${endpoint.method} ${endpoint.path}`)
     }
     const projectResources = resources.listByProject(project.id)
-    const progress = countProgress(options.onProgress, 'applying endpoints', desired.size)
+    const progress = countProgress(nextStep(), 'applying endpoints', desired.size)
     for (const [k, want] of desired) {
       progress.add()
       let endpoint = current.get(k)
@@ -298,6 +303,8 @@ export function applyProjectFile(context: Context, file: ProjectFile, makeFaker:
         changes.push(`- webhook ${name}`)
       }
     }
+    // The commit follows and writes all of the above, for a while when many records were made: the line says so rather than keep the last count.
+    nextStep()?.({ label: 'saving', done: 0, total: null, long: reseeded >= LONG_STEP_ITEMS })
     return { project, changes, warnings }
   })
 }

@@ -1,6 +1,6 @@
 import { Document, isMap, isSeq, type YAMLSeq } from 'yaml'
 import { delayOf, formatDelay } from '../engine/delay.ts'
-import { countProgress, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
+import { countProgress, LONG_STEP_ITEMS, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
 import type { Endpoint, EndpointResponse, Project, ProxySetting } from '../model.ts'
 import { specKindOf } from '../kinds/registry.ts'
 import { fileContent } from './bodies.ts'
@@ -166,8 +166,11 @@ export function toYaml(file: ProjectFile, { onProgress }: ProgressOptions = {}):
     ...(file.webhooks.length ? { webhooks: file.webhooks } : {}),
     ...(file.imports.length ? { imports: file.imports } : {}),
   }
+  const records = file.resources.reduce((n, r) => n + (r.singular ? 0 : r.records.length), 0)
+  // yaml makes its nodes in one call that reports nothing: many records make it a long one.
+  if (records > 0) onProgress?.({ label: 'laying out records', done: 0, total: null, long: records >= LONG_STEP_ITEMS })
   const yaml = new Document(document)
-  const progress = countProgress(onProgress, 'writing records', file.resources.reduce((n, r) => n + (r.singular ? 0 : r.records.length), 0))
+  const progress = countProgress(onProgress, 'writing records', records)
   if (onProgress) countRecordWrites(yaml, file, progress)
   // The first line tells editors (yaml-language-server) which schema completes and checks the file.
   const text = `# yaml-language-server: $schema=${PROJECT_FILE_SCHEMA_REF}\n# mockapi project file: mockapi apply <this file>\n${yaml.toString({ lineWidth: 0 })}`

@@ -4,10 +4,11 @@
  * `startMockApi({ imports })` all go through `importSpec`; each kind (src/kinds/) detects, loads and
  * names its own documents, and this module only orders the steps and stores the result.
  */
+import { statSync } from 'node:fs'
 import { basename, dirname, extname, resolve } from 'node:path'
 import type { DataKind, DataSet, ExchangeKind, ExchangeSet, SpecKind, SpecOperation } from '../kinds/kind.ts'
 import type { FakerFactory } from '../engine/generators.ts'
-import type { ProgressOptions } from '../engine/progress.ts'
+import { LONG_READ_BYTES, type ProgressOptions } from '../engine/progress.ts'
 import { DATA_KINDS, EXCHANGE_KINDS, importKindOf, isDataKind, isExchangeKind, parseFormat, SPEC_KINDS } from '../kinds/registry.ts'
 import { AppError } from '../errors.ts'
 import type { DataFormat, Endpoint, ExchangeFormat, Project, Resource, SpecFormat } from '../model.ts'
@@ -151,6 +152,15 @@ async function fetchText(url: string): Promise<string> {
     refuse(reason(error as Error))
   }
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/** The file's size in bytes; 0 when it cannot be read, which reading it then says. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
 }
 
 async function readFileText(path: string, name: string): Promise<string> {
@@ -304,7 +314,8 @@ export async function loadImport(request: ImportRequest, { onProgress }: Progres
   const seedCount = request.seed === undefined ? null : checkSeed(request.seed)
   const located = locate(request)
   // Fetching and parsing count nothing: the step only says what is being waited for.
-  onProgress?.({ label: `reading ${located.name}`, done: 0, total: null })
+  // A big file is parsed and checked in calls that let nothing be drawn while they run: its line is drawn before them.
+  onProgress?.({ label: `reading ${located.name}`, done: 0, total: null, long: located.file !== undefined && sizeOf(located.file) >= LONG_READ_BYTES })
   // The CLI takes a path or URL (and a --format flag); the API and startMockApi a "format" field.
   const formatOption = 'source' in request ? '--format' : '"format"'
   const kind = request.format === undefined ? await detect(located, formatOption) : importKindOf(parseFormat(request.format))

@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml'
 import { AppError } from '../errors.ts'
 import { parseDelay } from '../engine/delay.ts'
-import { countProgress, type OnProgress, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
+import { countProgress, LONG_READ_BYTES, type OnProgress, type ProgressCounter, type ProgressOptions } from '../engine/progress.ts'
 import { EVENT_TYPES, type AuthScheme, type EventType, type Fault, type Negotiation, type OnDelete, type PathRules, type ProxySetting, type ResponsePick, type SpecFormat } from '../model.ts'
 import { checkProxySetting } from './proxy-setting.ts'
 import type { FakerFactory } from '../engine/generators.ts'
@@ -159,6 +159,8 @@ export function parseProjectFile(text: string, source: string, options: ParseOpt
     }
   }
 
+  // Reading counted the lines; what follows (the values, the schema) reports nothing until it ends.
+  options.onProgress?.({ label: `checking ${basename(source)}`, done: 0, total: null, long: text.length >= LONG_READ_BYTES })
   const checked = schemaProblems(document.toJS())
   if (!checked.valid) {
     // The first problem in the file, as a reader would meet it.

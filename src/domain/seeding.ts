@@ -3,7 +3,7 @@ import type { Resource } from '../model.ts'
 import type { IdType } from '../store/collections.ts'
 import type { ResourceSeed } from '../store/resources.ts'
 import { checkFields, recordGenerator, type FakerFactory } from '../engine/generators.ts'
-import { counted, countProgress, type ProgressOptions } from '../engine/progress.ts'
+import { asLong, counted, countProgress, LONG_STEP_ITEMS, type ProgressOptions } from '../engine/progress.ts'
 import type { Context } from './context.ts'
 import { insertRecords } from './records.ts'
 import { storeSingular } from './singulars.ts'
@@ -121,7 +121,9 @@ export function resetProject(context: Context, projectId: number, options: Progr
     const { collections, records } = context.repos
     let restored = 0
     const ids = collections.listIds(projectId)
-    const progress = countProgress(options.onProgress, 'resetting collections', ids.length)
+    // Each collection is restored in one statement: with many records, each report is drawn at once, as nothing is heard between them.
+    const many = options.onProgress !== undefined && ids.reduce((n, id) => n + records.count(id), 0) >= LONG_STEP_ITEMS
+    const progress = countProgress(many ? asLong(options.onProgress) : options.onProgress, 'resetting collections', ids.length)
     for (const collectionId of ids) {
       restored += records.restoreSnapshot(collectionId)
       collections.setNextId(collectionId, records.maxIntegerId(collectionId) + 1)

@@ -3,6 +3,13 @@ export interface ProgressStep {
   label: string
   done: number
   total: number | null
+  /** Where the step stands among the command's steps, when the command knows them: `index` (from 1) of `count`. */
+  part?: { index: number; count: number } | undefined
+  /**
+   * Known to take a while without reporting (one synchronous call, such as parsing a big file):
+   * shown at once rather than after the first second, since nothing else is heard until it ends.
+   */
+  long?: boolean | undefined
 }
 
 /** Told how far long work got; the CLI draws it, nothing else need listen. */
@@ -11,6 +18,24 @@ export type OnProgress = (step: ProgressStep) => void
 /** What a long domain function takes beside its own options, when it has no options object of its own. */
 export interface ProgressOptions {
   onProgress?: OnProgress | undefined
+}
+
+/** A document bigger than this takes about a second or more to parse and check in one call: its reading is a `long` step. */
+export const LONG_READ_BYTES = 1024 * 1024
+/** A step done in one call over this many items (records laid out as YAML, restored, deleted) takes about a second or more: a `long` one. */
+export const LONG_STEP_ITEMS = 50_000
+
+/** The same listener, told that each step is the `index`th (from 1) of the command's `count`. */
+export function partOf(onProgress: OnProgress | undefined, index: number, count: number): OnProgress | undefined {
+  if (onProgress === undefined) return undefined
+  const part = { index, count }
+  return (step) => onProgress({ ...step, part })
+}
+
+/** The same listener, told that each step is `long`: for work whose every report ends one call that reports nothing while it runs. */
+export function asLong(onProgress: OnProgress | undefined): OnProgress | undefined {
+  if (onProgress === undefined) return undefined
+  return (step) => onProgress({ ...step, long: true })
 }
 
 /** Counts the items of one step and tells `onProgress` now and then. */

@@ -7,23 +7,38 @@ import { BIN, expectFreshBuild } from '../_helpers.ts'
  */
 
 export const ERASE = '\x1b[K'
+/** Any colour chalk writes (`\x1b[32m`, `\x1b[39m`...). */
+export const COLOUR = /\x1b\[\d+m/
 
-/** The variables of a person's terminal: none of those that silence the line. */
-export function terminalEnv(extra: Record<string, string> = {}): Record<string, string> {
+/** The variables of a person's terminal: none of those that silence the line or set colour, less `without`. */
+export function terminalEnv(extra: Record<string, string> = {}, without: string[] = []): Record<string, string> {
   const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'CI' && name !== 'NO_COLOR') env[name] = value
-  return { ...env, TERM: 'xterm-256color', FORCE_COLOR: '0', ...extra }
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !['CI', 'NO_COLOR', 'FORCE_COLOR'].includes(name)) env[name] = value
+  const all: Record<string, string> = { ...env, TERM: 'xterm-256color', FORCE_COLOR: '0', ...extra }
+  for (const name of without) delete all[name]
+  return all
 }
 
 const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
 
-/** The built CLI on a pseudo-terminal: its exit code and all it wrote there (stdout and stderr, in order). */
-export function onTerminal(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; screen: string }> {
+/**
+ * The built CLI on a pseudo-terminal: its exit code and all it wrote there (stdout and stderr, in
+ * order). `typeWhen` types its keys (a Ctrl-C) once the screen shows what it waits for.
+ */
+export function onTerminal(args: string[], env: Record<string, string>, cwd: string, typeWhen?: { shows: string; keys: string }): Promise<{ code: number | null; screen: string }> {
   expectFreshBuild()
   const command = [process.execPath, BIN, ...args].map(quote).join(' ')
-  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
   let screen = ''
-  child.stdout.on('data', (chunk) => (screen += chunk))
-  child.stderr.on('data', (chunk) => (screen += chunk))
+  let typed = false
+  const seen = (chunk: Buffer) => {
+    screen += chunk
+    if (typeWhen && !typed && screen.includes(typeWhen.shows)) {
+      typed = true
+      child.stdin.write(typeWhen.keys)
+    }
+  }
+  child.stdout.on('data', seen)
+  child.stderr.on('data', seen)
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, screen })))
 }

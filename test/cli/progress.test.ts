@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
-import { cleanup, cliProcessAsync, tempDir } from '../_helpers.ts'
-import { ERASE, onTerminal, terminalEnv } from './_terminal.ts'
+import { cleanup, cliProcessAsync, openStore, tempDir } from '../_helpers.ts'
+import { COLOUR, ERASE, onTerminal, terminalEnv } from './_terminal.ts'
 
 const servers: Server[] = []
 
@@ -47,11 +48,10 @@ describe('the progress line', () => {
     expect(screen.slice(summary)).not.toContain(ERASE)
   })
 
-  it('is not drawn with CI=true, with NO_COLOR, with --quiet or with --json, even on a terminal', async () => {
+  it('is not drawn with CI=true, with --quiet or with --json, even on a terminal', async () => {
     const url = await slowSpecServer()
     const runs: { args: string[]; env: Record<string, string> }[] = [
       { args: [], env: { CI: 'true' } },
-      { args: [], env: { NO_COLOR: '1' } },
       { args: ['--quiet'], env: {} },
       { args: ['--json'], env: {} },
     ]
@@ -68,6 +68,61 @@ describe('the progress line', () => {
       expect(screen).toContain(args.includes('--json') ? '"title": "Slow"' : '✔ imported "Slow"')
     }
   })
+
+  it('is drawn with NO_COLOR, which takes the colour off the summary; FORCE_COLOR still gives colour', async () => {
+    const url = await slowSpecServer()
+    const runs = [
+      { env: terminalEnv({ NO_COLOR: '1' }, ['FORCE_COLOR']), coloured: false },
+      { env: terminalEnv({}, ['FORCE_COLOR']), coloured: true },
+      { env: terminalEnv({ NO_COLOR: '1', FORCE_COLOR: '1' }), coloured: true },
+    ]
+    const results = await Promise.all(runs.map(({ env }) => {
+      const cwd = tempDir()
+      return onTerminal(['--db', join(cwd, 'm.db'), 'import', url], env, cwd)
+    }))
+    for (const [i, { code, screen }] of results.entries()) {
+      expect(code, screen).toBe(0)
+      expect(screen).toMatch(/\rreading http\S+ · 1\.\d s\x1b\[K/)
+      const summary = screen.slice(screen.indexOf('imported "Slow"') - 20)
+      expect(COLOUR.test(summary), `${i}: ${JSON.stringify(summary.slice(0, 60))}`).toBe(runs[i]!.coloured)
+    }
+  })
+
+  it('draws the reading of a big file at once, before parsing it, rather than after a second', async () => {
+    const cwd = tempDir()
+    const posts = Array.from({ length: 30_000 }, (_, i) => ({ id: i + 1, title: `post number ${i}`, body: 'lorem ipsum dolor sit amet' }))
+    writeFileSync(join(cwd, 'db.json'), JSON.stringify({ posts }))
+    const { code, screen } = await onTerminal(['--db', join(cwd, 'm.db'), 'import', 'db.json', '--prefix', '/api'], terminalEnv(), cwd)
+    expect(code, screen).toBe(0)
+    // The first thing drawn, within the first second.
+    expect(screen).toMatch(/^\rreading db\.json · 0\.\d s\x1b\[K\r?\n/)
+    expect(screen).toContain('✔ imported')
+  })
+
+  it('apply numbers its steps, and says it is saving while the commit of many records runs', async () => {
+    const cwd = tempDir()
+    writeFileSync(join(cwd, 'mockapi.yaml'), ['name: Shop', 'slug: shop', 'resources:', '  - path: /api/items', '    fields: { title: lorem.sentence, views: int }', '    count: 100000', ''].join('\n'))
+    const { code, screen } = await onTerminal(['--db', join(cwd, 'm.db'), 'apply', 'mockapi.yaml'], terminalEnv(), cwd)
+    expect(code, screen).toBe(0)
+    expect(screen).toMatch(/\r\[1\/3\] seeding \/api\/items: [\d,]+ of 100,000 \(\d+%\) · \d+\.\d s/)
+    // Many records written: the saving is drawn at once, whatever came just before it.
+    expect(screen).toMatch(/\r\[3\/3\] saving · \d+\.\d s\x1b\[K/)
+    const summary = screen.indexOf('✔ applied mockapi.yaml')
+    expect(screen.slice(screen.lastIndexOf(`\r${ERASE}`) + `\r${ERASE}`.length, summary)).toBe('')
+  }, 30_000)
+
+  it('Ctrl-C during seeding rolls the work back, and the shell’s prompt starts on a line of its own', async () => {
+    const cwd = tempDir()
+    const db = join(cwd, 'm.db')
+    expect((await cliProcessAsync(['--db', db, 'init', '--yes', '--name', 'Shop', '--slug', 'shop'], { cwd })).code).toBe(0)
+    const { code, screen } = await onTerminal(['--db', db, 'add-resource', '/api/items', '--fields', 'title:lorem.sentence,body:lorem.paragraph,views:int', '--seed', '100000'], terminalEnv(), cwd, { shows: 'seeding /api/items', keys: '\x03' })
+    expect(code, screen).not.toBe(0)
+    // Killed mid-line: the cursor was on the line below the one drawn, where what comes next starts.
+    const lastDraw = screen.lastIndexOf('seeding /api/items')
+    expect(screen.slice(lastDraw)).toMatch(/^seeding \/api\/items: [\d,]+ of 100,000 \(\d+%\) · [^\r\n]*\x1b\[K\r?\n/)
+    const { context } = openStore(db)
+    expect(context.repos.resources.listByProject(context.repos.projects.bySlug('shop')!.id)).toEqual([])
+  }, 30_000)
 
   it('is not drawn when stderr is a pipe: stderr holds exactly what it held before', async () => {
     const url = await slowSpecServer()

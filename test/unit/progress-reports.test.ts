@@ -5,11 +5,11 @@ import { applyProjectFile } from '../../src/domain/apply.ts'
 import { exportProject, toYaml } from '../../src/domain/export.ts'
 import { importSpec } from '../../src/domain/import.ts'
 import { parseProjectFile, readProjectFile } from '../../src/domain/project-file.ts'
-import { createProject } from '../../src/domain/projects.ts'
+import { createProject, deleteProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
 import { resetProject, seedNewResource } from '../../src/domain/seeding.ts'
 import { loadFaker, parseFieldSpec } from '../../src/engine/generators.ts'
-import { REPORT_ITEMS, type ProgressStep } from '../../src/engine/progress.ts'
+import { LONG_STEP_ITEMS, REPORT_ITEMS, type ProgressStep } from '../../src/engine/progress.ts'
 import { cleanup, openStore, tempDb, tempDir } from '../_helpers.ts'
 
 afterAll(cleanup)
@@ -72,7 +72,10 @@ describe('progress reports of the domain', () => {
     ].join('\n'), 'shop.yaml')
     const apply = listener()
     applyProjectFile(context, file, makeFaker, { prune: true, onProgress: apply.onProgress })
-    expect(apply.labels()).toEqual(['seeding /api/products', 'seeding /api/orders', 'applying endpoints'])
+    expect(apply.labels()).toEqual(['seeding /api/products', 'seeding /api/orders', 'applying endpoints', 'saving'])
+    // Numbered: each reseeded collection, the endpoints, then the commit that writes them.
+    expect(apply.labels().map((label) => apply.of(label).map((s) => s.part))).toEqual([1, 2, 3, 4].map((index) => [...apply.of(apply.labels()[index - 1]!)].map(() => ({ index, count: 4 }))))
+    expect(apply.of('saving')).toEqual([{ label: 'saving', done: 0, total: null, long: false, part: { index: 4, count: 4 } }])
     expectCounted(apply.of('seeding /api/products'), 1500, apply.elapsedMs())
     // Each resource's standard endpoints and the file's own one.
     const endpoints = apply.of('applying endpoints')
@@ -88,9 +91,11 @@ describe('progress reports of the domain', () => {
     const reading = listener()
     const file = readProjectFile(join(cwd, 'posts.yaml'), await loadFaker(), { onProgress: reading.onProgress })
     expect(file.resources[0]!.records).toHaveLength(1500)
-    expect(reading.labels()).toEqual(['reading the lines of posts.yaml'])
+    // Then the values are made and checked, which reports nothing until it ends: a small file's is no long step.
+    expect(reading.labels()).toEqual(['reading the lines of posts.yaml', 'checking posts.yaml'])
+    expect(reading.of('checking posts.yaml')).toEqual([{ label: 'checking posts.yaml', done: 0, total: null, long: false }])
     const lines = text.split('\n').length
-    expectCounted(reading.steps, lines, reading.elapsedMs())
+    expectCounted(reading.of('reading the lines of posts.yaml'), lines, reading.elapsedMs())
     expect(reading.steps.every((s) => s.done <= lines)).toBe(true)
   })
 
@@ -102,7 +107,7 @@ describe('progress reports of the domain', () => {
     const spec = listener()
     await importSpec(context, () => createProject(context, { name: 'Things' }), { source: 'spec.json', cwd }, { onProgress: spec.onProgress })
     expect(spec.labels()).toEqual(['reading spec.json', 'importing endpoints'])
-    expect(spec.steps[0]).toEqual({ label: 'reading spec.json', done: 0, total: null })
+    expect(spec.steps[0]).toEqual({ label: 'reading spec.json', done: 0, total: null, long: false })
     expectCounted(spec.of('importing endpoints'), 30, spec.elapsedMs())
 
     writeFileSync(join(cwd, 'db.json'), JSON.stringify({ posts: Array.from({ length: 1200 }, (_, i) => ({ id: i + 1, title: `post ${i}` })) }))
@@ -116,8 +121,35 @@ describe('progress reports of the domain', () => {
     const exported = listener()
     const text = toYaml(file, { onProgress: exported.onProgress })
     expect(text).toBe(toYaml(file))
-    expect(exported.labels()).toEqual(['writing records'])
-    expectCounted(exported.steps, 1200, exported.elapsedMs())
-    expect(exported.steps.slice(1, -1).every((s) => s.done % 100 === 0 && s.done < 1200)).toBe(true)
+    expect(exported.labels()).toEqual(['laying out records', 'writing records'])
+    expect(exported.steps[0]).toEqual({ label: 'laying out records', done: 0, total: null, long: false })
+    expectCounted(exported.of('writing records'), 1200, exported.elapsedMs())
+    expect(exported.of('writing records').slice(1, -1).every((s) => s.done % 100 === 0 && s.done <= 1200)).toBe(true)
+  })
+})
+
+describe('progress reports of big one-statement steps', () => {
+  it('an import of a file over LONG_READ_BYTES, reset and delete of a project over LONG_STEP_ITEMS records say so, to be drawn at once', async () => {
+    const { context } = openStore(tempDb())
+    const cwd = tempDir()
+    const posts = Array.from({ length: LONG_STEP_ITEMS }, (_, i) => ({ id: i + 1, title: `post ${i}`, body: 'x'.repeat(20) }))
+    writeFileSync(join(cwd, 'db.json'), JSON.stringify({ posts }))
+    const imported = listener()
+    await importSpec(context, () => createProject(context, { name: 'Data', slug: 'data' }), { source: 'db.json', cwd, prefix: '/api' }, { onProgress: imported.onProgress })
+    expect(imported.steps[0]).toEqual({ label: 'reading db.json', done: 0, total: null, long: true })
+
+    const reset = listener()
+    expect(resetProject(context, 1, { onProgress: reset.onProgress })).toEqual({ collections: 1, records: LONG_STEP_ITEMS })
+    expect(reset.steps[0]).toEqual({ label: 'resetting collections', done: 0, total: 1, long: true })
+    expect(reset.steps.at(-1)).toEqual({ label: 'resetting collections', done: 1, total: 1, long: true })
+
+    // Collection by collection, counting their records.
+    createResource(context, { project: 'data', path: '/api/tags' })
+    const removed = listener()
+    expect(deleteProject(context, 'data', { onProgress: removed.onProgress }).slug).toBe('data')
+    expect(removed.steps[0]).toEqual({ label: 'deleting records', done: 0, total: LONG_STEP_ITEMS, long: true })
+    expect(removed.steps.at(-1)).toEqual({ label: 'deleting records', done: LONG_STEP_ITEMS, total: LONG_STEP_ITEMS, long: true })
+    expect(removed.steps.every((s) => s.long)).toBe(true)
+    expect(context.repos.projects.list()).toEqual([])
   })
 })

@@ -11,6 +11,11 @@ function fixture(columns = 100) {
   return { writes, terminal, now: () => at, advance: (ms: number) => void (at += ms) }
 }
 
+/** What a draw writes: the line (over the one before it, if any), the cursor left on the line below. */
+const FIRST = (text: string) => `\r${text}\x1b[K\n`
+const OVER = (text: string) => `\x1b[A\r${text}\x1b[K\n`
+const ERASED = '\x1b[A\r\x1b[K'
+
 describe('progressLine', () => {
   it('draws nothing for work that ends within the first second, and erases nothing then', () => {
     const { writes, terminal, now, advance } = fixture()
@@ -29,16 +34,15 @@ describe('progressLine', () => {
     line.update({ label: 'seeding /api/items', done: 0, total: 100_000 })
     advance(FIRST_DRAW_MS)
     line.update({ label: 'seeding /api/items', done: 40_000, total: 100_000 })
-    expect(writes).toEqual(['\rseeding /api/items: 40,000 of 100,000 (40%) · 1.0 s · about 2 s left\x1b[K'])
+    expect(writes).toEqual([FIRST('seeding /api/items: 40,000 of 100,000 (40%) · 1.0 s · about 2 s left')])
     advance(REDRAW_MS - 1)
     line.update({ label: 'seeding /api/items', done: 41_000, total: 100_000 })
     expect(writes).toHaveLength(1)
     advance(1)
     line.update({ label: 'seeding /api/items', done: 42_000, total: 100_000 })
-    expect(writes).toHaveLength(2)
-    expect(writes[1]).toMatch(/^\rseeding \/api\/items: 42,000 of 100,000 \(42%\) · 1\.1 s · about 2 s left\x1b\[K$/)
+    expect(writes).toEqual([writes[0], OVER('seeding /api/items: 42,000 of 100,000 (42%) · 1.1 s · about 2 s left')])
     line.clear()
-    expect(writes.at(-1)).toBe('\r\x1b[K')
+    expect(writes.at(-1)).toBe(ERASED)
     // Nothing after the line is erased: the summary follows on a clean line.
     advance(REDRAW_MS)
     line.update({ label: 'seeding /api/items', done: 43_000, total: 100_000 })
@@ -47,21 +51,62 @@ describe('progressLine', () => {
     expect(writes).toHaveLength(3)
   })
 
-  it('draws a new step at once, and estimates from that step alone once it has run half a second', () => {
+  it('draws a step known to be long at once, even in the first second, and everything after it', () => {
+    const { writes, terminal, now, advance } = fixture()
+    const line = progressLine({ terminal, now })
+    advance(10)
+    line.update({ label: 'reading db.json', done: 0, total: null, long: true })
+    line.update({ label: 'reading db.json', done: 0, total: null, long: true })
+    expect(writes).toEqual([FIRST('reading db.json · 0.0 s')])
+    advance(300)
+    line.update({ label: 'seeding /api/posts', done: 0, total: 3000 })
+    expect(writes.at(-1)).toBe(OVER('seeding /api/posts: 0 of 3,000 (0%) · 0.3 s'))
+    line.clear()
+    expect(writes.at(-1)).toBe(ERASED)
+  })
+
+  it('draws the end of the step it shows, however soon after the last draw: its count does not stay behind', () => {
+    const { writes, terminal, now, advance } = fixture()
+    const line = progressLine({ terminal, now })
+    advance(FIRST_DRAW_MS)
+    line.update({ label: 'applying endpoints', done: 0, total: 25 })
+    advance(20)
+    line.update({ label: 'applying endpoints', done: 25, total: 25 })
+    expect(writes).toEqual([FIRST('applying endpoints: 0 of 25 (0%) · 1.0 s'), OVER('applying endpoints: 25 of 25 (100%) · 1.0 s')])
+    // Quick steps after it wait their turn, their ends too: the line does not show them.
+    advance(20)
+    line.update({ label: 'seeding /api/a', done: 0, total: 5 })
+    line.update({ label: 'seeding /api/a', done: 5, total: 5 })
+    advance(20)
+    line.update({ label: 'seeding /api/b', done: 0, total: 5 })
+    line.update({ label: 'seeding /api/b', done: 5, total: 5 })
+    expect(writes).toHaveLength(2)
+    advance(REDRAW_MS)
+    line.update({ label: 'seeding /api/c', done: 0, total: 5 })
+    line.update({ label: 'seeding /api/c', done: 5, total: 5 })
+    expect(writes.slice(2)).toEqual([OVER('seeding /api/c: 0 of 5 (0%) · 1.2 s'), OVER('seeding /api/c: 5 of 5 (100%) · 1.2 s')])
+  })
+
+  it('estimates from the step alone, once it has run a second and done a twentieth of its items', () => {
     const { writes, terminal, now, advance } = fixture()
     const line = progressLine({ terminal, now })
     line.update({ label: 'applying endpoints', done: 0, total: 10 })
     advance(FIRST_DRAW_MS + 500)
     line.update({ label: 'applying endpoints', done: 10, total: 10 })
-    line.update({ label: 'seeding /api/posts', done: 0, total: 3000 })
-    expect(writes.at(-1)).toBe('\rseeding /api/posts: 0 of 3,000 (0%) · 1.5 s\x1b[K')
-    advance(REDRAW_MS)
-    line.update({ label: 'seeding /api/posts', done: 200, total: 3000 })
-    expect(writes.at(-1)).toBe('\rseeding /api/posts: 200 of 3,000 (6%) · 1.6 s\x1b[K')
-    advance(400)
-    line.update({ label: 'seeding /api/posts', done: 1000, total: 3000 })
-    // 1,000 in 500 ms: 2,000 more take 1 s.
-    expect(writes.at(-1)).toBe('\rseeding /api/posts: 1,000 of 3,000 (33%) · 2.0 s · about 1 s left\x1b[K')
+    line.update({ label: 'seeding /api/posts', done: 0, total: 100_000 })
+    expect(writes.at(-1)).toBe(OVER('seeding /api/posts: 0 of 100,000 (0%) · 1.5 s'))
+    // A slow start (loading, warming up): half a second for 1% says nothing yet.
+    advance(500)
+    line.update({ label: 'seeding /api/posts', done: 1000, total: 100_000 })
+    expect(writes.at(-1)).toBe(OVER('seeding /api/posts: 1,000 of 100,000 (1%) · 2.0 s'))
+    // A second, but not yet 5%: still none.
+    advance(500)
+    line.update({ label: 'seeding /api/posts', done: 4000, total: 100_000 })
+    expect(writes.at(-1)).toBe(OVER('seeding /api/posts: 4,000 of 100,000 (4%) · 2.5 s'))
+    // 10,000 in 1.5 s: 90,000 more take 13.5 s.
+    advance(500)
+    line.update({ label: 'seeding /api/posts', done: 10_000, total: 100_000 })
+    expect(writes.at(-1)).toBe(OVER('seeding /api/posts: 10,000 of 100,000 (10%) · 3.0 s · about 14 s left'))
   })
 
   it('draws quick steps in a row no more often than one step', () => {
@@ -86,15 +131,34 @@ describe('progressLine', () => {
     line.tick()
     advance(250)
     line.tick()
-    expect(writes).toEqual(['\rreading https://example.test/spec.json · 1.0 s\x1b[K', '\rreading https://example.test/spec.json · 1.3 s\x1b[K'])
+    expect(writes).toEqual([FIRST('reading https://example.test/spec.json · 1.0 s'), OVER('reading https://example.test/spec.json · 1.3 s')])
   })
 
-  it('cuts the line one column short of the terminal, so it never wraps', () => {
+  it('says which step of how many, when the work knows its steps', () => {
+    const { writes, terminal, now, advance } = fixture()
+    const line = progressLine({ terminal, now })
+    advance(FIRST_DRAW_MS)
+    line.update({ label: 'seeding /api/items', done: 500, total: 1000, part: { index: 2, count: 4 } })
+    expect(writes).toEqual([FIRST('[2/4] seeding /api/items: 500 of 1,000 (50%) · 1.0 s')])
+  })
+
+  it('keeps the numbers of a long line in 80 columns: the label loses its middle, a path keeps its file name', () => {
+    const { writes, terminal, now, advance } = fixture(80)
+    const line = progressLine({ terminal, now })
+    line.update({ label: 'reading the lines of /home/someone/projects/acme/fixtures/exports/2026-11/db-export.yaml', done: 0, total: 1_200_000 })
+    advance(FIRST_DRAW_MS + 1000)
+    line.update({ label: 'reading the lines of /home/someone/projects/acme/fixtures/exports/2026-11/db-export.yaml', done: 600_000, total: 1_200_000 })
+    const text = writes[0]!.slice(1, -'\x1b[K\n'.length)
+    expect(text).toBe('reading th…/db-export.yaml: 600,000 of 1,200,000 (50%) · 2.0 s · about 2 s left')
+    expect(text).toHaveLength(79)
+  })
+
+  it('cuts the end only of a line too narrow for its numbers, one column short of the terminal', () => {
     const { writes, terminal, now, advance } = fixture(30)
     const line = progressLine({ terminal, now })
     advance(FIRST_DRAW_MS)
     line.update({ label: 'seeding /api/a-very-long-resource-name', done: 5, total: 10 })
-    const text = writes[0]!.slice(1, -'\x1b[K'.length)
+    const text = writes[0]!.slice(1, -'\x1b[K\n'.length)
     expect(text).toBe('seeding /api/a-very-long-res…')
     expect(text).toHaveLength(29)
   })
@@ -105,6 +169,17 @@ describe('progressText', () => {
     expect(progressText({ label: 'resetting collections', done: 3, total: 12 }, 12_400, 65_000)).toBe('resetting collections: 3 of 12 (25%) · 12 s · about 2 min left')
     expect(progressText({ label: 'importing operations', done: 7, total: null }, 2_000, null)).toBe('importing operations: 7 · 2.0 s')
     expect(progressText({ label: 'seeding /api/none', done: 0, total: 0 }, 1_000, null)).toBe('seeding /api/none: 0 of 0 (100%) · 1.0 s')
+    expect(progressText({ label: 'saving', done: 0, total: null, part: { index: 4, count: 4 } }, 1_000, null)).toBe('[4/4] saving · 1.0 s')
+  })
+
+  it('shortens a label whose last path part is too long in its middle, keeping its start and end', () => {
+    expect(progressText({ label: 'reading https://example.test:8443/a-spec-with-a-long-name?version=2024-11-01', done: 0, total: null }, 1_000, null, 50))
+      .toBe('reading https://examp…e?version=2024-11-01 · 1.0 s')
+  })
+
+  it('shortens a label without a path before its last word', () => {
+    expect(progressText({ label: 'reading the lines of out.yaml', done: 105_865, total: 360_010 }, 2_200, 6_000, 79))
+      .toBe('reading the lines … out.yaml: 105,865 of 360,010 (29%) · 2.2 s · about 6 s left')
   })
 
   it('writes durations as a person reads them', () => {
@@ -121,17 +196,16 @@ describe('showsProgress', () => {
     expect(showsProgress(undefined, env({}), {})).toBe(false)
   })
 
-  it('stays silent with --quiet, --json, NO_COLOR, CI and TERM=dumb', () => {
+  it('stays silent with --quiet, --json, CI and TERM=dumb', () => {
     expect(showsProgress(terminal, env({}), { quiet: true })).toBe(false)
     expect(showsProgress(terminal, env({}), { json: true })).toBe(false)
-    expect(showsProgress(terminal, env({ NO_COLOR: '1' }), {})).toBe(false)
     expect(showsProgress(terminal, env({ CI: 'true' }), {})).toBe(false)
     expect(showsProgress(terminal, env({ CI: '1' }), {})).toBe(false)
     expect(showsProgress(terminal, env({ TERM: 'dumb' }), {})).toBe(false)
   })
 
-  it('takes an empty NO_COLOR, and CI set to empty, 0 or false, as unset', () => {
-    const unset: Record<string, string>[] = [{ NO_COLOR: '' }, { CI: '' }, { CI: '0' }, { CI: 'false' }]
+  it('shows with NO_COLOR (which asks for no colour, and the line has none), and takes CI set to empty, 0 or false as unset', () => {
+    const unset: Record<string, string>[] = [{ NO_COLOR: '1' }, { CI: '' }, { CI: '0' }, { CI: 'false' }]
     for (const vars of unset) expect(showsProgress(terminal, env(vars), {})).toBe(true)
   })
 })

@@ -32,7 +32,10 @@ export function registerConfigAsCode(program: Command, ctx: CliContext): void {
           printWarnings(ctx.io, exported.warnings)
           text = exported.text
         } else {
-          text = await withProgress(ctx, options, (onProgress) => toYaml(exportProject(context, project), { onProgress }))
+          text = await withProgress(ctx, options, (onProgress) => {
+            onProgress?.({ label: `reading project ${project.slug}`, done: 0, total: null })
+            return toYaml(exportProject(context, project), { onProgress })
+          })
         }
         if (options.output) {
           writeFileSync(resolve(ctx.environment.cwd, options.output), text)

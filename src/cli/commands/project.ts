@@ -8,6 +8,7 @@ import { endpointView, projectView } from '../../views.ts'
 import { withRuntime, type CliContext } from '../context.ts'
 import { printJson, printTable, success } from '../output.ts'
 import { collect } from '../parse.ts'
+import { QUIET_OPTION, withProgress } from '../progress.ts'
 
 /** `bearer, any token | apiKey in header X-API-Key, any key`, or `none`. */
 function projectAuthText(auth: Project['auth']): string {
@@ -32,9 +33,10 @@ export function registerProject(program: Command, ctx: CliContext): void {
   project
     .command('delete <slug>')
     .description('delete a project with its resources, endpoints and records')
-    .action((slug: string, _options: unknown, command: Command) =>
-      withRuntime(command, ctx, ({ context }) => {
-        const removed = deleteProject(context, slug)
+    .option(...QUIET_OPTION)
+    .action((slug: string, options: { quiet?: boolean }, command: Command) =>
+      withRuntime(command, ctx, async ({ context }) => {
+        const removed = await withProgress(ctx, options, (onProgress) => deleteProject(context, slug, { onProgress }))
         ctx.io.out(success(`deleted project ${removed.name} (${removed.slug})`))
       }))
 
