@@ -31,24 +31,31 @@ const all = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || '
 const count = db.prepare('SELECT count(*) FROM posts').pluck()
 const create = db.prepare("INSERT INTO posts (id, data) SELECT next, json_patch(json_object('id', next), ?) FROM (SELECT coalesce(max(id), 0) + 1 AS next FROM posts) RETURNING data").pluck()
 
-const json = (body, status = 200, headers = {}) => new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
+// Written as an h3 handler is: status and headers set on event.res, the text returned, so h3 builds
+// the answer on its own fast path (a Response made here would cost undici's, ~130 µs a request).
+const json = (event, body, status = 200, headers = {}) => {
+  event.res.status = status
+  event.res.headers.set('content-type', 'application/json; charset=utf-8')
+  for (const [name, value] of Object.entries(headers)) event.res.headers.set(name, value)
+  return body
+}
 const app = new H3()
 app.get('/posts/:id', (event) => {
   const data = one.get(Number(event.context.params.id))
   if (data === undefined) throw new HTTPError({ status: 404, message: 'not found' })
-  return json(data)
+  return json(event, data)
 })
 app.get('/posts', (event) => {
   const query = new URL(event.req.url).searchParams
   const total = { 'x-total-count': String(count.get()) }
-  if (!query.has('page') && !query.has('limit')) return json(all.get(), 200, total)
+  if (!query.has('page') && !query.has('limit')) return json(event, all.get(), 200, total)
   const limit = Number(query.get('limit') ?? 10)
-  return json(page.get(limit, (Math.max(Number(query.get('page') ?? 1), 1) - 1) * limit), 200, total)
+  return json(event, page.get(limit, (Math.max(Number(query.get('page') ?? 1), 1) - 1) * limit), 200, total)
 })
 app.post('/posts', async (event) => {
   const body = await readBody(event)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HTTPError({ status: 400, message: 'not an object' })
-  return json(create.get(JSON.stringify(body)), 201)
+  return json(event, create.get(JSON.stringify(body)), 201)
 })
 const server = createServer(toNodeHandler(app))
 server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`))
