@@ -78,7 +78,7 @@ function deliveriesTable(sub) {
       h('td', {}, a.eventType),
       h('td', { class: 'num', 'data-testid': 'delivery-attempt' }, `#${a.attempt}`),
       h('td', { 'data-testid': 'delivery-status' }, a.statusCode === null ? '—' : statusBadge(a.statusCode)),
-      h('td', {}, h('span', { class: a.succeeded ? 'ok' : 'bad', 'data-testid': 'delivery-result' }, a.succeeded ? 'succeeded' : 'failed')),
+      h('td', { class: 'outcome' }, h('span', { class: `swatch c-${a.outcome}`, 'aria-hidden': 'true' }), ' ', h('span', { class: `c-${a.outcome}`, 'data-testid': 'delivery-result' }, a.outcome)),
       h('td', { class: 'error-text' }, a.error ?? ''),
       h('td', { class: 'num' }, ms(a.durationMs)),
       h('td', {}, h('button', { type: 'button', class: 'small', 'data-testid': 'delivery-redeliver', 'aria-label': `Redeliver attempt ${a.attempt} of ${a.eventType}`, onclick: () => redeliver(a) }, 'Redeliver')))))))
