@@ -237,6 +237,26 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await context.close()
   })
 
+  it('turning a subscription off ends its pending retries: the attempt they followed turns from retrying to failed, in the table and the chart', async () => {
+    const waiting = await startShop({ retryDelaysMs: [60_000] })
+    const receiver = await startReceiver(() => 500)
+    const created = await send(`${waiting.server.url}/api/projects/1/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${waiting.token}` }, body: { name: 'down hook', targetUrl: receiver.url, events: ['mock.request'] } })
+    expect(created.status).toBe(201)
+    await send(`${waiting.server.url}/api/shop/products/1`)
+    const { page, problems, context } = await openDashboard(browser, waiting.server, waiting.token)
+    await page.getByTestId('tab-integrations').click()
+    await live(page)
+    const card = page.locator('[data-testid="subscription"][data-name="down hook"]')
+    const summary = () => card.getByTestId('delivery-chart-svg').getAttribute('aria-label')
+    await expect.poll(() => card.getByTestId('delivery-result').allTextContents(), { timeout: 15_000 }).toEqual(['retrying'])
+    await expect.poll(summary, { timeout: 15_000 }).toMatch(/: 1 attempt, succeeded 0, retrying 1, failed 0;/)
+    await card.getByTestId('sub-enabled').click()
+    await expect.poll(() => card.getByTestId('delivery-result').allTextContents(), { timeout: 15_000 }).toEqual(['failed'])
+    await expect.poll(summary, { timeout: 15_000 }).toMatch(/: 1 attempt, succeeded 0, retrying 0, failed 1;/)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
   it('draws the requests with the journal off (serve --journal 0), where the list is off, without a request the browser reports failed', async () => {
     const quiet = await startShop({ journal: 0 })
     await send(`${quiet.server.url}/api/shop/products/1`)
