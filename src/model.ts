@@ -341,6 +341,8 @@ export interface Attempt {
   error: string | null
   durationMs: number
   timestamp: string
+  /** As the stats count it: decided by the attempt and where its delivery stands now. */
+  outcome: AttemptOutcome
 }
 
 /** How a delivery attempt ended: it got through, another attempt will follow, or the delivery was given up (or canceled). */

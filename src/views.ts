@@ -135,6 +135,7 @@ export function attemptView(attempt: Attempt) {
     attempt: attempt.attempt,
     statusCode: attempt.statusCode,
     succeeded: attempt.succeeded,
+    outcome: attempt.outcome,
     error: attempt.error,
     durationMs: attempt.durationMs,
     timestamp: attempt.timestamp,

@@ -4,7 +4,7 @@
 import { addSubscription, deleteSubscription as removeSubscription, listDeliveries, listSubscriptions, redeliver as redeliverAttempt, updateSubscription } from './api.js'
 import { $, clock, copyText, dangerButton, form, guard, h, input, loadForProject, ms, notify, statusBadge } from './dom.js'
 import { state, stillCurrent } from './state.js'
-import { drawDeliveries } from './traffic.js'
+import { drawDeliveries, onDeliveryTraffic } from './traffic.js'
 
 /** @typedef {import('./api.js').SubscriptionWithDeliveries} SubscriptionWithDeliveries */
 /** @typedef {import('./api.js').AttemptView} AttemptView */
@@ -78,7 +78,7 @@ function deliveriesTable(sub) {
       h('td', {}, a.eventType),
       h('td', { class: 'num', 'data-testid': 'delivery-attempt' }, `#${a.attempt}`),
       h('td', { 'data-testid': 'delivery-status' }, a.statusCode === null ? '—' : statusBadge(a.statusCode)),
-      h('td', {}, h('span', { class: a.succeeded ? 'ok' : 'bad', 'data-testid': 'delivery-result' }, a.succeeded ? 'succeeded' : 'failed')),
+      h('td', { class: 'outcome' }, h('span', { class: `swatch c-${a.outcome}`, 'aria-hidden': 'true' }), ' ', h('span', { class: `c-${a.outcome}`, 'data-testid': 'delivery-result' }, a.outcome)),
       h('td', { class: 'error-text' }, a.error ?? ''),
       h('td', { class: 'num' }, ms(a.durationMs)),
       h('td', {}, h('button', { type: 'button', class: 'small', 'data-testid': 'delivery-redeliver', 'aria-label': `Redeliver attempt ${a.attempt} of ${a.eventType}`, onclick: () => redeliver(a) }, 'Redeliver')))))))
@@ -93,15 +93,21 @@ export function onDelivery(event) {
   if (!sub) return void loadSubscriptions()
   if (state.deliveryTimers.has(sub.id)) return
   const current = stillCurrent()
-  state.deliveryTimers.set(sub.id, setTimeout(async () => {
+  state.deliveryTimers.set(sub.id, setTimeout(() => {
     state.deliveryTimers.delete(sub.id)
-    await guard(async () => {
-      const deliveries = await listDeliveries(sub.id)
-      if (!current()) return
-      sub.deliveries = deliveries
-      state.deliveryBoxes.get(sub.id)?.replaceChildren(deliveriesTable(sub))
-    })
+    void guard(() => reloadDeliveries(sub, current))
   }, 100))
+}
+
+/**
+ * @param {SubscriptionWithDeliveries} sub
+ * @param {() => boolean} current
+ */
+async function reloadDeliveries(sub, current) {
+  const deliveries = await listDeliveries(sub.id)
+  if (!current()) return
+  sub.deliveries = deliveries
+  state.deliveryBoxes.get(sub.id)?.replaceChildren(deliveriesTable(sub))
 }
 
 /** @param {SubmitEvent} event */
@@ -131,9 +137,15 @@ async function submitSubscription(event) {
  */
 async function setEnabled(sub, box) {
   await guard(async () => {
+    const current = stillCurrent()
     const updated = await updateSubscription(sub.id, { enabled: box.checked })
     Object.assign(sub, updated)
     notify(`${sub.name} is ${updated.enabled ? 'on' : 'off'}`)
+    // Turning it off cancels the pending retries: the attempts they followed are now `failed`, in the log and the chart.
+    if (!updated.enabled) {
+      onDeliveryTraffic()
+      await reloadDeliveries(sub, current)
+    }
   }, (message) => {
     box.checked = sub.enabled
     notify(message, 'error')

@@ -1,5 +1,6 @@
 import type { Db } from './db.ts'
-import type { Attempt } from '../model.ts'
+import type { Attempt, AttemptOutcome } from '../model.ts'
+import { ATTEMPT_OUTCOME_SQL } from './attempt-outcome.ts'
 
 /** A delivery claimed for sending, with what the request needs. */
 export interface ClaimedDelivery {
@@ -25,6 +26,7 @@ interface AttemptRow {
   error: string | null
   duration_ms: number
   timestamp: string
+  outcome: AttemptOutcome
 }
 
 function toAttempt(row: AttemptRow): Attempt {
@@ -40,6 +42,7 @@ function toAttempt(row: AttemptRow): Attempt {
     error: row.error,
     durationMs: row.duration_ms,
     timestamp: row.timestamp,
+    outcome: row.outcome,
   }
 }
 
@@ -90,9 +93,12 @@ export function createDeliveryRepo(db: Db) {
      WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = @deliveryId AND subscription_id = @subscriptionId)`,
   )
   const attemptsBySubscription = db.prepare<[number, number], AttemptRow>(
-    'SELECT * FROM attempts WHERE subscription_id = ? ORDER BY id DESC LIMIT ?',
+    `SELECT a.*, ${ATTEMPT_OUTCOME_SQL} AS outcome FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+      WHERE a.subscription_id = ? ORDER BY a.id DESC LIMIT ?`,
   )
-  const attemptById = db.prepare<[number], AttemptRow>('SELECT * FROM attempts WHERE id = ?')
+  const attemptById = db.prepare<[number], AttemptRow>(
+    `SELECT a.*, ${ATTEMPT_OUTCOME_SQL} AS outcome FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.id = ?`,
+  )
 
   return {
     /** False (nothing written) when the project is gone. */
@@ -133,7 +139,7 @@ export function createDeliveryRepo(db: Db) {
     recoverInFlight: (): number => recover.run().changes,
     cancelPending: (subscriptionId: number): number => cancel.run(subscriptionId).changes,
     /** False (nothing written) when the delivery is gone: its subscription or project was deleted meanwhile. */
-    logAttempt: (attempt: Omit<Attempt, 'id'>): boolean =>
+    logAttempt: (attempt: Omit<Attempt, 'id' | 'outcome'>): boolean =>
       insertAttempt.run({ ...attempt, succeeded: attempt.succeeded ? 1 : 0 }).changes > 0,
     recentAttempts: (subscriptionId: number, limit: number): Attempt[] =>
       attemptsBySubscription.all(subscriptionId, limit).map(toAttempt),

@@ -1,5 +1,6 @@
 import type { Db } from './db.ts'
 import type { AttemptOutcome, AttemptSample } from '../model.ts'
+import { ATTEMPT_OUTCOME_SQL } from './attempt-outcome.ts'
 
 interface SampleRow {
   subscription_id: number
@@ -12,14 +13,10 @@ export type StatsRepo = ReturnType<typeof createStatsRepo>
 
 /** What the stats read of the delivery log. */
 export function createStatsRepo(db: Db) {
-  // A failed attempt is `failed` when it was its delivery's last and the delivery ended there (given
-  // up, or canceled by turning the subscription off); else another attempt follows or followed.
   // Timestamps are ISO text in UTC (toISOString), so they compare as text.
   const samples = db.prepare<[number, string, string], SampleRow>(
     `SELECT a.subscription_id, a.timestamp, a.duration_ms,
-            CASE WHEN a.succeeded = 1 THEN 'succeeded'
-                 WHEN d.state IN ('failed', 'canceled') AND a.attempt = d.attempts THEN 'failed'
-                 ELSE 'retrying' END AS outcome
+            ${ATTEMPT_OUTCOME_SQL} AS outcome
        FROM subscriptions s
        JOIN attempts a ON a.subscription_id = s.id
        JOIN deliveries d ON d.id = a.delivery_id

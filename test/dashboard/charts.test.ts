@@ -197,6 +197,71 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await context.close()
   })
 
+  it('a flaky receiver (500 to every third request): the attempts table says of each attempt what the chart counts, in its colours, the status and error kept', async () => {
+    const flaky = await startShop({ retryDelaysMs: [100] })
+    const flakyAuth = { Authorization: `Bearer ${flaky.token}` }
+    const receiver = await startReceiver((n) => (n % 3 === 0 ? 500 : 204))
+    const created = await send(`${flaky.server.url}/api/projects/1/webhooks`, { method: 'POST', headers: flakyAuth, body: { name: 'flaky hook', targetUrl: receiver.url, events: ['mock.request'] } })
+    expect(created.status).toBe(201)
+    const events = 9
+    for (let id = 1; id <= events; id++) await send(`${flaky.server.url}/api/shop/products/${id}`)
+    const { page, problems, context } = await openDashboard(browser, flaky.server, flaky.token)
+    await page.getByTestId('tab-integrations').click()
+    await live(page)
+    const card = page.locator('[data-testid="subscription"][data-name="flaky hook"]')
+    const tableOutcomes = async () => {
+      const words = await card.getByTestId('delivery-result').allTextContents()
+      return { succeeded: words.filter((w) => w === 'succeeded').length, retrying: words.filter((w) => w === 'retrying').length, failed: words.filter((w) => w === 'failed').length, rows: words.length }
+    }
+    // Every delivery ended (got through or given up), and the chart has caught up with the table.
+    const chartOutcomes = async () => {
+      const summary = /: (\d+) attempts?, succeeded (\d+), retrying (\d+), failed (\d+);/.exec((await card.getByTestId('delivery-chart-svg').getAttribute('aria-label')) ?? '')
+      return { succeeded: Number(summary?.[2] ?? 0), retrying: Number(summary?.[3] ?? 0), failed: Number(summary?.[4] ?? 0) }
+    }
+    await expect.poll(async () => {
+      const table = await tableOutcomes()
+      const chart = await chartOutcomes()
+      return table.succeeded + table.failed === events && table.rows === chart.succeeded + chart.retrying + chart.failed && table.rows
+    }, { timeout: 15_000 }).toBeTruthy()
+    const table = await tableOutcomes()
+    const chart = await chartOutcomes()
+    console.log('table', JSON.stringify(table), 'chart', JSON.stringify(chart))
+    expect({ succeeded: table.succeeded, retrying: table.retrying, failed: table.failed }).toEqual({ succeeded: chart.succeeded, retrying: chart.retrying, failed: chart.failed })
+    expect(table.retrying).toBeGreaterThan(0)
+    const counted = (await send(`${flaky.server.url}/api/projects/1/stats?window=1h`, { headers: flakyAuth })).json.deliveries as DeliveryBucketView[]
+    expect(counted.reduce((sum, b) => ({ succeeded: sum.succeeded + b.succeeded, retrying: sum.retrying + b.retrying, failed: sum.failed + b.failed }), { succeeded: 0, retrying: 0, failed: 0 }))
+      .toEqual({ succeeded: table.succeeded, retrying: table.retrying, failed: table.failed })
+
+    // A retried attempt: amber "retrying" as the chart's bar, its 500 and error still shown.
+    const retried = card.getByTestId('delivery-row').filter({ has: page.locator('[data-testid="delivery-result"]', { hasText: 'retrying' }) }).first()
+    expect(await retried.getByTestId('delivery-status').textContent()).toBe('500')
+    expect(await retried.locator('.error-text').textContent()).toBe('HTTP 500')
+    const colour = await retried.getByTestId('delivery-result').evaluate((span) => span.ownerDocument.defaultView!.getComputedStyle(span).color)
+    expect(colour).toBe(await fillOf(card.getByTestId('delivery-chart'), 'c-retrying'))
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('turning a subscription off ends its pending retries: the attempt they followed turns from retrying to failed, in the table and the chart', async () => {
+    const waiting = await startShop({ retryDelaysMs: [60_000] })
+    const receiver = await startReceiver(() => 500)
+    const created = await send(`${waiting.server.url}/api/projects/1/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${waiting.token}` }, body: { name: 'down hook', targetUrl: receiver.url, events: ['mock.request'] } })
+    expect(created.status).toBe(201)
+    await send(`${waiting.server.url}/api/shop/products/1`)
+    const { page, problems, context } = await openDashboard(browser, waiting.server, waiting.token)
+    await page.getByTestId('tab-integrations').click()
+    await live(page)
+    const card = page.locator('[data-testid="subscription"][data-name="down hook"]')
+    const summary = () => card.getByTestId('delivery-chart-svg').getAttribute('aria-label')
+    await expect.poll(() => card.getByTestId('delivery-result').allTextContents(), { timeout: 15_000 }).toEqual(['retrying'])
+    await expect.poll(summary, { timeout: 15_000 }).toMatch(/: 1 attempt, succeeded 0, retrying 1, failed 0;/)
+    await card.getByTestId('sub-enabled').click()
+    await expect.poll(() => card.getByTestId('delivery-result').allTextContents(), { timeout: 15_000 }).toEqual(['failed'])
+    await expect.poll(summary, { timeout: 15_000 }).toMatch(/: 1 attempt, succeeded 0, retrying 0, failed 1;/)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
   it('draws the requests with the journal off (serve --journal 0), where the list is off, without a request the browser reports failed', async () => {
     const quiet = await startShop({ journal: 0 })
     await send(`${quiet.server.url}/api/shop/products/1`)

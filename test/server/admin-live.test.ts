@@ -216,9 +216,9 @@ describe('deliveries', () => {
     })
     expect(attempts.status).toBe(200)
     const [second, first] = attempts.json
-    expect(first).toMatchObject({ attempt: 1, statusCode: 500, succeeded: false, eventType: 'mock.error' })
-    expect(second).toMatchObject({ attempt: 2, statusCode: 200, succeeded: true })
-    expect(Object.keys(first).sort()).toEqual(['attempt', 'durationMs', 'error', 'eventId', 'eventType', 'id', 'statusCode', 'succeeded', 'timestamp'])
+    expect(first).toMatchObject({ attempt: 1, statusCode: 500, succeeded: false, outcome: 'retrying', eventType: 'mock.error' })
+    expect(second).toMatchObject({ attempt: 2, statusCode: 200, succeeded: true, outcome: 'succeeded' })
+    expect(Object.keys(first).sort()).toEqual(['attempt', 'durationMs', 'error', 'eventId', 'eventType', 'id', 'outcome', 'statusCode', 'succeeded', 'timestamp'])
     expect((await send(`${api}/1/webhooks/${subscription.id}/deliveries?limit=1`, { headers: auth })).json).toEqual([second])
 
     const stream = await openEvents(`${api}/1/events?access_token=${token}`)
