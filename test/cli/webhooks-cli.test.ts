@@ -63,7 +63,7 @@ describe('mockapi webhooks and inbox', () => {
       return list.length === 1 ? list : null
     })
     expect(log[0]).toMatchObject({ subscriptionId: 1, eventType: 'mock.request', attempt: 1, statusCode: 200, succeeded: true })
-    expect((await run('webhooks', 'deliveries', '1')).stdout).toMatch(/mock\.request\s+1\s+200\s+ok/)
+    expect((await run('webhooks', 'deliveries', '1')).stdout).toMatch(/mock\.request\s+1\s+200\s+succeeded/)
     await waitFor(() => /webhook #1 mock\.request attempt 1 200/.test(output()), 3000, 'the delivery log line')
 
     expect((await run('webhooks', 'redeliver', String(log[0].id))).code).toBe(0)

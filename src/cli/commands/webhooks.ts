@@ -97,7 +97,7 @@ export function registerWebhooks(program: Command, ctx: CliContext): void {
         if (options.json) return printJson(ctx.io, attempts)
         printTable(ctx.io, ['ID', 'SUB', 'EVENT', 'TYPE', 'ATTEMPT', 'STATUS', 'RESULT', 'MS', 'TIME'],
           attempts.map((a) => [a.id, a.subscriptionId, a.eventId, a.eventType, a.attempt, a.statusCode ?? '-',
-            a.succeeded ? chalk.green('ok') : chalk.red(a.error ?? 'failed'), a.durationMs, a.timestamp]),
+            resultOf(a), a.durationMs, a.timestamp]),
           'no delivery attempts yet')
       }))
 
@@ -207,3 +207,9 @@ function printRedelivery(ctx: CliContext, summary: RedeliveryView, options: Rede
 }
 
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`
+
+/** The attempt's outcome by the stats' rule (what the dashboard's chart counts), with the error that made it. */
+function resultOf(attempt: { outcome: string; error: string | null }): string {
+  const paint = attempt.outcome === 'succeeded' ? chalk.green : attempt.outcome === 'retrying' ? chalk.yellow : chalk.red
+  return attempt.error ? `${paint(attempt.outcome)} ${attempt.error}` : paint(attempt.outcome)
+}
