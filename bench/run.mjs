@@ -87,6 +87,8 @@ try {
       results.compare = await compare(list, { dir, rounds, seconds, count: POSTS, log })
     }
     if (flags.scenarios || both) {
+      // The comparison removes its run folder when it ends; the scenarios copy their databases into it.
+      mkdirSync(join(dir, 'run'), { recursive: true })
       log(`seeding ${BIG.toLocaleString('en-US')} posts and the subscribed project for each build`)
       const receiver = await start(onCore(LOAD_CORE, [process.execPath, join(ROOT, 'bench/servers/receiver.mjs')]), { match: /listening on (http:\/\/\S+)/ })
       stops.push(receiver.stop)
