@@ -126,3 +126,8 @@ export async function paste(field: Locator, text: string): Promise<void> {
   await field.press('ControlOrMeta+V')
   expect(await field.inputValue(), 'the text pasted').toBe(text)
 }
+
+/** Waits until the live stream is open, so what the test does next is seen live. */
+export async function waitForLive(page: Page): Promise<void> {
+  await page.locator('[data-testid="live-state"][data-state="on"]').waitFor()
+}

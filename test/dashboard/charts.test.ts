@@ -8,7 +8,7 @@ import { createResource } from '../../src/domain/resources.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import type { DeliveryBucketView, RequestBucketView, StatsView } from '../../src/views.ts'
 import { cleanup, openStore, send, serve, startReceiver, tempDb, testClock } from '../_helpers.ts'
-import { connectBrowser, noBrowser, openDashboard, SCREENSHOTS, screenshot, screenshotDark, startShop } from './_browser.ts'
+import { connectBrowser, waitForLive, noBrowser, openDashboard, SCREENSHOTS, screenshot, screenshotDark, startShop } from './_browser.ts'
 
 let browser: Browser
 let server: RunningServer
@@ -25,10 +25,6 @@ afterAll(async () => {
   await browser?.close()
   await cleanup()
 })
-
-async function live(page: Page): Promise<void> {
-  await page.locator('[data-testid="live-state"][data-state="on"]').waitFor()
-}
 
 async function stats(window: string): Promise<StatsView> {
   const answer = await send(`${server.url}/api/projects/1/stats?window=${window}`, { headers: auth })
@@ -87,7 +83,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await send(`${server.url}/api/shop/products/999`)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     const chart = page.getByTestId('request-chart')
     const drawing = page.getByTestId('request-chart-svg')
     await expect.poll(() => drawing.getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/^Requests per second over the last 5 minutes, by status class, in 5-second buckets: 4 requests, 2xx 3, 3xx 0, 4xx 1, 5xx 0;/)
@@ -166,7 +162,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await send(`${server.url}/api/shop/products/2`)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-integrations').click()
-    await live(page)
+    await waitForLive(page)
     const card = (name: string) => page.locator(`[data-testid="subscription"][data-name="${name}"]`)
     const summary = (name: string) => card(name).getByTestId('delivery-chart-svg').getAttribute('aria-label')
     // The bad one: tried, failed, tried again 100 ms later, given up.
@@ -207,7 +203,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     for (let id = 1; id <= events; id++) await send(`${flaky.server.url}/api/shop/products/${id}`)
     const { page, problems, context } = await openDashboard(browser, flaky.server, flaky.token)
     await page.getByTestId('tab-integrations').click()
-    await live(page)
+    await waitForLive(page)
     const card = page.locator('[data-testid="subscription"][data-name="flaky hook"]')
     const tableOutcomes = async () => {
       const words = await card.getByTestId('delivery-result').allTextContents()
@@ -250,7 +246,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await send(`${waiting.server.url}/api/shop/products/1`)
     const { page, problems, context } = await openDashboard(browser, waiting.server, waiting.token)
     await page.getByTestId('tab-integrations').click()
-    await live(page)
+    await waitForLive(page)
     const card = page.locator('[data-testid="subscription"][data-name="down hook"]')
     const summary = () => card.getByTestId('delivery-chart-svg').getAttribute('aria-label')
     await expect.poll(() => card.getByTestId('delivery-result').allTextContents(), { timeout: 15_000 }).toEqual(['retrying'])
@@ -279,10 +275,10 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await page.getByTestId('requests-off').waitFor()
     await expect.poll(() => page.getByTestId('request-chart-svg').getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/: 2 requests, 2xx 1, 3xx 0, 4xx 1, 5xx 0;/)
     // Another project chosen and back, and the stream opened: still nothing asked that is known to fail.
-    await live(page)
+    await waitForLive(page)
     await page.reload()
     await page.getByTestId('requests-off').waitFor()
-    await live(page)
+    await waitForLive(page)
     expect(refused).toEqual([])
     expect(consoleErrors).toEqual([])
     await context.close()
@@ -307,7 +303,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
 
     const { page, problems, context } = await openDashboard(browser, faulty, await faulty.dashboardToken())
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     const chart = page.getByTestId('request-chart')
     const drawing = page.getByTestId('request-chart-svg')
     await expect.poll(() => drawing.getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/: 8 requests, 2xx 0, 3xx 0, 4xx 2, 5xx 0, no answer 6;/)
@@ -339,7 +335,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     for (let i = 0; i < 3; i++) await send(`${server.url}/api/shop/products/1`)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     const chart = page.getByTestId('request-chart')
     const drawing = page.getByTestId('request-chart-svg')
     await expect.poll(() => drawing.getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/by status class/)
@@ -399,7 +395,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     }
     const { page, problems, context } = await openDashboard(browser, busy, await busy.dashboardToken())
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     const chart = page.getByTestId('request-chart')
     await expect.poll(() => page.getByTestId('request-chart-svg').getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/5xx 16;/)
     await chart.locator('[data-testid="chart-bucket"]').nth(42).hover()

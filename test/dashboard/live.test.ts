@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, send, startReceiver } from '../_helpers.ts'
-import { connectBrowser, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
+import { connectBrowser, waitForLive, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
 
 let browser: Browser
 let server: RunningServer
@@ -20,11 +20,6 @@ afterAll(async () => {
   await cleanup()
 })
 
-/** Waits until the live stream is open, so what the test does next is seen live. */
-async function live(page: Page): Promise<void> {
-  await page.locator('[data-testid="live-state"][data-state="on"]').waitFor()
-}
-
 const rowTexts = (page: Page, testid: string) => page.getByTestId(testid).allTextContents()
 
 describe.skipIf(noBrowser)('live requests, inbox and integrations', { timeout: 60_000 }, () => {
@@ -33,7 +28,7 @@ describe.skipIf(noBrowser)('live requests, inbox and integrations', { timeout: 6
     await send(`${server.url}/api/shop/products/1`)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     const rows = page.getByTestId('request-row')
     await expect.poll(() => rowTexts(page, 'request-row'), { timeout: 15_000 }).toEqual([expect.stringMatching(/GET\/api\/shop\/products\/1200[\d.]+ ms/)])
 
@@ -68,7 +63,7 @@ describe.skipIf(noBrowser)('live requests, inbox and integrations', { timeout: 6
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
     await page.getByTestId('tab-inbox').click()
     expect(await page.getByTestId('inbox-url').textContent()).toMatch(new RegExp(`^${server.url}/api/webhooks/inbox/\\S+$`))
-    await live(page)
+    await waitForLive(page)
     expect(await page.getByTestId('inbox-count').textContent()).toMatch(/Nothing received yet/)
 
     const inboxUrl = (await page.getByTestId('inbox-url').textContent())!
@@ -108,7 +103,7 @@ describe.skipIf(noBrowser)('live requests, inbox and integrations', { timeout: 6
     const witness = await startReceiver(() => 200)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-integrations').click()
-    await live(page)
+    await waitForLive(page)
 
     await page.getByLabel('Name').fill('orders hook')
     await page.getByLabel('Target URL').fill(receiver.url)

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core'
 import type { JournalEntry } from '../../src/events.ts'
 import type { RunningServer } from '../../src/server/start.ts'
 import { cleanup, send } from '../_helpers.ts'
-import { connectBrowser, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
+import { connectBrowser, waitForLive, openDashboard, screenshot, screenshotDark, startShop, noBrowser } from './_browser.ts'
 
 let browser: Browser
 let server: RunningServer
@@ -99,11 +99,6 @@ describe.skipIf(noBrowser)('create an endpoint from a request', { timeout: 60_00
   })
 })
 
-/** Waits until the live stream is open, so what the test does next is seen live. */
-async function live(page: Page): Promise<void> {
-  await page.locator('[data-testid="live-state"][data-state="on"]').waitFor()
-}
-
 /** The journal's entries through the management API, as the dashboard asks for them. */
 async function journal(query = ''): Promise<{ entries: JournalEntry[]; total: number }> {
   const answer = await send(`${server.url}/api/projects/1/requests${query}`, { headers: auth })
@@ -121,7 +116,7 @@ describe.skipIf(noBrowser)('the Requests tab reads the journal through the API',
     await send(`${server.url}/api/shop/basket`)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     await expect.poll(() => rowPaths(page)).toEqual(['/api/shop/basket', '/api/shop/products', '/api/shop/products/1'])
     expect(await page.getByTestId('request-count').textContent()).toMatch(/^3 requests in the journal, newest first\./)
     expect(await page.getByTestId('request-filter-path').getAttribute('placeholder')).toBe('/api/shop/**')
@@ -233,7 +228,7 @@ describe.skipIf(noBrowser)('the Requests tab reads the journal through the API',
     await send(`${server.url}/api/shop/products/8`)
     const { page, problems, context } = await openDashboard(browser, server, token)
     await page.getByTestId('tab-requests').click()
-    await live(page)
+    await waitForLive(page)
     await page.getByTestId('request-row').first().waitFor()
 
     const refused = await send(`${server.url}/api/projects/1/requests?path=api/shop`, { headers: auth })
