@@ -65,8 +65,11 @@ export function reseedCollection(context: Context, collectionId: number, makeFak
   })
 }
 
-const seedingProgress = (resource: Resource, { onProgress }: ProgressOptions) =>
-  countProgress(onProgress, `seeding ${resource.path}`, resource.seedRecords.length + resource.seedCount)
+/** Seeding of LONG_STEP_ITEMS or more is drawn at once: how long it takes is known from its count, not from the clock. */
+function seedingProgress(resource: Resource, { onProgress }: ProgressOptions) {
+  const total = resource.seedRecords.length + resource.seedCount
+  return countProgress(total >= LONG_STEP_ITEMS ? asLong(onProgress) : onProgress, `seeding ${resource.path}`, total)
+}
 
 /** A resource's seed: its literal records, then its generated ones (reproducible when a seed value is set). */
 function* seededRecords(context: Context, resource: Resource, makeFaker: FakerFactory): Generator<Record<string, unknown>> {

@@ -32,7 +32,7 @@ export function partOf(onProgress: OnProgress | undefined, index: number, count:
   return (step) => onProgress({ ...step, part })
 }
 
-/** The same listener, told that each step is `long`: for work whose every report ends one call that reports nothing while it runs. */
+/** The same listener, told that each step is `long` (drawn at once, not after the first second): work known to take a while, or one call that reports nothing while it runs. */
 export function asLong(onProgress: OnProgress | undefined): OnProgress | undefined {
   if (onProgress === undefined) return undefined
   return (step) => onProgress({ ...step, long: true })
