@@ -381,13 +381,21 @@ export async function startReceiver(answer: (n: number, request: Received) => nu
       res.writeHead(status, headers).end()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
+  const { url, close } = await listenLocally(server)
   cleanups.push(close)
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, requests, close }
+  return { url: `${url}/hook`, requests, close }
+}
+
+/** A test's own server (an upstream, a receiver) listening on 127.0.0.1, port 0; `close` drops its open connections too. */
+export async function listenLocally(server: import('node:http').Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+  }
 }
 
 /** Polls `check` until it returns a truthy value or the time is up. */

@@ -59,11 +59,11 @@ export interface ShopInBrowser {
 }
 
 /** The shop served and this worker's Chromium connected to before the file's tests (when there is one), both let go after them. */
-export function shopInBrowser(): ShopInBrowser {
+export function shopInBrowser(options: Parameters<typeof startShop>[0] = {}): ShopInBrowser {
   const shop = {} as ShopInBrowser
   beforeAll(async () => {
     if (noBrowser) return
-    Object.assign(shop, await startShop())
+    Object.assign(shop, await startShop(options))
     shop.browser = await connectBrowser()
   })
   afterAll(async () => {

@@ -1,33 +1,19 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Locator, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import type { Locator, Page } from 'playwright-core'
 import { addEndpoint } from '../../src/domain/endpoints.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import { createResource } from '../../src/domain/resources.ts'
-import type { RunningServer } from '../../src/server/start.ts'
 import type { DeliveryBucketView, RequestBucketView, StatsView } from '../../src/views.ts'
-import { cleanup, openStore, send, serve, startReceiver, tempDb, testClock } from '../_helpers.ts'
-import { connectBrowser, waitForLive, noBrowser, openDashboard, SCREENSHOTS, screenshot, screenshotDark, startShop } from './_browser.ts'
+import { openStore, send, serve, startReceiver, tempDb, testClock } from '../_helpers.ts'
+import { noBrowser, openDashboard, SCREENSHOTS, screenshot, screenshotDark, shopInBrowser, startShop, waitForLive } from './_browser.ts'
 
-let browser: Browser
-let server: RunningServer
-let token: string
-let auth: Record<string, string>
-
-beforeAll(async () => {
-  if (noBrowser) return
-  ;({ server, token } = await startShop({ retryDelaysMs: [100] }))
-  auth = { Authorization: `Bearer ${token}` }
-  browser = await connectBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-  await cleanup()
-})
+const shop = shopInBrowser({ retryDelaysMs: [100] })
+const auth = () => ({ Authorization: `Bearer ${shop.token}` })
 
 async function stats(window: string): Promise<StatsView> {
-  const answer = await send(`${server.url}/api/projects/1/stats?window=${window}`, { headers: auth })
+  const answer = await send(`${shop.server.url}/api/projects/1/stats?window=${window}`, { headers: auth() })
   expect(answer.status).toBe(200)
   return answer.json
 }
@@ -79,9 +65,9 @@ const fillOf = (chart: Locator, className: string) => chart.locator(`rect.${clas
 describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
   it('draws requests per second by status class with p50/p95, live, showing what the stats endpoint answers, in light and dark', async () => {
     // Made before the page opens: the chart is seeded from the stats endpoint.
-    for (let i = 0; i < 3; i++) await send(`${server.url}/api/shop/products/1`)
-    await send(`${server.url}/api/shop/products/999`)
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    for (let i = 0; i < 3; i++) await send(`${shop.server.url}/api/shop/products/1`)
+    await send(`${shop.server.url}/api/shop/products/999`)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await page.getByTestId('tab-requests').click()
     await waitForLive(page)
     const chart = page.getByTestId('request-chart')
@@ -90,9 +76,9 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     expect(await chart.getByTestId('chart-bucket').count()).toBe(60)
 
     // New traffic: the chart follows it from the event stream, without a reload.
-    await send(`${server.url}/api/shop/products`, { method: 'POST', body: { name: 'Lamp', price: 30 } })
-    await send(`${server.url}/api/shop/products`, { method: 'POST', body: { name: 'Desk', price: 120 } })
-    await send(`${server.url}/api/shop/nothing-here`)
+    await send(`${shop.server.url}/api/shop/products`, { method: 'POST', body: { name: 'Lamp', price: 30 } })
+    await send(`${shop.server.url}/api/shop/products`, { method: 'POST', body: { name: 'Desk', price: 120 } })
+    await send(`${shop.server.url}/api/shop/nothing-here`)
     await expect.poll(() => drawing.getAttribute('aria-label'), { timeout: 15_000 }).toMatch(/: 7 requests, 2xx 5, 3xx 0, 4xx 2, 5xx 0;/)
 
     // Every bucket with traffic says what the endpoint says of it, and no other bucket has any.
@@ -156,11 +142,11 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     const bad = await startReceiver(() => 500)
     const ids: Record<string, number> = {}
     for (const [name, receiver] of [['good hook', good], ['bad hook', bad]] as const) {
-      const created = await send(`${server.url}/api/projects/1/webhooks`, { method: 'POST', headers: auth, body: { name, targetUrl: receiver.url, events: ['mock.request'] } })
+      const created = await send(`${shop.server.url}/api/projects/1/webhooks`, { method: 'POST', headers: auth(), body: { name, targetUrl: receiver.url, events: ['mock.request'] } })
       ids[name] = created.json.id
     }
-    await send(`${server.url}/api/shop/products/2`)
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    await send(`${shop.server.url}/api/shop/products/2`)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await page.getByTestId('tab-integrations').click()
     await waitForLive(page)
     const card = (name: string) => page.locator(`[data-testid="subscription"][data-name="${name}"]`)
@@ -170,7 +156,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await expect.poll(() => summary('good hook'), { timeout: 15_000 }).toMatch(/: 1 attempt, succeeded 1, retrying 0, failed 0;/)
 
     // Live: another request's deliveries show without a reload.
-    await send(`${server.url}/api/shop/products/3`)
+    await send(`${shop.server.url}/api/shop/products/3`)
     await expect.poll(() => summary('good hook'), { timeout: 15_000 }).toMatch(/: 2 attempts, succeeded 2, retrying 0, failed 0;/)
     await expect.poll(() => summary('bad hook'), { timeout: 15_000 }).toMatch(/: 4 attempts, succeeded 0, retrying 2, failed 2;/)
 
@@ -201,7 +187,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     expect(created.status).toBe(201)
     const events = 9
     for (let id = 1; id <= events; id++) await send(`${flaky.server.url}/api/shop/products/${id}`)
-    const { page, problems, context } = await openDashboard(browser, flaky.server, flaky.token)
+    const { page, problems, context } = await openDashboard(shop.browser, flaky.server, flaky.token)
     await page.getByTestId('tab-integrations').click()
     await waitForLive(page)
     const card = page.locator('[data-testid="subscription"][data-name="flaky hook"]')
@@ -244,7 +230,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     const created = await send(`${waiting.server.url}/api/projects/1/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${waiting.token}` }, body: { name: 'down hook', targetUrl: receiver.url, events: ['mock.request'] } })
     expect(created.status).toBe(201)
     await send(`${waiting.server.url}/api/shop/products/1`)
-    const { page, problems, context } = await openDashboard(browser, waiting.server, waiting.token)
+    const { page, problems, context } = await openDashboard(shop.browser, waiting.server, waiting.token)
     await page.getByTestId('tab-integrations').click()
     await waitForLive(page)
     const card = page.locator('[data-testid="subscription"][data-name="down hook"]')
@@ -263,7 +249,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     await send(`${quiet.server.url}/api/shop/products/1`)
     await send(`${quiet.server.url}/api/shop/products/999`)
     // Watched from before the page loads: the list's 409 used to come at once, twice.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const context = await shop.browser.newContext({ viewport: { width: 1280, height: 860 } })
     const page = await context.newPage()
     const consoleErrors: string[] = []
     const refused: string[] = []
@@ -301,7 +287,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
     const counted = answer.requests.filter((bucket) => bucket.total > 0)
     expect(counted.map(({ total, noAnswer, '4xx': c4 }) => ({ total, noAnswer, '4xx': c4 }))).toEqual([{ total: 3, noAnswer: 3, '4xx': 0 }, { total: 5, noAnswer: 3, '4xx': 2 }])
 
-    const { page, problems, context } = await openDashboard(browser, faulty, await faulty.dashboardToken())
+    const { page, problems, context } = await openDashboard(shop.browser, faulty, await faulty.dashboardToken())
     await page.getByTestId('tab-requests').click()
     await waitForLive(page)
     const chart = page.getByTestId('request-chart')
@@ -332,8 +318,8 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
   })
 
   it('keeps its text a readable size and its height fixed from a phone\'s width to a wide screen, the tooltip off the plot, times along the axis', async () => {
-    for (let i = 0; i < 3; i++) await send(`${server.url}/api/shop/products/1`)
-    const { page, problems, context } = await openDashboard(browser, server, token)
+    for (let i = 0; i < 3; i++) await send(`${shop.server.url}/api/shop/products/1`)
+    const { page, problems, context } = await openDashboard(shop.browser, shop.server, shop.token)
     await page.getByTestId('tab-requests').click()
     await waitForLive(page)
     const chart = page.getByTestId('request-chart')
@@ -393,7 +379,7 @@ describe.skipIf(noBrowser)('charts', { timeout: 60_000 }, () => {
       await Promise.all(calls)
       clock.advance(5000)
     }
-    const { page, problems, context } = await openDashboard(browser, busy, await busy.dashboardToken())
+    const { page, problems, context } = await openDashboard(shop.browser, busy, await busy.dashboardToken())
     await page.getByTestId('tab-requests').click()
     await waitForLive(page)
     const chart = page.getByTestId('request-chart')

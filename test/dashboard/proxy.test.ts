@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { send } from '../_helpers.ts'
+import { listenLocally, send } from '../_helpers.ts'
 import { noBrowser, openDashboard, screenshot, shopInBrowser } from './_browser.ts'
 
 const shop = shopInBrowser()
@@ -14,14 +14,7 @@ async function realApi(): Promise<{ url: string; close(): Promise<void> }> {
     req.resume()
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ real: req.url }))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-  }
+  return listenLocally(server)
 }
 
 const closing: (() => Promise<void>)[] = []

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path'
 import { requireProjectBySlug } from '../../src/domain/projects.ts'
 import { startServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, openStore, send } from '../_helpers.ts'
+import { cleanup, cliWorkspace, listenLocally, openStore, send } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -48,14 +48,7 @@ async function startUpstream() {
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"no such route"}')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-  }
+  return listenLocally(server)
 }
 
 describe('a recording and what is done offline', () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { requireProjectBySlug } from '../../src/domain/projects.ts'
 import { startServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, openStore, serve } from '../_helpers.ts'
+import { cleanup, cliWorkspace, listenLocally, openStore, serve } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -53,12 +53,12 @@ async function startUpstream() {
     }
     res.writeHead(404).end()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { url, close } = await listenLocally(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    url,
     /** Users change behind the client's back, as another client of a real API changes them. */
     setUsers: (next: User[]) => void (users = next),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
   }
 }
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import { isRecording, startRecording } from '../../src/domain/recording.ts'
 import { requireProjectBySlug } from '../../src/domain/projects.ts'
 import { startServer } from '../../src/server/start.ts'
-import { cleanup, cliWorkspace, openStore, send, serve } from '../_helpers.ts'
+import { cleanup, cliWorkspace, listenLocally, openStore, send, serve } from '../_helpers.ts'
 
 afterAll(cleanup)
 
@@ -34,11 +34,11 @@ async function startUpstream() {
     if (req.url === '/status') return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-upstream': 'yes' }).end('all systems go ✓\n')
     res.writeHead(404).end()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { url, close } = await listenLocally(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    url,
     seen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
   }
 }
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startServer } from '../../src/server/start.ts'
-import { cleanup, cliProcessAsync, cliWorkspace, exited, openStore, spawnServe, waitFor } from '../_helpers.ts'
+import { cleanup, cliProcessAsync, cliWorkspace, exited, listenLocally, openStore, spawnServe, waitFor } from '../_helpers.ts'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -18,12 +18,9 @@ async function startUpstream(): Promise<{ url: string; seen: string[] }> {
     if (url.pathname !== '/users') return res.writeHead(404, { 'content-type': 'text/plain' }).end('upstream: no such path')
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([{ id: 1, name: 'Ada', n: url.searchParams.get('n') }]))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  closers.push(() => new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  }))
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen }
+  const { url, close } = await listenLocally(server)
+  closers.push(close)
+  return { url, seen }
 }
 
 interface Answer {

@@ -13,7 +13,7 @@ import { parseProjectFile } from '../../src/domain/project-file.ts'
 import { applyProjectFile } from '../../src/domain/apply.ts'
 import { configureEndpoint } from '../../src/domain/endpoint-config.ts'
 import { loadFaker } from '../../src/engine/generators.ts'
-import { cleanup, cliWorkspace, databaseAt, exited, openStore, serveCli, spawnServe, startReceiver, tempDb, waitFor } from '../_helpers.ts'
+import { cleanup, cliWorkspace, databaseAt, exited, listenLocally, openStore, serveCli, spawnServe, startReceiver, tempDb, waitFor } from '../_helpers.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -40,13 +40,9 @@ async function upstream(routes: Record<string, Handler>): Promise<Upstream> {
     if (handler) return handler(req, res)
     res.writeHead(404).end('upstream: no such path')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
+  const { url, close } = await listenLocally(server)
   closers.push(close)
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen, close }
+  return { url, seen, close }
 }
 
 /** Echoes what it got: method, URL, headers and body, as JSON. */
