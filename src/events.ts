@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { Attempt, CallbackRequest, Fault } from './model.ts'
+import type { Attempt, AttemptOutcome, CallbackRequest, Fault } from './model.ts'
 
 /** One answered mock request; the event recorder turns it into `mock.request` / `mock.error` events. */
 /** Which of an endpoint's responses answered: its 1-based position and its name. */
@@ -35,7 +35,7 @@ export interface RequestServed {
 
 export type DeliveryAttempted = Pick<Attempt, 'deliveryId' | 'subscriptionId' | 'eventType' | 'attempt' | 'statusCode' | 'succeeded' | 'error' | 'durationMs'> & {
   /** What happens next: another attempt at a time, done, or given up. */
-  outcome: 'succeeded' | 'retrying' | 'failed'
+  outcome: AttemptOutcome
 }
 
 /** Headers and body (text, cut at 64 KiB; null when there is none) of what went back for a journalled request. */
