@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { AppError } from '../errors.ts'
-import { asLong, countProgress, LONG_STEP_ITEMS, type ProgressOptions } from '../engine/progress.ts'
+import { countProgress, type ProgressOptions } from '../engine/progress.ts'
 import { NEGOTIATIONS, PATH_RULES, type Negotiation, type PathRules, type Project } from '../model.ts'
 import type { Context } from './context.ts'
 import { checkAuthSetting } from './auth-settings.ts'
@@ -88,7 +88,7 @@ export function deleteProject(context: Context, slug: string, { onProgress }: Pr
     // Records go collection by collection, so the line can count them; each collection is one statement, so a big one is drawn at once.
     const sizes = collections.listIds(project.id).map((id) => [id, records.count(id)] as const)
     const total = sizes.reduce((n, [, size]) => n + size, 0)
-    const progress = countProgress(total >= LONG_STEP_ITEMS ? asLong(onProgress) : onProgress, 'deleting records', total)
+    const progress = countProgress(onProgress, 'deleting records', total)
     for (const [id, size] of sizes) {
       records.removeAll(id)
       progress.add(size)

@@ -65,10 +65,9 @@ export function reseedCollection(context: Context, collectionId: number, makeFak
   })
 }
 
-/** Seeding of LONG_STEP_ITEMS or more is drawn at once: how long it takes is known from its count, not from the clock. */
 function seedingProgress(resource: Resource, { onProgress }: ProgressOptions) {
   const total = resource.seedRecords.length + resource.seedCount
-  return countProgress(total >= LONG_STEP_ITEMS ? asLong(onProgress) : onProgress, `seeding ${resource.path}`, total)
+  return countProgress(onProgress, `seeding ${resource.path}`, total)
 }
 
 /** A resource's seed: its literal records, then its generated ones (reproducible when a seed value is set). */

@@ -61,6 +61,8 @@ const SILENT: ProgressCounter = { add() {}, finish() {} }
  */
 export function countProgress(onProgress: OnProgress | undefined, label: string, total: number | null, now: () => number = () => performance.now()): ProgressCounter {
   if (onProgress === undefined || total === 0) return SILENT
+  // Its count says it is long before the clock does: the line shows from the start, on any machine.
+  if (total !== null && total >= LONG_STEP_ITEMS) onProgress = asLong(onProgress)!
   let done = 0
   let reportedDone = 0
   let reportedAt = now()

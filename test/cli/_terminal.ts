@@ -23,19 +23,21 @@ const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`
 
 /**
  * The built CLI on a pseudo-terminal: its exit code and all it wrote there (stdout and stderr, in
- * order). `typeWhen` types its keys (a Ctrl-C) once the screen shows what it waits for.
+ * order). `when` acts once the screen shows what it waits for: types keys (a Ctrl-C) into the
+ * terminal, or does something of the test's own (frees a lock it held).
  */
-export function onTerminal(args: string[], env: Record<string, string>, cwd: string, typeWhen?: { shows: string; keys: string }): Promise<{ code: number | null; screen: string }> {
+export function onTerminal(args: string[], env: Record<string, string>, cwd: string, when?: { shows: string; keys?: string; then?: () => void }): Promise<{ code: number | null; screen: string }> {
   expectFreshBuild()
   const command = [process.execPath, BIN, ...args].map(quote).join(' ')
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
   let screen = ''
-  let typed = false
+  let acted = false
   const seen = (chunk: Buffer) => {
     screen += chunk
-    if (typeWhen && !typed && screen.includes(typeWhen.shows)) {
-      typed = true
-      child.stdin.write(typeWhen.keys)
+    if (when && !acted && screen.includes(when.shows)) {
+      acted = true
+      if (when.keys !== undefined) child.stdin.write(when.keys)
+      when.then?.()
     }
   }
   child.stdout.on('data', seen)

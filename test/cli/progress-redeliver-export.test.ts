@@ -25,23 +25,33 @@ describe('the progress line of redeliver and export --format openapi', () => {
     expect((await cli(['--db', db, 'init', '--yes', '--slug', 'one'], { cwd })).code).toBe(0)
     expect((await cli(['--db', db, 'webhooks', 'add', 'http://127.0.0.1:9/hook'], { cwd })).code).toBe(0)
     arrangeFailed(db, 1, 20_000)
-    // As a busy serve would: the write lock taken for 1.5 s, so the queuing outlasts the line's first-draw delay on any machine.
+    // As a busy serve would: once the first batch is queued, the write lock taken for 1.2 s, so the
+    // queuing outlasts the line's first-draw delay however fast the machine queues or slowly the CLI
+    // starts (each batch is followed by a pause as long as it took: 40 batches leave time to see one).
     const { context } = openStore(db)
-    context.db.exec('BEGIN IMMEDIATE')
-    const release = setTimeout(() => context.db.exec('ROLLBACK'), 1500)
+    const queuedAgain = context.db.prepare("SELECT count(*) AS n FROM deliveries WHERE state <> 'failed'")
+    let release: NodeJS.Timeout | undefined
+    const watch = setInterval(() => {
+      if ((queuedAgain.get() as { n: number }).n === 0) return
+      clearInterval(watch)
+      context.db.exec('BEGIN IMMEDIATE')
+      release = setTimeout(() => context.db.exec('ROLLBACK'), 1200)
+    }, 2)
     const { code, screen } = await onTerminal(['--db', db, 'webhooks', 'redeliver', '--failed'], terminalEnv(), cwd).finally(() => {
+      clearInterval(watch)
       clearTimeout(release)
       if (context.db.inTransaction) context.db.exec('ROLLBACK')
     })
+    expect(release, 'the first batch was seen queued before the last').toBeDefined()
     expect(code, screen).toBe(0)
     expect(screen).toMatch(/\rqueuing deliveries: [\d,]+ of 20,000 \(\d+%\) · \d+\.\d s/)
     summaryAfterErasedLine(screen, '✔ queued 20,000 deliveries again', 'queuing deliveries')
   }, 30_000)
 
-  it('export --format openapi to YAML of 25 resources of 1,000 records: counts the records as yaml writes them, and writes what it writes without a terminal', async () => {
+  it('export --format openapi to YAML of 50 resources of 1,000 records (50,000, the most it writes per resource: a step drawn at once): counts the records as yaml writes them, and writes what it writes without a terminal', async () => {
     const cwd = tempDir()
     const db = join(cwd, 'e.db')
-    const fruits = 'apples pears plums grapes lemons limes melons cherries peaches berries kiwis figs dates mangos papayas oranges bananas apricots quinces guavas olives nuts seeds beans peas'.split(' ')
+    const fruits = 'apples pears plums grapes lemons limes melons cherries peaches berries kiwis figs dates mangos papayas oranges bananas apricots quinces guavas olives nuts seeds beans peas'.split(' ').flatMap((fruit) => [fruit, `dried-${fruit}`])
     const resources = fruits.map((fruit) => [
       `  - path: /api/${fruit}`,
       '    fields: { title: lorem.sentence, views: int, body: lorem.paragraph }',
@@ -56,7 +66,7 @@ describe('the progress line of redeliver and export --format openapi', () => {
     ])
     expect(code, screen).toBe(0)
     expect(plain.code, plain.stderr).toBe(0)
-    expect(screen).toMatch(/\rwriting records: [\d,]+ of 25,000 \(\d+%\) · \d+\.\d s/)
+    expect(screen).toMatch(/\rwriting records: [\d,]+ of 50,000 \(\d+%\) · \d+\.\d s/)
     summaryAfterErasedLine(screen, '✔ wrote on-terminal.yaml', 'writing records')
     expect(plain.stderr).toBe('✔ wrote piped.yaml\n')
     expect(readFileSync(join(cwd, 'on-terminal.yaml'), 'utf8')).toBe(readFileSync(join(cwd, 'piped.yaml'), 'utf8'))
