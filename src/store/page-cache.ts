@@ -20,13 +20,14 @@ const MAX_CHARS = 8_000_000
 const MAX_PAGE_CHARS = 1_000_000
 
 /**
- * Record pages as last computed, each under the write stamp it was computed at: a page is served
- * again only while nothing has written since (the caller's stamp is unchanged). A list request is
+ * Record pages as last computed, each under its collection's version when it was computed: a page
+ * is served again only while nothing has written to that collection since (the caller's version is
+ * unchanged). A list request is
  * one synchronous statement on the event loop, so every concurrent request queues behind it; the
  * same filtered, sorted page over a large collection read again costs a lookup instead.
  */
 export function createPageCache<P extends Page>() {
-  const pages = new Map<string, { stamp: string; page: P }>()
+  const pages = new Map<string, { version: number; page: P }>()
   let chars = 0
 
   const drop = (key: string): void => {
@@ -41,11 +42,11 @@ export function createPageCache<P extends Page>() {
     keyOf: (collectionId: number, query: PageQuery): string =>
       JSON.stringify([collectionId, query.filters.map((f) => [f.field, f.op, f.values]), query.q, query.sort, query.limit, query.offset]),
 
-    get(key: string, stamp: string): P | undefined {
+    get(key: string, version: number): P | undefined {
       const hit = pages.get(key)
       if (!hit) return undefined
       pages.delete(key)
-      if (hit.stamp !== stamp) {
+      if (hit.version !== version) {
         chars -= hit.page.json.length
         return undefined
       }
@@ -54,11 +55,11 @@ export function createPageCache<P extends Page>() {
       return hit.page
     },
 
-    set(key: string, stamp: string, page: P): void {
+    set(key: string, version: number, page: P): void {
       if (page.json.length > MAX_PAGE_CHARS) return
       drop(key)
       while (pages.size >= MAX_PAGES || (pages.size > 0 && chars + page.json.length > MAX_CHARS)) drop(pages.keys().next().value!)
-      pages.set(key, { stamp, page })
+      pages.set(key, { version, page })
       chars += page.json.length
     },
   }
