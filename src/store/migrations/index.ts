@@ -25,6 +25,7 @@ import { up as singularResources } from './0220-singular-resources.ts'
 import { up as proxy } from './0230-proxy.ts'
 import { up as recordings } from './0240-recordings.ts'
 import { up as snapshotSeqs } from './0250-snapshot-seqs.ts'
+import { up as attemptsByDelivery } from './0270-attempts-by-delivery.ts'
 
 export interface Migration {
   version: number
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 230, up: proxy },
   { version: 240, up: recordings },
   { version: 250, up: snapshotSeqs },
+  { version: 270, up: attemptsByDelivery },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
