@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { AppError } from '../errors.ts'
 
@@ -8,11 +9,29 @@ import { AppError } from '../errors.ts'
  * one verifies the other.
  */
 export function standardWebhookHeaders(secret: string, id: string, sentAt: Date, body: string): Record<string, string> {
-  return {
-    'webhook-id': id,
-    'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(id, sentAt, body),
-  }
+  const timestamp = String(Math.floor(sentAt.getTime() / 1000))
+  const key = standardKey(secret)
+  const signature = key === null
+    ? new Webhook(secret).sign(id, sentAt, body)
+    : `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature }
+}
+
+/**
+ * The HMAC key of a `whsec_` secret in canonical base64, decoded once per secret; null for any
+ * other secret, which the library signs as it always did. node:crypto's HMAC gives the same bytes
+ * as the library's JavaScript SHA-256 for a fraction of the CPU (that one was 5 % of a delivery's).
+ */
+const keys = new Map<string, Buffer>()
+function standardKey(secret: string): Buffer | null {
+  const known = keys.get(secret)
+  if (known) return known
+  if (!STANDARD_SECRET.test(secret)) return null
+  // Secrets are few (one per subscription); a flood of distinct ones cannot grow this for ever.
+  if (keys.size >= 1000) keys.clear()
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64')
+  keys.set(secret, key)
+  return key
 }
 
 /** `whsec_` and canonical base64 of at least one byte: what subscriptions are given and docs/webhooks.md asks for. */

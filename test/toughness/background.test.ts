@@ -352,8 +352,8 @@ describe('slow receivers (item 9)', () => {
     await ok('webhooks', 'add', fast.url, '--project', 'u', '--events', 'mock.request')
     // As `serve --webhook-timeout 1s --webhook-retry-delays 1h`.
     const server = await serve(db, { deliveryTimeoutMs: TIMEOUT_MS, retryDelaysMs: [3_600_000] })
-    // Twice the subscription's cap of 4 attempts at once: two rounds of timeouts.
-    for (let i = 0; i < 8; i += 1) expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
+    // Twice the subscription's cap of 8 attempts at once: two rounds of timeouts.
+    for (let i = 0; i < 16; i += 1) expect((await send(`${server.url}/api/t/orders`)).status).toBe(200)
     await waitFor(() => slow.received() >= 1, 8000, 'the slow receiver to be called')
 
     const asked = performance.now()
@@ -364,17 +364,17 @@ describe('slow receivers (item 9)', () => {
     expect(slow.holding()).toBeGreaterThan(0)
 
     // Answering late does not make it a success: each attempt timed out at 1 s. Never more
-    // than 4 attempts to one subscription at once (the queue's own record of what is in flight).
+    // than 8 attempts to one subscription at once (the queue's own record of what is in flight).
     let mostSending = 0
     await waitFor(() => readDb(db, (file) => {
       mostSending = Math.max(mostSending, file.prepare("SELECT count(*) FROM deliveries WHERE subscription_id = 1 AND state = 'sending'").pluck().get() as number)
-      return file.prepare('SELECT count(*) FROM attempts WHERE subscription_id = 1').pluck().get() === 8
+      return file.prepare('SELECT count(*) FROM attempts WHERE subscription_id = 1').pluck().get() === 16
     }), 20_000, 'every slow attempt to time out')
     slow.release(200)
     const attempts = readDb(db, (file) => file.prepare('SELECT succeeded, error, duration_ms FROM attempts WHERE subscription_id = 1').all() as { succeeded: number; error: string; duration_ms: number }[])
     expect(attempts.every((a) => a.succeeded === 0 && a.error === `timed out after ${TIMEOUT_MS} ms`)).toBe(true)
     expect(Math.max(...attempts.map((a) => a.duration_ms))).toBeLessThan(5000)
-    expect(mostSending).toBe(4)
+    expect(mostSending).toBe(8)
     await expectAliveAndIntact(server.url, db)
     await server.close()
   }, 60_000)

@@ -40,4 +40,10 @@ describe('retention', () => {
       await server.close()
     }
   })
+
+  it("finds a pruned delivery's attempts by their index, not by reading every attempt kept", () => {
+    const { context } = openStore(tempDb())
+    const plan = context.db.prepare('EXPLAIN QUERY PLAN DELETE FROM attempts WHERE delivery_id = ?').all(1) as { detail: string }[]
+    expect(plan.map((step) => step.detail)).toEqual([expect.stringMatching(/USING (COVERING )?INDEX attempts_by_delivery/)])
+  })
 })

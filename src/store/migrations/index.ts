@@ -26,6 +26,7 @@ import { up as proxy } from './0230-proxy.ts'
 import { up as recordings } from './0240-recordings.ts'
 import { up as snapshotSeqs } from './0250-snapshot-seqs.ts'
 import { up as collectionVersions } from './0260-collection-versions.ts'
+import { up as attemptsByDelivery } from './0270-attempts-by-delivery.ts'
 
 export interface Migration {
   version: number
@@ -60,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 240, up: recordings },
   { version: 250, up: snapshotSeqs },
   { version: 260, up: collectionVersions },
+  { version: 270, up: attemptsByDelivery },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
