@@ -1,4 +1,5 @@
-import { Webhook } from 'standardwebhooks'
+import nodeModule from 'node:module'
+import type { Webhook } from 'standardwebhooks'
 import { AppError } from '../errors.ts'
 
 /**
@@ -7,11 +8,17 @@ import { AppError } from '../errors.ts'
  * function for deliveries and for `mockapi webhooks send --standard`, so a receiver that verifies
  * one verifies the other.
  */
+// Loaded with the first signed delivery, not with `serve` (which reached it through the delivery
+// worker); signing is synchronous, so it is required (it is CommonJS), not imported.
+const requireCommonJs = nodeModule.createRequire(import.meta.url)
+let webhookClass: typeof Webhook | null = null
+const standardWebhook = (): typeof Webhook => (webhookClass ??= (requireCommonJs('standardwebhooks') as typeof import('standardwebhooks')).Webhook)
+
 export function standardWebhookHeaders(secret: string, id: string, sentAt: Date, body: string): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(id, sentAt, body),
+    'webhook-signature': new (standardWebhook())(secret).sign(id, sentAt, body),
   }
 }
 
