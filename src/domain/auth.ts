@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { AppError } from '../errors.ts'
 import type { Project } from '../model.ts'
 import type { Context } from './context.ts'
@@ -27,16 +28,17 @@ export async function mintToken(context: Context, options: { projectId?: number;
     claims = { projectId: options.projectId, [PROJECT_KEY_CLAIM]: key }
   }
   const nowSeconds = Math.floor(context.clock.now().getTime() / 1000)
-  const { SignJWT } = await loadJose()
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-    .setSubject(options.subject ?? 'mockapi-cli')
-    .setIssuedAt(nowSeconds)
-    .setExpirationTime(nowSeconds + Math.ceil(options.expiresInMs / 1000))
-    .sign(signingKey(context))
+  const payload = { ...claims, sub: options.subject ?? 'mockapi-cli', iat: nowSeconds, exp: nowSeconds + Math.ceil(options.expiresInMs / 1000) }
+  // An HS256 JWS is an HMAC-SHA256 over its two base64url parts: signed here, not by jose, because
+  // `serve` mints the dashboard's token as it starts, and loading jose (and importing its key
+  // through WebCrypto) held up the first answer; tokens are still verified by jose.
+  const signed = `${base64url(JSON.stringify({ alg: ALGORITHM, typ: 'JWT' }))}.${base64url(JSON.stringify(payload))}`
+  return `${signed}.${createHmac('sha256', signingKey(context)).update(signed).digest('base64url')}`
 }
 
-// jose loads on the first token: a server that is never asked for one does not pay for it.
+const base64url = (text: string) => Buffer.from(text).toString('base64url')
+
+// jose loads with the first token to verify: a server that is never asked to does not pay for it.
 const loadJose = () => import('jose')
 
 function reason(error: unknown, errors: typeof import('jose').errors): string {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
-import { Webhook } from 'standardwebhooks'
+import nodeModule from 'node:module'
+import type { Webhook } from 'standardwebhooks'
 import { AppError } from '../errors.ts'
 
 /**
@@ -8,11 +9,17 @@ import { AppError } from '../errors.ts'
  * function for deliveries and for `mockapi webhooks send --standard`, so a receiver that verifies
  * one verifies the other.
  */
+// Loaded with the first secret that is not a canonical `whsec_` one, not with `serve` (which reached
+// it through the delivery worker); signing is synchronous, so it is required (it is CommonJS), not imported.
+const requireCommonJs = nodeModule.createRequire(import.meta.url)
+let webhookClass: typeof Webhook | null = null
+const standardWebhook = (): typeof Webhook => (webhookClass ??= (requireCommonJs('standardwebhooks') as typeof import('standardwebhooks')).Webhook)
+
 export function standardWebhookHeaders(secret: string, id: string, sentAt: Date, body: string): Record<string, string> {
   const timestamp = String(Math.floor(sentAt.getTime() / 1000))
   const key = standardKey(secret)
   const signature = key === null
-    ? new Webhook(secret).sign(id, sentAt, body)
+    ? new (standardWebhook())(secret).sign(id, sentAt, body)
     : `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature }
 }

@@ -2,7 +2,7 @@ import type { H3 } from 'h3'
 import { effectiveAuthOf } from '../domain/auth-settings.ts'
 import { whenStoreFree } from '../domain/transaction.ts'
 import { DATA_KINDS, EXCHANGE_KINDS, SPEC_KINDS } from '../kinds/registry.ts'
-import { importRequestFromJson, loadImport, MAX_SPEC_BYTES, storeImport, type ImportResult } from '../domain/import.ts'
+import type { ImportResult } from '../domain/import.ts'
 import type { Endpoint } from '../model.ts'
 import type { ImportFormatView, ServedEndpointView } from '../views.ts'
 import { notAllowed, route, type AdminDeps, type Authorize } from './admin-common.ts'
@@ -44,6 +44,8 @@ export function mountAdminImports(app: H3, deps: AdminDeps, authorized: Authoriz
   route(app, '/api/projects/:projectId/imports', async (event) => {
     const project = await authorized(event)
     if (event.req.method !== 'POST') notAllowed(event, ['POST'])
+    // The import code (yaml, the spec parsers) loads with the first import, not with the server.
+    const { importRequestFromJson, loadImport, MAX_SPEC_BYTES, storeImport } = await import('../domain/import.ts')
     // A spec is a document, not a request: its JSON may be as large as a spec (and its quoting).
     const body = await readJsonBody(event, Math.max(deps.bodyLimit, 2 * MAX_SPEC_BYTES))
     // Read and parsed before the write lock is asked for; only storing is tried again while another process holds it.

@@ -31,7 +31,6 @@ import { seededRandom } from './pipeline/random.ts'
 import { watchFile } from './watch.ts'
 import { DEFAULT_PROXY_TIMEOUT_MS } from './proxy.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
-import { endStaleRecordings, isRecording, recordOptions, recordProxied, startRecording, stopRecording } from '../domain/recording.ts'
 import { proxyTargetProblem } from '../engine/target-url.ts'
 
 export interface StartOptions {
@@ -166,6 +165,7 @@ async function startProjectRecording(context: Context, project: Project | null, 
   if (!project) throw new AppError('INVALID_INPUT', '--record needs a project served at its own paths (--project)')
   const target = flagTarget?.href ?? project.proxy?.target
   if (!target) throw new AppError('INVALID_INPUT', `--record needs a proxy target: give serve --proxy URL, or give project ${project.slug} one with mockapi project set --proxy URL`)
+  const { isRecording, recordOptions, recordProxied, startRecording, stopRecording } = await import('../domain/recording.ts')
   const options = await recordOptions(target)
   startRecording(context, project, target)
   // `mockapi record stop` or `project delete` in another process ends it: said once, when seen.
@@ -316,7 +316,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       timer.unref()
       journalSweep = timer
     }
-    for (const slug of endStaleRecordings(context)) log.note('recording', `project ${slug} was left recording by a serve that did not close; ended`)
+    // The recording code loads only when a recording is left over or asked for.
+    const leftRecording = context.repos.projects.list().some((project) => context.repos.recordings.isOn(project.id))
+    const stale = leftRecording ? (await import('../domain/recording.ts')).endStaleRecordings(context) : []
+    for (const slug of stale) log.note('recording', `project ${slug} was left recording by a serve that did not close; ended`)
     const recording = options.record ? await startProjectRecording(context, ownPathsProject(), proxy.target, log) : null
     stopOwnRecording = recording?.stop ?? null
     const recorder = recorderOf(recording?.recorder ?? options.recorder, log)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SignJWT, UnsecuredJWT, generateKeyPair } from 'jose'
+import { SignJWT, UnsecuredJWT, decodeJwt, generateKeyPair } from 'jose'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
 import type { Context } from '../../src/domain/context.ts'
@@ -28,6 +28,18 @@ describe('management API authentication (JWT, HS256)', () => {
     const response = await get(await mintToken(context, { expiresInMs: 60_000 }))
     expect(response.status).toBe(200)
     expect(response.json).toEqual([])
+  })
+
+  it('mints what jose signs: the same header, claims and signature, bound to a project or not', async () => {
+    for (const options of [{ expiresInMs: 60_000 }, { expiresInMs: 90_500, projectId: 2, subject: 'someone' }]) {
+      const token = await mintToken(context, options)
+      const { sub, iat, exp, ...claims } = decodeJwt(token)
+      const signed = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(sub!).setIssuedAt(iat!).setExpirationTime(exp!).sign(secret)
+      expect(token).toBe(signed)
+      expect(exp! - iat!).toBe(Math.ceil(options.expiresInMs / 1000))
+      expect(sub).toBe(options.subject ?? 'mockapi-cli')
+    }
+    expect((await get(await mintToken(context, { expiresInMs: 60_000, projectId: 2 }), 2)).status).toBe(200)
   })
 
   it('answers 401 without a header, with garbage, or with another scheme', async () => {
