@@ -3,18 +3,19 @@ import nodeModule from 'node:module'
 import type { Webhook } from 'standardwebhooks'
 import { AppError } from '../errors.ts'
 
-/**
- * Standard Webhooks headers: the message id, the time in Unix seconds, and `v1,<base64>` of
- * HMAC-SHA256 over "{id}.{timestamp}.{body}" keyed by the base64 part of a `whsec_` secret. One
- * function for deliveries and for `mockapi webhooks send --standard`, so a receiver that verifies
- * one verifies the other.
- */
 // Loaded with the first secret that is not a canonical `whsec_` one, not with `serve` (which reached
 // it through the delivery worker); signing is synchronous, so it is required (it is CommonJS), not imported.
 const requireCommonJs = nodeModule.createRequire(import.meta.url)
 let webhookClass: typeof Webhook | null = null
 const standardWebhook = (): typeof Webhook => (webhookClass ??= (requireCommonJs('standardwebhooks') as typeof import('standardwebhooks')).Webhook)
 
+
+/**
+ * Standard Webhooks headers: the message id, the time in Unix seconds, and `v1,<base64>` of
+ * HMAC-SHA256 over "{id}.{timestamp}.{body}" keyed by the base64 part of a `whsec_` secret. One
+ * function for deliveries and for `mockapi webhooks send --standard`, so a receiver that verifies
+ * one verifies the other.
+ */
 export function standardWebhookHeaders(secret: string, id: string, sentAt: Date, body: string): Record<string, string> {
   const timestamp = String(Math.floor(sentAt.getTime() / 1000))
   const key = standardKey(secret)
