@@ -9,7 +9,6 @@ const requireCommonJs = nodeModule.createRequire(import.meta.url)
 let webhookClass: typeof Webhook | null = null
 const standardWebhook = (): typeof Webhook => (webhookClass ??= (requireCommonJs('standardwebhooks') as typeof import('standardwebhooks')).Webhook)
 
-
 /**
  * Standard Webhooks headers: the message id, the time in Unix seconds, and `v1,<base64>` of
  * HMAC-SHA256 over "{id}.{timestamp}.{body}" keyed by the base64 part of a `whsec_` secret. One
