@@ -1,13 +1,10 @@
 import { createHmac } from 'node:crypto'
-import nodeModule from 'node:module'
-import type { Webhook } from 'standardwebhooks'
+import { lazyRequire } from '../engine/lazy-require.ts'
 import { AppError } from '../errors.ts'
 
-// Loaded with the first secret that is not a canonical `whsec_` one, not with `serve` (which reached
-// it through the delivery worker); signing is synchronous, so it is required (it is CommonJS), not imported.
-const requireCommonJs = nodeModule.createRequire(import.meta.url)
-let webhookClass: typeof Webhook | null = null
-const standardWebhook = (): typeof Webhook => (webhookClass ??= (requireCommonJs('standardwebhooks') as typeof import('standardwebhooks')).Webhook)
+// Loaded with the first secret that is not a canonical `whsec_` one, not with `serve` (which
+// reached it through the delivery worker).
+const standardwebhooks = lazyRequire<typeof import('standardwebhooks')>('standardwebhooks')
 
 /**
  * Standard Webhooks headers: the message id, the time in Unix seconds, and `v1,<base64>` of
@@ -19,7 +16,7 @@ export function standardWebhookHeaders(secret: string, id: string, sentAt: Date,
   const timestamp = String(Math.floor(sentAt.getTime() / 1000))
   const key = standardKey(secret)
   const signature = key === null
-    ? new (standardWebhook())(secret).sign(id, sentAt, body)
+    ? new (standardwebhooks().Webhook)(secret).sign(id, sentAt, body)
     : `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature }
 }

@@ -1,12 +1,9 @@
-import nodeModule from 'node:module'
 import type { RE2JS } from 're2js'
+import { lazyRequire } from './lazy-require.ts'
 
 // re2js is a quarter of a megabyte of code that `serve` loaded before its first answer: it loads
-// with the first pattern compiled instead. Patterns compile synchronously, so it is required
-// (its CommonJS build), not imported.
-const requireCommonJs = nodeModule.createRequire(import.meta.url)
-let engine: typeof RE2JS | null = null
-const re2 = (): typeof RE2JS => (engine ??= (requireCommonJs('re2js') as typeof import('re2js')).RE2JS)
+// with the first pattern compiled instead.
+const re2js = lazyRequire<typeof import('re2js')>('re2js')
 
 /**
  * Patterns written by users (JSON Schema `pattern`/`patternProperties`, imported specs) run on RE2
@@ -50,7 +47,7 @@ export function compileSafeRegex(pattern: string, options: { ignoreCase?: boolea
   if (cached) return cached
   let compiled: RE2JS
   try {
-    const RE2 = re2()
+    const RE2 = re2js().RE2JS
     compiled = RE2.compile(RE2.translateRegExp(pattern), RE2.LOOKBEHINDS | (options.ignoreCase ? RE2.CASE_INSENSITIVE : 0))
   } catch (error) {
     throw new UnsafePatternError(pattern, String((error as Error).message).replace(/^error parsing regexp: /, ''))
