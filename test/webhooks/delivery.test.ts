@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
 import { Webhook } from 'standardwebhooks'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject } from '../../src/domain/projects.ts'
@@ -257,4 +258,32 @@ describe('webhook deliveries to real local receivers', () => {
     const items = await send(`${url}/api/${project.slug}/items`)
     expect(items.json).toHaveLength(2)
   })
+
+  it('under a load of requests (the worker paced) while another connection holds the write lock: every request answered, each event delivered once when the lock frees', async () => {
+    const project = await newProject()
+    const receiver = await startReceiver()
+    const subscription = await subscribe(project.id, receiver.url, ['mock.request'])
+    const other = new Database(dbPath)
+    other.pragma('busy_timeout = 5000')
+    other.exec('BEGIN IMMEDIATE')
+    const statuses: number[] = []
+    try {
+      // 400 reads in waves of 50: well over the 1,000 a second that paces the worker.
+      for (let wave = 0; wave < 8; wave += 1) {
+        const answers = await Promise.all(Array.from({ length: 50 }, () => send(`${url}/api/${project.slug}/items`)))
+        statuses.push(...answers.map((answer) => answer.status))
+      }
+      expect(receiver.requests).toHaveLength(0)
+    } finally {
+      other.exec('COMMIT')
+      other.close()
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(400)
+    await waitFor(() => {
+      const states = deliveryStates(subscription.id)
+      return states.length === 400 && states.every((state) => state === 'succeeded')
+    }, 20_000, 'every delivery to succeed')
+    expect(new Set(receiver.requests.map((request) => request.headers['webhook-id'])).size).toBe(400)
+    expect(receiver.requests).toHaveLength(400)
+  }, 30_000)
 })
