@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
-import { answerEndpoint, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders, faultHeaders } from '../domain/pipeline/answer-endpoint.ts'
+import { answerEndpoint, answerPlainRead, readsPlainly, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders, faultHeaders } from '../domain/pipeline/answer-endpoint.ts'
 import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
@@ -239,6 +239,19 @@ async function answerRefusal(event: H3Event, deps: MockDeps, request: MockReques
   if (!documented) return refuseUnauthorized(event, deps, refusal)
   if (deps.delayFloor) await holdResponse(event, drawDelay(deps.delayFloor, deps.random))
   return answeredWith(documented, matched.route.endpoint.id, {})
+}
+
+/**
+ * A records read of an endpoint configured by hand (a kind's own stages, OpenAPI's, check more)
+ * with nothing to decide for this request (no `Prefer`, no delay floor, auth passed), answered
+ * without the stages' awaits; null: the stages answer it.
+ */
+function answerPlainly(deps: MockDeps, request: MockRequest, match: EndpointMatch): Answered | null {
+  const { route } = match
+  if (deps.delayFloor || request.headers.has('prefer') || !readsPlainly(route) || stagesOf(route.endpoint.kind) !== CONFIGURED_STAGES) return null
+  if (authStage(request, endpointAuth(match.project, route.endpoint, route.spec))) return null
+  const answer = answerPlainRead({ context: deps.context, request, route, params: match.params })
+  return answer && answeredWith(answer, route.endpoint.id, {})
 }
 
 async function answerEndpointMatch(event: H3Event, deps: MockDeps, request: MockRequest, matched: EndpointMatch, select: Select): Promise<Answered> {
@@ -515,7 +528,7 @@ export function createMockHandler(deps: MockDeps) {
         throw match.error
       } else {
         answered = match.kind === 'endpoint'
-          ? await answerEndpointMatch(event, deps, request, match, select)
+          ? answerPlainly(deps, request, match) ?? await answerEndpointMatch(event, deps, request, match, select)
           : await answerOperationsMatch(event, deps, request, match)
       }
     } catch (error) {

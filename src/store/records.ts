@@ -208,13 +208,6 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     }
     return present
   }
-  const forgetPresenceOnInsert = (collectionId: number, written: readonly string[]): void => {
-    // Nothing known of the collection, nothing to forget: most inserts read no count for this.
-    if (!presence.has(collectionId)) return
-    // An empty collection may be a new one under a deleted one's id (SQLite reuses them): nothing known of the old one holds.
-    if (countAll.get(collectionId) === 0) presence.delete(collectionId)
-    else forgetPresence(collectionId, written, false)
-  }
   const forgetPresence = (collectionId: number, written: readonly string[], removed: boolean): void => {
     const fields = presence.get(collectionId)
     if (!fields) return
@@ -370,13 +363,13 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     },
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
     insert(collectionId: number, id: string, json: string): void {
-      forgetPresenceOnInsert(collectionId, [json])
+      forgetPresence(collectionId, [json], false)
       insert.run(collectionId, id, json)
     },
     /** Inserts records in order, many to a statement; `rows` are [id, json] pairs. */
     insertMany(collectionId: number, rows: readonly (readonly [string, string])[]): void {
       if (rows.length === 0) return
-      forgetPresenceOnInsert(collectionId, rows.map(([, json]) => json))
+      forgetPresence(collectionId, rows.map(([, json]) => json), false)
       let at = 0
       for (; at + INSERT_BATCH <= rows.length; at += INSERT_BATCH) {
         insertBatch.run(rows.slice(at, at + INSERT_BATCH).flatMap(([id, json]) => [collectionId, id, json]))

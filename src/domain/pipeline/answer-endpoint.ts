@@ -12,6 +12,7 @@ import type { Context } from '../context.ts'
 import { MAX_RECORD_DEPTH, deeperThan, runRecordAction } from '../records.ts'
 import { runSingularAction } from '../singulars.ts'
 import { batchedWriteTransaction, whenStoreFree } from '../transaction.ts'
+import { storeFault } from '../../store/db.ts'
 
 /*
  * The answer of a resource or custom endpoint (records, a fixed body, a template). It is in the
@@ -157,30 +158,77 @@ export async function faultHeaders(input: Omit<EndpointAnswerInput, 'status' | '
 
 /** A configured fixed body, the resource's records, or `{}`. */
 export async function answerEndpoint(input: EndpointAnswerInput): Promise<MockAnswer> {
-  const { context, request, route, params, body } = input
+  const { context, route } = input
   const status = finalStatus(input.status)
-  const { endpoint, collectionId, resource, parentFields, idParam } = route
+  const { endpoint } = route
   const headers = await renderHeaders(input)
   if (hasConfiguredBody(endpoint)) {
     const answer = await configuredBody(input)
     return { status, headers: typed(answer.contentType, headers), body: answer.body }
   }
-  if (endpoint.action && collectionId !== null && resource !== null) {
-    const run = resource.singular ? runSingularAction : runRecordAction
-    const action = () => run(context, {
-      action: endpoint.action!,
-      resource,
-      collectionId,
-      parents: parentFields.map((field) => ({ field, values: [params[field]!] })),
-      id: params[idParam],
-      query: request.url.searchParams,
-      body,
-      url: request.url,
-      status,
-    })
+  if (endpoint.action && route.collectionId !== null && route.resource !== null) {
     // Writes of concurrent requests share a commit; a read needs no transaction.
-    const result = await whenStoreFree(context.db, () => (READS.has(endpoint.action!) ? action() : batchedWriteTransaction(context.db, action)))
-    return { status: result.status, headers: { ...result.headers, ...typed(endpoint.contentType, headers) }, body: result.body }
+    const action = () => recordAnswer(input, input.body, status, headers)
+    return whenStoreFree(context.db, () => (READS.has(endpoint.action!) ? action() : batchedWriteTransaction(context.db, action)))
   }
   return { status, headers: typed(endpoint.contentType, headers), body: '{}' }
+}
+
+/** The resource's records: the endpoint's action run on its collection, the endpoint's headers laid over the action's. */
+function recordAnswer({ context, request, route, params }: PlainReadInput, body: unknown, status: number, headers: Record<string, string>): MockAnswer {
+  const { endpoint, collectionId, resource, parentFields, idParam } = route
+  const run = resource!.singular ? runSingularAction : runRecordAction
+  const result = run(context, {
+    action: endpoint.action!,
+    resource: resource!,
+    collectionId: collectionId!,
+    parents: parentFields.map((field) => ({ field, values: [params[field]!] })),
+    id: params[idParam],
+    query: request.url.searchParams,
+    body,
+    url: request.url,
+    status,
+  })
+  return { status: result.status, headers: { ...result.headers, ...typed(endpoint.contentType, headers) }, body: result.body }
+}
+
+/** What a plain read is answered from: the request as matched. */
+export type PlainReadInput = Pick<EndpointAnswerInput, 'context' | 'request' | 'route' | 'params'>
+
+const plainReads = new WeakMap<Endpoint, boolean>()
+
+/**
+ * Whether the route reads records and nothing of its endpoint is left to decide per request: no
+ * chosen responses, delay, fault, error rate, proxy, configured body or schema, and headers without
+ * placeholders. Kept per endpoint object: a configuration change makes new ones.
+ */
+export function readsPlainly(route: RoutedEndpoint): boolean {
+  const { endpoint } = route
+  let plain = plainReads.get(endpoint)
+  if (plain === undefined) {
+    plain = route.collectionId !== null && route.resource !== null && endpoint.action !== null && READS.has(endpoint.action)
+      && endpoint.responses.length === 0 && endpoint.delayMs === 0 && endpoint.delayMaxMs === null && endpoint.fault === null
+      && endpoint.errorRate === 0 && !endpoint.proxy && !hasConfiguredBody(endpoint) && endpoint.schema === null
+      && !Object.values(endpoint.headers).some(hasPlaceholders)
+    plainReads.set(endpoint, plain)
+  }
+  return plain
+}
+
+/**
+ * The answer of a GET or HEAD of a route that reads plainly, which the stages would pass through
+ * untouched once auth, `Prefer` and the delay floor have nothing to say (the caller's checks), given
+ * without them: a list or an item is most of a mock's traffic, and the stages' awaits cost about a
+ * tenth of GET one item. Null: the stages answer it, as they do when the store is busy (they wait).
+ */
+export function answerPlainRead(input: PlainReadInput): MockAnswer | null {
+  const { method } = input.request
+  if (method !== 'GET' && method !== 'HEAD') return null
+  const { endpoint } = input.route
+  try {
+    return recordAnswer(input, undefined, finalStatus(endpoint.status), endpoint.headers)
+  } catch (error) {
+    if (storeFault(error) === 'busy') return null
+    throw error
+  }
 }
