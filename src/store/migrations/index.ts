@@ -27,6 +27,7 @@ import { up as recordings } from './0240-recordings.ts'
 import { up as snapshotSeqs } from './0250-snapshot-seqs.ts'
 import { up as collectionVersions } from './0260-collection-versions.ts'
 import { up as attemptsByDelivery } from './0270-attempts-by-delivery.ts'
+import { up as deliveriesDueBySubscription } from './0280-deliveries-due-by-subscription.ts'
 
 export interface Migration {
   version: number
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 250, up: snapshotSeqs },
   { version: 260, up: collectionVersions },
   { version: 270, up: attemptsByDelivery },
+  { version: 280, up: deliveriesDueBySubscription },
 ]
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0
