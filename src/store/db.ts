@@ -1,11 +1,16 @@
-import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
 import { existsSync, mkdirSync, statSync } from 'node:fs'
+import nodeModule from 'node:module'
 import { dirname } from 'node:path'
 import { AppError } from '../errors.ts'
 import { countConfigurationWrites } from './changes.ts'
 import { migrate } from './migrations/index.ts'
 
-export type Db = Database.Database
+// Required, not imported: an import of this CommonJS package makes Node scan its source for the
+// names it exports and build an ES module around it, a cost every start paid for nothing.
+const Database = nodeModule.createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3
+
+export type Db = BetterSqlite3.Database
 
 /**
  * How long one statement waits for another process's write lock. better-sqlite3 waits inside the

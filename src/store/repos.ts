@@ -19,27 +19,52 @@ import { createStatsRepo } from './stats.ts'
 
 export type Repos = ReturnType<typeof createRepos>
 
-/** Every repository over one connection; statements are prepared here, once. */
+/** A value made on first use, then kept. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null
+  return () => (made ??= { value: make() }).value
+}
+
+/**
+ * Every repository over one connection. Each prepares its statements when first used, then keeps
+ * them: `serve` does not prepare at start the statements of repositories its start and first
+ * request never use (collections, relations, the inbox, redeliveries, retention, files, stats).
+ */
 export function createRepos(db: Db) {
-  const meta = createMetaRepo(db)
-  const records = createRecordRepo(db)
+  const meta = once(() => createMetaRepo(db))
+  const records = once(() => createRecordRepo(db))
+  const projects = once(() => createProjectRepo(db))
+  const resources = once(() => createResourceRepo(db))
+  const collections = once(() => createCollectionRepo(db))
+  const endpoints = once(() => createEndpointRepo(db))
+  const relations = once(() => createRelationRepo(db, records()))
+  const lease = once(() => createLeaseRepo(db, meta()))
+  const inbox = once(() => createInboxRepo(db))
+  const subscriptions = once(() => createSubscriptionRepo(db))
+  const deliveries = once(() => createDeliveryRepo(db))
+  const redeliveries = once(() => createRedeliveryRepo(db))
+  const retention = once(() => createRetentionRepo(db))
+  const specs = once(() => createSpecRepo(db))
+  const files = once(() => createFileRepo(db))
+  const recordings = once(() => createRecordingRepo(db))
+  const stats = once(() => createStatsRepo(db))
   return {
-    projects: createProjectRepo(db),
-    resources: createResourceRepo(db),
-    collections: createCollectionRepo(db),
-    endpoints: createEndpointRepo(db),
-    records,
-    relations: createRelationRepo(db, records),
-    meta,
-    lease: createLeaseRepo(db, meta),
-    inbox: createInboxRepo(db),
-    subscriptions: createSubscriptionRepo(db),
-    deliveries: createDeliveryRepo(db),
-    redeliveries: createRedeliveryRepo(db),
-    retention: createRetentionRepo(db),
-    specs: createSpecRepo(db),
-    files: createFileRepo(db),
-    recordings: createRecordingRepo(db),
-    stats: createStatsRepo(db),
+    get projects() { return projects() },
+    get resources() { return resources() },
+    get collections() { return collections() },
+    get endpoints() { return endpoints() },
+    get records() { return records() },
+    get relations() { return relations() },
+    get meta() { return meta() },
+    get lease() { return lease() },
+    get inbox() { return inbox() },
+    get subscriptions() { return subscriptions() },
+    get deliveries() { return deliveries() },
+    get redeliveries() { return redeliveries() },
+    get retention() { return retention() },
+    get specs() { return specs() },
+    get files() { return files() },
+    get recordings() { return recordings() },
+    get stats() { return stats() },
   }
 }
