@@ -317,8 +317,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       journalSweep = timer
     }
     // The recording code loads only when a recording is left over or asked for.
-    const leftRecording = context.repos.projects.list().some((project) => context.repos.recordings.isOn(project.id))
-    const stale = leftRecording ? (await import('../domain/recording.ts')).endStaleRecordings(context) : []
+    const stale = context.repos.recordings.any() ? (await import('../domain/recording.ts')).endStaleRecordings(context) : []
     for (const slug of stale) log.note('recording', `project ${slug} was left recording by a serve that did not close; ended`)
     const recording = options.record ? await startProjectRecording(context, ownPathsProject(), proxy.target, log) : null
     stopOwnRecording = recording?.stop ?? null
