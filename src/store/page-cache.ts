@@ -22,9 +22,9 @@ const MAX_PAGE_CHARS = 1_000_000
 /**
  * Record pages as last computed, each under its collection's version when it was computed: a page
  * is served again only while nothing has written to that collection since (the caller's version is
- * unchanged). A list request is
- * one synchronous statement on the event loop, so every concurrent request queues behind it; the
- * same filtered, sorted page over a large collection read again costs a lookup instead.
+ * unchanged). A list request is one synchronous statement on the event loop, so every concurrent
+ * request queues behind it; the same filtered, sorted page over a large collection read again
+ * costs a lookup instead.
  */
 export function createPageCache<P extends Page>() {
   const pages = new Map<string, { version: number; page: P }>()
