@@ -1,7 +1,8 @@
-import { toNodeHandler, type H3 } from 'h3'
+import type { H3 } from 'h3'
 import { createServer, STATUS_CODES, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { AppError, errorBody } from '../errors.ts'
+import { toNodeHandler } from './node-handler.ts'
 
 export interface Listening {
   url: string
@@ -76,7 +77,7 @@ export async function listenApp(app: H3, options: {
 }): Promise<Listening> {
   const headersMs = options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs
   // Node checks these timeouts only every 30 s by default, which would let a slow client stay ~40 s.
-  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersMs) }, toNodeHandler(app))
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersMs) }, toNodeHandler(app, (error) => options.onError?.(error)))
   server.requestTimeout = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   server.headersTimeout = headersMs
   try {
