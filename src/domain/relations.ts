@@ -41,6 +41,8 @@ function invalid(parameter: string, message: string): never {
 
 /** A parameter's names, repeated or comma-separated, each once. */
 function namesOf(query: URLSearchParams, parameter: string): string[] {
+  // Absent from nearly every request: no set built to say so.
+  if (!query.has(parameter)) return []
   const names = new Set<string>()
   for (const value of query.getAll(parameter)) {
     for (const part of value.split(',')) {

@@ -290,6 +290,8 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
   const getStatement = (filterCount: number) =>
     prepared(`get:${filterCount}`, () =>
       `SELECT data FROM records WHERE collection_id = ? AND id = ?${FILTER_SQL.repeat(filterCount)}`).pluck()
+  // Most reads of one record: kept apart from the cache, which would build a key and reorder itself each time.
+  const getOne = db.prepare<[number, string], string>('SELECT data FROM records WHERE collection_id = ? AND id = ?').pluck()
 
   const exists = db.prepare<[number, string], number>('SELECT 1 FROM records WHERE collection_id = ? AND id = ?').pluck()
   const insert = db.prepare<[number, string, string]>('INSERT INTO records (collection_id, id, data) VALUES (?, ?, ?)')
@@ -359,6 +361,7 @@ export function createRecordRepo(db: Db, options: { indexThreshold?: number } = 
     hasField: fieldPresent,
     /** The stored JSON text of one record, if it exists and matches the filters. */
     get(collectionId: number, id: string, filters: FieldFilter[] = []): string | undefined {
+      if (filters.length === 0) return getOne.get(collectionId, id)
       return getStatement(filters.length).get(collectionId, id, ...filterParams(filters)) as string | undefined
     },
     exists: (collectionId: number, id: string): boolean => exists.get(collectionId, id) === 1,
