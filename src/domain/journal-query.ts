@@ -30,7 +30,7 @@ export function subjectOf(record: JournalRecord): JournalSubject & { factsBuilt(
       if (facts === null || (needsBody && !withBody)) {
         const { body } = record
         kept = body?.byteLength ?? 0
-        facts = journalFacts({ method: record.method, path: record.path, search: record.search, headers: headerPairs(record.rawHeaders), body, contentType: record.contentType, params: record.params }, needsBody)
+        facts = journalFacts({ method: record.method, path: record.path, search: record.search, headers: headerPairs(record.headerLines), body, contentType: record.contentType, params: record.params }, needsBody)
         withBody = needsBody
       }
       return facts

@@ -173,9 +173,9 @@ export function queryObject(query: URLSearchParams): Record<string, string | str
 }
 
 /** Names in lower case; a header sent on several lines as one, joined as HTTP joins them (`; ` for cookies). */
-function headerObject(rawHeaders: readonly string[]): Record<string, string> {
+function headerObject(headerLines: string): Record<string, string> {
   const headers = new Map<string, string>()
-  for (const [name, value] of headerPairs(rawHeaders)) {
+  for (const [name, value] of headerPairs(headerLines)) {
     const lower = name.toLowerCase()
     const earlier = headers.get(lower)
     headers.set(lower, earlier === undefined ? value : `${earlier}${lower === 'cookie' ? '; ' : lower === 'set-cookie' ? '\n' : ', '}${value}`)
@@ -207,7 +207,7 @@ function answerOf(record: JournalRecord): ExchangeSide {
  * names) for whatever leaves the process, none for a test reading its own requests in process.
  */
 export function entryOf(record: JournalRecord, options: { mask: Masking | null }): JournalEntry {
-  const headers = headerObject(record.rawHeaders)
+  const headers = headerObject(record.headerLines)
   const entry: JournalEntry = {
     id: record.id,
     projectId: record.projectId,

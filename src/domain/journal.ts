@@ -19,7 +19,7 @@ export interface JournalAnswer {
 
 /**
  * One request as the journal keeps it, raw: secrets unmasked (a `when` on `authorization` must see
- * them), headers as Node's flat `[name, value, …]` list, query and cookies parsed only when read.
+ * them), headers as one string of lines, query and cookies parsed only when read.
  */
 export interface JournalRecord {
   /** Increasing per server run, never reused; 0 until the journal keeps the record. */
@@ -35,8 +35,12 @@ export interface JournalRecord {
   readonly path: string
   /** The raw query with its `?`, or ''. */
   readonly search: string
-  /** Node's `rawHeaders`: `[name, value, name, value, …]`, a repeated header once per line. */
-  readonly rawHeaders: readonly string[]
+  /**
+   * The header lines as sent, `name\nvalue\nname\nvalue…` (a repeated header once per line; no
+   * name or value holds a line break): one string, where Node's list would keep two objects per
+   * header alive for as long as the record, which the garbage collector copies and promotes.
+   */
+  readonly headerLines: string
   /** The route's parameters; null when no endpoint matched. */
   readonly params: Record<string, string> | null
   /** At most 64 KiB of it; null when there was none (or it could not be read). */
@@ -95,7 +99,7 @@ const RECORD_OVERHEAD = 256
 
 function sizeOf(input: JournalRecord): number {
   let bytes = RECORD_OVERHEAD + input.path.length + input.search.length + (input.body?.byteLength ?? 0)
-  for (const line of input.rawHeaders) bytes += line.length
+  bytes += input.headerLines.length
   const answer = input.answer
   if (answer) {
     bytes += typeof answer.body === 'string' ? answer.body.length * 2 : (answer.body?.byteLength ?? 0)
@@ -218,9 +222,16 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
   }
 }
 
+/** A flat `[name, value, name, value, …]` list (Node's `rawHeaders`) as a record's header lines. */
+export function headerLinesOf(rawHeaders: readonly string[]): string {
+  return rawHeaders.join('\n')
+}
+
 /** Header pairs of a record (`[name, value]`, a repeated header once per line), for facts and views. */
-export function* headerPairs(rawHeaders: readonly string[]): Generator<[string, string]> {
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) yield [rawHeaders[i]!, rawHeaders[i + 1]!]
+export function* headerPairs(headerLines: string): Generator<[string, string]> {
+  if (headerLines === '') return
+  const lines = headerLines.split('\n')
+  for (let i = 0; i + 1 < lines.length; i += 2) yield [lines[i]!, lines[i + 1]!]
 }
 
 /** A body as the journal keeps it: the first 64 KiB, copied when longer so the rest can go. */

@@ -8,7 +8,7 @@ import { createSpecCache } from '../engine/spec-cache.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import type { AuthScheme } from '../model.ts'
-import { answerBodySize, keptAnswerBody, keptBody, type Journal, type JournalRecord } from '../domain/journal.ts'
+import { answerBodySize, headerLinesOf, keptAnswerBody, keptBody, type Journal, type JournalRecord } from '../domain/journal.ts'
 import { recordServed } from './pipeline/record.ts'
 
 /** The HTTP status a gRPC code corresponds to (grpc-gateway's table), for `mock.request` events. */
@@ -70,7 +70,7 @@ function journalRecord(call: GrpcCallServed, status: number): JournalRecord | nu
     method: 'POST',
     path: call.path,
     search: '',
-    rawHeaders: call.metadata,
+    headerLines: headerLinesOf(call.metadata),
     params: {},
     body: keptBody(bytes),
     bodySize: bytes?.byteLength ?? 0,

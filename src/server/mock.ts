@@ -7,7 +7,7 @@ import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, typ
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
 import { decidePolicy, type AnswerDecision, type PolicyDecision, type Random } from '../engine/policy.ts'
 import { parsePrefer, preferredFault, type Preferences } from '../engine/prefer.ts'
-import { answerBodySize, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
+import { answerBodySize, headerLinesOf, keptAnswerBody, type Journal, type JournalAnswer, type JournalRecord } from '../domain/journal.ts'
 import { AppError } from '../errors.ts'
 import { callbacksOffNote } from '../domain/subscriptions.ts'
 import type { AnsweredBy, MockEvents, NearMiss, RuleMiss } from '../events.ts'
@@ -442,7 +442,7 @@ interface ForwardedExchange {
   end: ForwardEnd
   startedAt: number
   arrival: { epoch: number; at: number } | null
-  rawHeaders: readonly string[]
+  headerLines: string
   durationMs: number
 }
 
@@ -466,10 +466,10 @@ function servedRequest(request: MockRequest, answer: Omit<Served, 'method' | 'pa
   }
 }
 
-type JournalledAnswer = Omit<JournalRecord, 'id' | 'at' | 'epoch' | 'protocol' | 'method' | 'path' | 'search' | 'rawHeaders' | 'contentType'>
+type JournalledAnswer = Omit<JournalRecord, 'id' | 'at' | 'epoch' | 'protocol' | 'method' | 'path' | 'search' | 'headerLines' | 'contentType'>
 
 /** The journal's record of an HTTP request, whoever answered it: what it says of the request itself, with how it was answered. */
-function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, rawHeaders: readonly string[], answer: JournalledAnswer): JournalRecord {
+function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, headerLines: string, answer: JournalledAnswer): JournalRecord {
   return {
     id: 0,
     projectId: answer.projectId,
@@ -479,7 +479,7 @@ function journalledRequest(request: MockRequest, arrival: { epoch: number; at: n
     method: request.method,
     path: request.url.pathname,
     search: request.url.search,
-    rawHeaders,
+    headerLines,
     params: answer.params,
     body: answer.body,
     bodySize: answer.bodySize,
@@ -547,8 +547,8 @@ export function createMockHandler(deps: MockDeps) {
       // Recorded once the body has gone through (or broken off): only then is it known.
       const route = proxying
       const startedAt = Date.now() - durationMs
-      const rawHeaders = rawHeadersOf(event)
-      void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
+      const headerLines = headerLinesOf(rawHeadersOf(event))
+      void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, headerLines, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
       return response
     }
     const served = servedRequest(request, {
@@ -579,7 +579,7 @@ export function createMockHandler(deps: MockDeps) {
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
-    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, rawHeadersOf(event), {
+    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, headerLinesOf(rawHeadersOf(event)), {
       projectId,
       params: match?.kind === 'endpoint' ? match.params : null,
       body,
@@ -601,7 +601,7 @@ export function createMockHandler(deps: MockDeps) {
     return response
   }
 
-  function recordForwarded({ request, route, forwarded, end, startedAt, arrival, rawHeaders, durationMs }: ForwardedExchange): void {
+  function recordForwarded({ request, route, forwarded, end, startedAt, arrival, headerLines, durationMs }: ForwardedExchange): void {
     const { project } = route
     const keeping = deps.recorder && project && end.complete
     const exchange = keeping ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
@@ -618,7 +618,7 @@ export function createMockHandler(deps: MockDeps) {
       status: forwarded.status,
       durationMs,
       proxied: true,
-    }), journal, arrival && project && journalledRequest(request, arrival, rawHeaders, {
+    }), journal, arrival && project && journalledRequest(request, arrival, headerLines, {
       projectId: project.id,
       params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,

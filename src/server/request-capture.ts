@@ -11,10 +11,7 @@ export function startCapture(event: H3Event): BodyCapture {
   return body
 }
 
-/**
- * Node's own header list, referenced rather than copied (the array outlives its request without
- * keeping the socket); without a socket (`RunningServer.fetch`) a copy of the Headers.
- */
+/** Node's own header list, as sent; without a socket (`RunningServer.fetch`) one made from the Headers. */
 export function rawHeadersOf(event: H3Event): readonly string[] {
   const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
   if (node) return node.rawHeaders

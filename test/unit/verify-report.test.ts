@@ -126,7 +126,7 @@ describe('verifyRequests on kept records', () => {
     const sent = new TextEncoder().encode(JSON.stringify({ pad: 'x'.repeat(70_000), sku: 'A-1' }))
     const record: JournalRecord = {
       id: 3, projectId: 2, at: NOW - 500, epoch: 0, protocol: 'http', method: 'POST', path: '/api/shop/orders', search: '',
-      rawHeaders: ['Content-Type', 'application/json'], params: {}, body: sent.slice(0, 64 * 1024), bodySize: sent.byteLength, contentType: 'application/json',
+      headerLines: 'Content-Type\napplication/json', params: {}, body: sent.slice(0, 64 * 1024), bodySize: sent.byteLength, contentType: 'application/json',
       status: 201, durationMs: 1, endpointId: 7, answeredBy: null, matched: true, fault: null, note: null, answer: null, nearMisses: null, ruleMisses: null,
     }
     const scope: JournalScope = { slug: 'shop', records: [record], masking: () => ({ names: new Set() }) }
