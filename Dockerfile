@@ -10,6 +10,7 @@ COPY bin bin
 COPY src src
 COPY schema schema
 COPY templates templates
+COPY scripts scripts
 COPY tsconfig.json tsconfig.build.json ./
 # npm ci runs the build (prepare); dev dependencies go once it is done.
 RUN npm ci && npm prune --omit=dev && npm cache clean --force

@@ -2,6 +2,7 @@ import { getRouterParam, type H3, type H3Event } from 'h3'
 import { authorizeProject, verifyBearer } from '../domain/auth.ts'
 import type { Context } from '../domain/context.ts'
 import type { Journal } from '../domain/journal.ts'
+import type { RequestStats } from '../engine/stats-requests.ts'
 import { AppError } from '../errors.ts'
 import type { MockEvents } from '../events.ts'
 import type { Project } from '../model.ts'
@@ -19,6 +20,8 @@ export interface AdminDeps {
   grpcPort: () => number | null
   /** The project served at its own paths, whose stats count requests no project's path names. */
   ownPathsProject: () => Project | null
+  /** The requests counted since the server started (`countServedRequests`), for `…/stats`. */
+  requests: RequestStats
 }
 
 /** Checks the token, then the project of the path; the event stream may take the token as `?access_token=`. */

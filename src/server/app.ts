@@ -1,4 +1,4 @@
-import { H3 } from 'h3'
+import { H3, type H3Config, type H3Event } from 'h3'
 import type { Catalog } from '../domain/catalog.ts'
 import type { Context } from '../domain/context.ts'
 import type { MockEvents } from '../events.ts'
@@ -7,10 +7,11 @@ import { defaultProject } from '../domain/projects.ts'
 import type { Project } from '../model.ts'
 import { DEFAULT_BODY_LIMIT } from './body.ts'
 import { preflightResponse } from './cors.ts'
-import { mountAdmin } from './admin.ts'
+import type { AdminDeps } from './admin-common.ts'
 import { mountDashboard } from './dashboard.ts'
 import { mountInbox } from './inbox.ts'
 import { createMockHandler } from './mock.ts'
+import { countServedRequests } from './served-counts.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
 import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
@@ -46,15 +47,32 @@ export interface AppDeps {
   unrecorded?: ((projectId: number, method: string, path: string, reason: string) => void) | null
 }
 
+/**
+ * The management API (everything under `/api/projects`) as an app of its own, made at its first
+ * request: loading its modules and adding its ~30 routes held up every start's first mock answer.
+ */
+function lazyAdmin(config: H3Config, deps: AdminDeps): (event: H3Event) => Promise<Response> {
+  let admin: Promise<H3> | null = null
+  return async (event) => {
+    admin ??= import('./admin.ts').then(({ mountAdmin }) => {
+      const app = new H3(config)
+      mountAdmin(app, deps)
+      return app
+    })
+    return (await admin).fetch(event.req)
+  }
+}
+
 /** The HTTP surface: health, inbox, management API, dashboard, then the mock routes; errors render in one place. */
 export function createApp(deps: AppDeps): H3 {
   const debug = deps.debug ?? false
-  const app = new H3({
+  const config: H3Config = {
     silent: true,
     // A mistyped escape (`/orders/%zz`) is the mock's to answer (a 400 that says so) and to journal; the management API refuses it per parameter.
     allowMalformedURL: true,
     onError: (error) => errorResponse(error, { debug }),
-  })
+  }
+  const app = new H3(config)
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT
   const journal = deps.journal === undefined ? createJournal({ clock: deps.context.clock }) : deps.journal
   const ownPathsProject = deps.ownPathsProject ?? (() => defaultProject(deps.context) ?? null)
@@ -65,15 +83,19 @@ export function createApp(deps: AppDeps): H3 {
   // A mock's preflight is the mock handler's to answer and journal; the management API and the inbox answer their own.
   app.options('/api/health', (event) => preflightResponse(event.req))
   mountInbox(app, { context: deps.context, events: deps.events, bodyLimit })
-  mountAdmin(app, {
+  const signal = deps.signal ?? new AbortController().signal
+  const admin = lazyAdmin(config, {
     context: deps.context,
     events: deps.events,
     bodyLimit,
     journal,
-    signal: deps.signal ?? new AbortController().signal,
+    signal,
     grpcPort: deps.grpcPort ?? (() => null),
     ownPathsProject,
+    requests: countServedRequests({ context: deps.context, events: deps.events, signal, ownPathsProject }),
   })
+  app.all('/api/projects', admin)
+  app.all('/api/projects/**', admin)
   mountDashboard(app)
   app.all('/**', createMockHandler({ context: deps.context, catalog: deps.catalog, events: deps.events, bodyLimit, debug, random: deps.random ?? Math.random, delayFloor: deps.delayFloor ?? null, hangMs: deps.hangMs, journal, ownPathsProject, proxy: deps.proxy, recorder: deps.recorder ?? null, recording: deps.recording ?? null, unrecorded: deps.unrecorded ?? null }))
   return app
