@@ -67,9 +67,14 @@ export interface BodyCapture {
   bytes: Uint8Array | null
 }
 
+/** Node's request under the event; none without a socket (`RunningServer.fetch`). */
+export function nodeRequestOf(event: H3Event): IncomingMessage | undefined {
+  return (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+}
+
 /** The raw request body, refused past `limit` bytes whether or not Content-Length was sent. */
 export function readRawBody(event: H3Event, limit: number): Promise<Uint8Array> {
-  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+  const node = nodeRequestOf(event)
   const reading = node ? readNodeBody(node, limit) : readWebBody(event.req, limit)
   const capture = event.context[BODY_CAPTURE] as BodyCapture | undefined
   if (capture) {

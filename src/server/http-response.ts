@@ -28,10 +28,15 @@ function sentHeaders(sent: string | Uint8Array | null, length: number, headers: 
   if (headers) {
     // One header however it is spelled: a later `content-type` replaces an earlier `Content-Type`
     // (the default, or a record answer's own), else Node would send both. A few names each: a
-    // loop over them, not a map built per answer.
+    // loop over them, not a map built per answer; lower-cased only when the lengths match, since
+    // each lower-casing of a name with capitals makes a new string, on every answer.
     for (const name in headers) {
-      const lower = name.toLowerCase()
-      for (const earlier in all) if (earlier !== name && earlier.toLowerCase() === lower) delete all[earlier]
+      let lower: string | null = null
+      for (const earlier in all) {
+        if (earlier.length !== name.length || earlier === name) continue
+        lower ??= name.toLowerCase()
+        if (earlier.toLowerCase() === lower) delete all[earlier]
+      }
       all[name] = headers[name]!
     }
   }

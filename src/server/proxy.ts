@@ -7,6 +7,7 @@ import { MAX_JOURNAL_BODY } from '../domain/journal.ts'
 import { endToEndHeaders, forwardedRequestHeaders } from '../engine/proxy-headers.ts'
 import { rewriteProxyPath } from '../engine/proxy-path.ts'
 import { AppError } from '../errors.ts'
+import { nodeRequestOf } from './body.ts'
 import { CORS_HEADERS } from './cors.ts'
 import { rawHeadersOf } from './request-capture.ts'
 
@@ -98,7 +99,7 @@ function createTap(wholeCap: number) {
 
 /** The request's body as a Node stream: the socket's own, or (in process, without one) the Request's. */
 function requestBodyOf(event: H3Event): Readable | null {
-  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+  const node = nodeRequestOf(event)
   if (node) return node
   return event.req.body ? Readable.fromWeb(event.req.body as import('node:stream/web').ReadableStream<Uint8Array>) : null
 }

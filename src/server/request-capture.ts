@@ -1,8 +1,7 @@
 import type { H3Event } from 'h3'
-import type { IncomingMessage } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { keptBody } from '../domain/journal.ts'
-import { BODY_CAPTURE, readRawBody, type BodyCapture } from './body.ts'
+import { BODY_CAPTURE, nodeRequestOf, readRawBody, type BodyCapture } from './body.ts'
 
 /** From here on `readRawBody` keeps what it reads of this request, for the journal. */
 export function startCapture(event: H3Event): BodyCapture {
@@ -13,15 +12,24 @@ export function startCapture(event: H3Event): BodyCapture {
 
 /** Node's own header list, as sent; without a socket (`RunningServer.fetch`) one made from the Headers. */
 export function rawHeadersOf(event: H3Event): readonly string[] {
-  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+  const node = nodeRequestOf(event)
   if (node) return node.rawHeaders
   const lines: string[] = []
   for (const [name, value] of event.req.headers) lines.push(name, value)
   return lines
 }
 
+/**
+ * A request header as Node parsed it: asked of every journalled request, where the Headers' lookup
+ * checks each absent name against a pattern first. Without a socket, the Headers'.
+ */
+function headerOf(event: H3Event, name: 'content-length' | 'transfer-encoding'): string | null {
+  const node = nodeRequestOf(event)
+  return node ? (node.headers[name] ?? null) : event.req.headers.get(name)
+}
+
 function declaredLength(event: H3Event): number {
-  return Number(event.req.headers.get('content-length') ?? 0) || 0
+  return Number(headerOf(event, 'content-length') ?? 0) || 0
 }
 
 /** How long the answer waits for the rest of a body it did not need: a client that stops sending costs it this, then the journal keeps no body. */
@@ -36,7 +44,7 @@ export const UNREAD_BODY_WAIT_MS = 1000
 export function readUnread(event: H3Event, capture: BodyCapture, bodyLimit: number): Promise<unknown> | null {
   if (capture.read) return null
   const declared = declaredLength(event)
-  if (declared > bodyLimit || (declared <= 0 && !event.req.headers.has('transfer-encoding'))) return null
+  if (declared > bodyLimit || (declared <= 0 && headerOf(event, 'transfer-encoding') === null)) return null
   const waiting = new AbortController()
   return Promise.race([
     readRawBody(event, bodyLimit).catch(() => null),
