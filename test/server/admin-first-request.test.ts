@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mintToken } from '../../src/domain/auth.ts'
 import { createProject, deleteProject } from '../../src/domain/projects.ts'
@@ -43,5 +44,30 @@ describe('the management API, loaded by its first requests', () => {
     const after = await send(`${url}/api/projects`, { headers: auth })
     expect((after.json as { slug: string }[]).map((p) => p.slug)).toEqual(['shop'])
     expect((await send(`${url}/api/projects/2`, { headers: auth })).status).toBe(404)
+  })
+})
+
+describe('the management API, first asked while another process holds the write lock', () => {
+  it('loads without writing: reads answer, a write answers 503 STORE_BUSY, and goes through once the lock is free', async () => {
+    const locked = tempDb()
+    const { context } = openStore(locked)
+    createProject(context, { name: 'Shop', slug: 'shop' })
+    const token = { Authorization: `Bearer ${await mintToken(context, { expiresInMs: 60_000 })}` }
+    const lockedUrl = (await serve(locked)).url
+    const locker = new Database(locked)
+    try {
+      locker.exec('BEGIN IMMEDIATE')
+      const [list, patch] = await Promise.all([
+        send(`${lockedUrl}/api/projects`, { headers: token }),
+        send(`${lockedUrl}/api/projects/1`, { method: 'PATCH', headers: token, body: { pathRules: 'off' } }),
+      ])
+      expect((list.json as { slug: string }[]).map((p) => p.slug)).toEqual(['shop'])
+      expect([patch.status, patch.json?.error?.code]).toEqual([503, 'STORE_BUSY'])
+    } finally {
+      if (locker.inTransaction) locker.exec('ROLLBACK')
+      locker.close()
+    }
+    const patched = await send(`${lockedUrl}/api/projects/1`, { method: 'PATCH', headers: token, body: { pathRules: 'off' } })
+    expect([patched.status, (patched.json as { pathRules: string }).pathRules]).toEqual([200, 'off'])
   })
 })
