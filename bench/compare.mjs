@@ -16,14 +16,24 @@ const BENCH = fileURLToPath(new URL('.', import.meta.url))
 const COLD_STARTS_PER_ROUND = 3
 const listening = /listening on (http:\/\/\S+)/
 
-/** The ceiling, the floor and each mockapi build, then the peers: how to start each on fresh data. */
-export function contenders({ dir, dbJson, builds, mockapiDb, peers }) {
+/** The floor's work a layer lower (`--layers`): what h3, then srvx, cost under mockapi. */
+const LAYERS = [
+  { layer: 'srvx', name: 'bare srvx + better-sqlite3 (no h3)' },
+  { layer: 'node', name: 'bare node:http + better-sqlite3 (no h3, no srvx)' },
+]
+
+/** The ceiling, the floor (and its layers), each mockapi build, then the peers: how to start each on fresh data. */
+export function contenders({ dir, dbJson, builds, mockapiDb, peers, layers = false }) {
   const bareDb = join(dir, 'bare-h3.db')
   const node = [process.execPath]
   seedBare(bareDb, dbJson)
   const list = [
     { name: 'bare node:http, posts in memory', role: 'ceiling', page: '/posts?page=3&limit=20', launch: async () => ({ args: onCore(SERVER_CORE, [...node, join(BENCH, 'servers/bare-http.mjs'), dbJson]), match: listening }) },
     { name: 'bare h3 v2 + better-sqlite3', role: 'floor', page: '/posts?page=3&limit=20', launch: async (run) => ({ args: onCore(SERVER_CORE, [...node, join(BENCH, 'servers/bare-h3-sqlite.mjs'), freshCopy(bareDb, join(run, 'bare-h3.db'))]), match: listening }) },
+    ...(layers ? LAYERS : []).map(({ layer, name }) => ({
+      name, role: 'layer', page: '/posts?page=3&limit=20',
+      launch: async (run) => ({ args: onCore(SERVER_CORE, [...node, join(BENCH, 'servers/layer-sqlite.mjs'), layer, freshCopy(bareDb, join(run, `layer-${layer}.db`))]), match: listening }),
+    })),
     ...builds.map((build, index) => ({
       name: build.name, role: 'mockapi', build, page: '/posts?page=3&limit=20',
       launch: async (run) => serveArgs(build, freshCopy(mockapiDb[index], join(run, 'mockapi.db'))),

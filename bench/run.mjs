@@ -7,6 +7,7 @@
 //   --compare | --scenarios only the comparison, or only the other scenarios (default: both)
 //   --scale [--million]     only the scale axis: 1k, 10k, 100k (and 1M) records in one collection
 //   --journal               only what the request journal costs
+//   --layers                add the floor's work without h3, and without h3 and srvx, to the comparison
 //   --rounds N              rounds (default 3, or BENCH_ROUNDS); BENCH_SECONDS shortens each window (default 6)
 //   --report [FILE…]        print the markdown tables of results files again (default: the newest of each kind)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -34,7 +35,7 @@ const { values: flags, positionals } = parseArgs({
   options: {
     peers: { type: 'boolean' }, peer: { type: 'string', multiple: true }, mockapi: { type: 'string', multiple: true },
     compare: { type: 'boolean' }, scenarios: { type: 'boolean' }, scale: { type: 'boolean' }, million: { type: 'boolean' },
-    journal: { type: 'boolean' }, rounds: { type: 'string' }, report: { type: 'boolean' },
+    journal: { type: 'boolean' }, layers: { type: 'boolean' }, rounds: { type: 'string' }, report: { type: 'boolean' },
   },
 })
 
@@ -83,7 +84,7 @@ try {
   } else {
     const both = !flags.compare && !flags.scenarios
     if (flags.compare || both) {
-      const list = contenders({ dir, dbJson, builds, mockapiDb: plainDb, peers: wantedPeers })
+      const list = contenders({ dir, dbJson, builds, mockapiDb: plainDb, peers: wantedPeers, layers: flags.layers })
       results.compare = await compare(list, { dir, rounds, seconds, count: POSTS, log })
     }
     if (flags.scenarios || both) {
