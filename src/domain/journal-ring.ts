@@ -318,7 +318,10 @@ function linesOf(record: Record<string, string>): string | null {
 function recordOfLines(lines: string): Record<string, string> {
   const record: Record<string, string> = {}
   const parts = lines.split('\n')
-  for (let i = 0; i + 1 < parts.length; i += 2) record[parts[i]!] = parts[i + 1]!
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    // Defined, not assigned: a header or parameter named `__proto__` stays a field.
+    Object.defineProperty(record, parts[i]!, { value: parts[i + 1]!, enumerable: true, writable: true, configurable: true })
+  }
   return record
 }
 

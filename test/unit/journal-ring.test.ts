@@ -64,6 +64,7 @@ describe('the packed journal ring', () => {
       recordOf(3, { params: null, answer: null, proxied: false, headerLines: '' }),
       recordOf(4, { answer: { headers: {}, body: null, bodySize: 0 }, params: {} }),
       recordOf(5, { method: 'PROPFIND', answer: { headers: { A: '' }, body: '', bodySize: 0 } }),
+      recordOf(6, { params: JSON.parse('{"__proto__":"p","constructor":"c"}'), answer: { headers: JSON.parse('{"__proto__":"h"}'), body: 'x', bodySize: 1 } }),
     ]
     for (const record of kept) ring.push(record)
     const read = ring.records()
@@ -74,6 +75,8 @@ describe('the packed journal ring', () => {
     expect(read[0]!.proxied).toBeUndefined()
     // A second read finds the records made by the first.
     expect(ring.records()[1]).toBe(read[1])
+    expect(Object.keys(read[5]!.params!)).toEqual(['__proto__', 'constructor'])
+    expect(Object.getPrototypeOf(read[5]!.answer!.headers)).toBe(Object.prototype)
   })
 
   it('keeps the newest `size` records, oldest first, across growth and wrap-around', () => {
