@@ -173,7 +173,7 @@ export class JournalRing {
     numbers[at + KEPT] = RECORD_OVERHEAD + length
     this.methods[slot] = METHODS.get(record.method) ?? record.method
     this.chunks[slot] = chunk
-    this.rare[slot] = record.answeredBy || record.fault || record.note || record.nearMisses || record.ruleMisses
+    this.rare[slot] = record.answeredBy != null || record.fault != null || record.note != null || record.nearMisses != null || record.ruleMisses != null
       ? { answeredBy: record.answeredBy, fault: record.fault, note: record.note, nearMisses: record.nearMisses, ruleMisses: record.ruleMisses }
       : null
     this.rebuilt[slot] = undefined

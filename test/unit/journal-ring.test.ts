@@ -61,7 +61,7 @@ describe('the packed journal ring', () => {
         ruleMisses: [],
         proxied: true,
       }),
-      recordOf(3, { params: null, answer: null, proxied: false, headerLines: '' }),
+      recordOf(3, { params: null, answer: null, proxied: false, headerLines: '', note: '' }),
       recordOf(4, { answer: { headers: {}, body: null, bodySize: 0 }, params: {} }),
       recordOf(5, { method: 'PROPFIND', answer: { headers: { A: '' }, body: '', bodySize: 0 } }),
       recordOf(6, { params: JSON.parse('{"__proto__":"p","constructor":"c"}'), answer: { headers: JSON.parse('{"__proto__":"h"}'), body: 'x', bodySize: 1 } }),
