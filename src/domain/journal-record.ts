@@ -29,8 +29,7 @@ export interface JournalRecord {
   readonly search: string
   /**
    * The header lines as sent, `name\nvalue\nname\nvalue…` (a repeated header once per line; no
-   * name or value holds a line break): one string, where Node's list would keep two objects per
-   * header alive for as long as the record, which the garbage collector copies and promotes.
+   * name or value holds a line break): one string, which the ring packs as it is.
    */
   readonly headerLines: string
   /** The route's parameters; null when no endpoint matched. */

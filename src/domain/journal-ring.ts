@@ -99,10 +99,6 @@ export class JournalRing {
     this.clearedAt = clearedAt
   }
 
-  get length(): number {
-    return this.count
-  }
-
   /** Forgets every record; `clearedAt` is the caller's to move. */
   empty(): void {
     this.capacity = this.head = this.count = this.bytes = this.chunkUsed = 0
