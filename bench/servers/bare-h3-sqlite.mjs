@@ -4,15 +4,11 @@
 // id), X-Total-Count on lists, a POST body parsed and checked to be an object before it is stored.
 // node bare-h3-sqlite.mjs posts.db            serve it
 // node bare-h3-sqlite.mjs posts.db db.json    create it from a json-server database, then exit
-import { createRequire } from 'node:module'
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
+import { openPosts, postStatements } from './posts-db.mjs'
 
-const require = createRequire(import.meta.url)
-const Database = require('better-sqlite3')
-const db = new Database(process.argv[2])
-db.pragma('journal_mode = WAL')
-db.pragma('synchronous = NORMAL')
+const db = openPosts(process.argv[2])
 
 if (process.argv[3]) {
   db.exec('CREATE TABLE posts (id INTEGER PRIMARY KEY, data TEXT NOT NULL)')
@@ -24,12 +20,7 @@ if (process.argv[3]) {
 }
 
 const { H3, HTTPError, readBody, toNodeHandler } = await import('h3')
-const one = db.prepare('SELECT data FROM posts WHERE id = ?').pluck()
-// The stored texts joined into an array by SQLite, without parsing them again (as json_group_array(json(data)) would).
-const page = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || ']' FROM (SELECT data FROM posts ORDER BY id LIMIT ? OFFSET ?)").pluck()
-const all = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || ']' FROM (SELECT data FROM posts ORDER BY id)").pluck()
-const count = db.prepare('SELECT count(*) FROM posts').pluck()
-const create = db.prepare("INSERT INTO posts (id, data) SELECT next, json_patch(json_object('id', next), ?) FROM (SELECT coalesce(max(id), 0) + 1 AS next FROM posts) RETURNING data").pluck()
+const { one, page, all, count, create } = postStatements(db)
 
 // Written as an h3 handler is: status and headers set on event.res, the text returned, so h3 builds
 // the answer on its own fast path (a Response made here would cost undici's, ~130 µs a request).

@@ -2,21 +2,12 @@
 // show what each layer under mockapi costs (`npm run bench -- --layers`):
 // node layer-sqlite.mjs node posts.db   node:http alone: the request read and the answer written by hand
 // node layer-sqlite.mjs srvx posts.db   srvx's request and FastResponse on node:http, as h3 has them, no h3
-import { createRequire } from 'node:module'
 import { createServer } from 'node:http'
+import { openPosts, postStatements } from './posts-db.mjs'
 
-const require = createRequire(import.meta.url)
-const Database = require('better-sqlite3')
 const [layer, file] = process.argv.slice(2)
 if (layer !== 'node' && layer !== 'srvx') throw new Error('usage: node layer-sqlite.mjs node|srvx posts.db')
-const db = new Database(file)
-db.pragma('journal_mode = WAL')
-db.pragma('synchronous = NORMAL')
-const one = db.prepare('SELECT data FROM posts WHERE id = ?').pluck()
-const page = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || ']' FROM (SELECT data FROM posts ORDER BY id LIMIT ? OFFSET ?)").pluck()
-const all = db.prepare("SELECT '[' || coalesce(group_concat(data, ','), '') || ']' FROM (SELECT data FROM posts ORDER BY id)").pluck()
-const count = db.prepare('SELECT count(*) FROM posts').pluck()
-const create = db.prepare("INSERT INTO posts (id, data) SELECT next, json_patch(json_object('id', next), ?) FROM (SELECT coalesce(max(id), 0) + 1 AS next FROM posts) RETURNING data").pluck()
+const { one, page, all, count, create } = postStatements(openPosts(file))
 
 /** The floor's routes on a path, query and body: [status, body, extra headers]. */
 function answer(method, pathname, query, body) {
