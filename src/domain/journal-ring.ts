@@ -4,9 +4,14 @@ import type { JournalAnswer, JournalRecord } from './journal-record.ts'
  * One project's journal, packed. A record kept as a JS object survives the young-generation
  * collections and is copied and promoted, with its strings, headers and bodies: with thousands kept
  * per project that was most of what the journal cost per request. Here each record's numbers go into
- * one Float64Array, its text into a Buffer chunk (outside the JS heap, as UTF-16, so one write of one
- * string holds every field and its length in characters says where each ends), and only what is rare
- * (a fault, a note, near misses) stays an object. A record is rebuilt when it is read.
+ * one Float64Array, its text into a Buffer chunk (outside the JS heap, in one write of one string, so
+ * its length in characters says where each field ends), and only what is rare (a fault, a note, near
+ * misses) stays an object. A record is rebuilt when it is read.
+ *
+ * Text that is all ASCII (nearly every request's) is kept at one byte a character; any other as
+ * UTF-16, which keeps every string exactly (UTF-8 would not keep a lone surrogate, which a JSON body
+ * can hold). Half the bytes is half the memory each request writes, and a full ring of a GET-heavy
+ * project fits a core's cache far better.
  */
 
 /** The numbers of one record, at `slot * FIELDS + …` in `numbers`. */
@@ -50,6 +55,8 @@ const NOT_PROXIED = 512
 /** The parameters, or the answer's headers, are JSON: a name or value held a line break. */
 const PARAMS_JSON = 1024
 const HEADERS_JSON = 2048
+/** The text is ASCII, kept at one byte a character; else UTF-16. */
+const TEXT_ASCII = 4096
 
 /** What few records have, kept as it came. */
 type Rare = Pick<JournalRecord, 'answeredBy' | 'fault' | 'note' | 'nearMisses' | 'ruleMisses'>
@@ -136,12 +143,16 @@ export class JournalRing {
     const answerBytes = answer && typeof answer.body !== 'string' ? answer.body : null
     const bodyBytes = body?.byteLength ?? 0
     const answerByteLength = answerBytes?.byteLength ?? 0
-    const length = text.length * 2 + bodyBytes + answerByteLength
-    const chunk = this.room(length)
+    // Room for the text as UTF-8 at its longest (three bytes a UTF-16 unit), so the write is never cut short.
+    const chunk = this.room(text.length * 3 + bodyBytes + answerByteLength)
     const offset = this.chunkUsed
-    chunk.write(text, offset, 'utf16le')
-    if (body) chunk.set(body, offset + text.length * 2)
-    if (answerBytes) chunk.set(answerBytes, offset + text.length * 2 + bodyBytes)
+    // As many bytes as characters: every one was ASCII. Else written again, as UTF-16.
+    let textBytes = chunk.write(text, offset, 'utf8')
+    if (textBytes === text.length) flags |= TEXT_ASCII
+    else textBytes = chunk.write(text, offset, 'utf16le')
+    if (body) chunk.set(body, offset + textBytes)
+    if (answerBytes) chunk.set(answerBytes, offset + textBytes + bodyBytes)
+    const length = textBytes + bodyBytes + answerByteLength
     this.chunkUsed += length
 
     const slot = (this.head + this.count) % this.capacity
@@ -195,7 +206,8 @@ export class JournalRing {
     const flags = numbers[at + FLAGS]!
     let start = numbers[at + OFFSET]!
     const textLength = numbers[at + PATH]! + numbers[at + SEARCH]! + numbers[at + HEADER_LINES]! + numbers[at + PARAMS]! + numbers[at + CONTENT_TYPE]! + numbers[at + ANSWER_HEADERS]! + numbers[at + ANSWER_TEXT]!
-    const text = chunk.toString('utf16le', start, start + textLength * 2)
+    const textBytes = flags & TEXT_ASCII ? textLength : textLength * 2
+    const text = chunk.toString(flags & TEXT_ASCII ? 'latin1' : 'utf16le', start, start + textBytes)
     let cursor = 0
     const next = (field: number) => text.slice(cursor, (cursor += numbers[at + field]!))
     const path = next(PATH)
@@ -205,7 +217,7 @@ export class JournalRing {
     const contentType = next(CONTENT_TYPE)
     const answerHeaders = next(ANSWER_HEADERS)
     const answerText = next(ANSWER_TEXT)
-    start += textLength * 2
+    start += textBytes
     const bodyBytes = numbers[at + BODY_BYTES]!
     // Copied: a view would keep the whole chunk alive for as long as a reader keeps the record.
     const body = flags & HAS_BODY ? Buffer.from(chunk.subarray(start, start + bodyBytes)) : null

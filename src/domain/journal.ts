@@ -1,11 +1,12 @@
 import { AppError } from '../errors.ts'
 import type { Clock } from '../model.ts'
+import { systemClock } from './context.ts'
 import type { JournalRecord } from './journal-record.ts'
 import { JournalRing } from './journal-ring.ts'
 
 /** Entries kept per project unless `serve --journal N` (or `startMockApi({ journal })`) says otherwise. */
 export const DEFAULT_JOURNAL_SIZE = 5_000
-/** Bytes kept per project (text as UTF-16, two bytes a character; bodies as bytes): past it the oldest entries go, whatever their number. */
+/** Bytes kept per project (ASCII text at one byte a character, other text as UTF-16 at two; bodies as bytes): past it the oldest entries go, whatever their number. */
 export const DEFAULT_JOURNAL_BYTES = 32 * 1024 * 1024
 /** Bodies (the request's and the answer's) are kept up to here; `bodyCut` says when one was longer. */
 export const MAX_JOURNAL_BODY = 64 * 1024
@@ -84,7 +85,8 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
     get epoch() {
       return epoch
     },
-    now: () => (clock ? clock.now().getTime() : Date.now()),
+    // The system clock's time without a Date made for it, on every request.
+    now: () => (clock && clock !== systemClock ? clock.now().getTime() : Date.now()),
     record(record) {
       if (size === 0 || record.epoch < clearedAll) return null
       let ring = rings.get(record.projectId)
@@ -131,7 +133,10 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
 
 /** A flat `[name, value, name, value, …]` list (Node's `rawHeaders`) as a record's header lines. */
 export function headerLinesOf(rawHeaders: readonly string[]): string {
-  return rawHeaders.join('\n')
+  // Added up, not joined: join's set-up costs more than the few strings a request has.
+  let lines = rawHeaders[0] ?? ''
+  for (let i = 1; i < rawHeaders.length; i++) lines += '\n' + rawHeaders[i]!
+  return lines
 }
 
 /** Header pairs of a record (`[name, value]`, a repeated header once per line), for facts and views. */

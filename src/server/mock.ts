@@ -24,7 +24,7 @@ import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed, type Served } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
-import { capturedBody, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
+import { capturedBody, contentTypeOf, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
 import { DEFAULT_PROXY_TIMEOUT_MS, forwardRequest, isManagementPath, type ForwardEnd, type Forwarded, type ProxySettings } from './proxy.ts'
 
@@ -442,7 +442,8 @@ interface ForwardedExchange {
   end: ForwardEnd
   startedAt: number
   arrival: { epoch: number; at: number } | null
-  headerLines: string
+  /** What the request said of itself, taken while it was served. */
+  sentWith: { headerLines: string; contentType: string | null }
   durationMs: number
 }
 
@@ -469,7 +470,7 @@ function servedRequest(request: MockRequest, answer: Omit<Served, 'method' | 'pa
 type JournalledAnswer = Omit<JournalRecord, 'id' | 'at' | 'epoch' | 'protocol' | 'method' | 'path' | 'search' | 'headerLines' | 'contentType'>
 
 /** The journal's record of an HTTP request, whoever answered it: what it says of the request itself, with how it was answered. */
-function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, headerLines: string, answer: JournalledAnswer): JournalRecord {
+function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, sentWith: { headerLines: string; contentType: string | null }, answer: JournalledAnswer): JournalRecord {
   return {
     id: 0,
     projectId: answer.projectId,
@@ -479,11 +480,11 @@ function journalledRequest(request: MockRequest, arrival: { epoch: number; at: n
     method: request.method,
     path: request.url.pathname,
     search: request.url.search,
-    headerLines,
+    headerLines: sentWith.headerLines,
     params: answer.params,
     body: answer.body,
     bodySize: answer.bodySize,
-    contentType: request.headers.get('content-type'),
+    contentType: sentWith.contentType,
     status: answer.status,
     durationMs: answer.durationMs,
     endpointId: answer.endpointId,
@@ -547,8 +548,8 @@ export function createMockHandler(deps: MockDeps) {
       // Recorded once the body has gone through (or broken off): only then is it known.
       const route = proxying
       const startedAt = Date.now() - durationMs
-      const headerLines = headerLinesOf(rawHeadersOf(event))
-      void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, headerLines, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
+      const sentWith = { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event) }
+      void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, sentWith, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
       return response
     }
     const served = servedRequest(request, {
@@ -579,7 +580,7 @@ export function createMockHandler(deps: MockDeps) {
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
-    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, headerLinesOf(rawHeadersOf(event)), {
+    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event) }, {
       projectId,
       params: match?.kind === 'endpoint' ? match.params : null,
       body,
@@ -601,7 +602,7 @@ export function createMockHandler(deps: MockDeps) {
     return response
   }
 
-  function recordForwarded({ request, route, forwarded, end, startedAt, arrival, headerLines, durationMs }: ForwardedExchange): void {
+  function recordForwarded({ request, route, forwarded, end, startedAt, arrival, sentWith, durationMs }: ForwardedExchange): void {
     const { project } = route
     const keeping = deps.recorder && project && end.complete
     const exchange = keeping ? recordedExchange(request, route, forwarded, end, startedAt, durationMs) : null
@@ -618,7 +619,7 @@ export function createMockHandler(deps: MockDeps) {
       status: forwarded.status,
       durationMs,
       proxied: true,
-    }), journal, arrival && project && journalledRequest(request, arrival, headerLines, {
+    }), journal, arrival && project && journalledRequest(request, arrival, sentWith, {
       projectId: project.id,
       params: route.endpoint?.params ?? null,
       body: end.requestBody.kept,

@@ -28,6 +28,16 @@ function headerOf(event: H3Event, name: 'content-length' | 'transfer-encoding'):
   return node ? (node.headers[name] ?? null) : event.req.headers.get(name)
 }
 
+/**
+ * The request's Content-Type as its Headers give it. Most requests (a GET) send none, and Node's
+ * parsed headers say so without the Headers' check of the name, made on every absent one.
+ */
+export function contentTypeOf(event: H3Event): string | null {
+  const node = nodeRequestOf(event)
+  if (node && !Object.hasOwn(node.headers, 'content-type')) return null
+  return event.req.headers.get('content-type')
+}
+
 function declaredLength(event: H3Event): number {
   return Number(headerOf(event, 'content-length') ?? 0) || 0
 }

@@ -65,6 +65,8 @@ describe('the packed journal ring', () => {
       recordOf(4, { answer: { headers: {}, body: null, bodySize: 0 }, params: {} }),
       recordOf(5, { method: 'PROPFIND', answer: { headers: { A: '' }, body: '', bodySize: 0 } }),
       recordOf(6, { params: JSON.parse('{"__proto__":"p","constructor":"c"}'), answer: { headers: JSON.parse('{"__proto__":"h"}'), body: 'x', bodySize: 1 } }),
+      // Past ASCII, text is kept as UTF-16: a lone surrogate (a JSON body can hold one) and Latin-1 come back as they were.
+      recordOf(7, { answer: { headers: { 'Content-Type': 'application/json' }, body: JSON.parse('"{\\"s\\":\\"\\ud800 \u00ff\\"}"'), bodySize: 14 } }),
     ]
     for (const record of kept) ring.push(record)
     const read = ring.records()
@@ -77,6 +79,7 @@ describe('the packed journal ring', () => {
     expect(ring.records()[1]).toBe(read[1])
     expect(Object.keys(read[5]!.params!)).toEqual(['__proto__', 'constructor'])
     expect(Object.getPrototypeOf(read[5]!.answer!.headers)).toBe(Object.prototype)
+    expect(read[6]!.answer!.body).toBe('{"s":"\ud800 \u00ff"}')
   })
 
   it('keeps the newest `size` records, oldest first, across growth and wrap-around', () => {
@@ -93,10 +96,17 @@ describe('the packed journal ring', () => {
     const big = 'x'.repeat(100_000)
     const ring = new JournalRing(7, 1_000, 450_000, 0)
     for (let id = 1; id <= 10; id++) ring.push(recordOf(id, { answer: { headers: {}, body: big, bodySize: big.length } }))
-    const read = ring.records()
-    // 200 KB of UTF-16 each: two fit.
-    expect(read.map((record) => record.id)).toEqual([9, 10])
+    // ASCII: 100 KB each, at one byte a character: four fit.
+    expect(ring.records().map((record) => record.id)).toEqual([7, 8, 9, 10])
     expect(ring.bytes).toBeLessThanOrEqual(450_000)
+    // One character past ASCII: the record's text is UTF-16, 200 KB: two fit.
+    const wide = `${big.slice(1)}é`
+    const mixed = new JournalRing(7, 1_000, 450_000, 0)
+    for (let id = 1; id <= 10; id++) mixed.push(recordOf(id, { answer: { headers: {}, body: wide, bodySize: wide.length + 1 } }))
+    const read = mixed.records()
+    expect(read.map((record) => record.id)).toEqual([9, 10])
+    expect(read[1]!.answer!.body).toBe(wide)
+    expect(mixed.bytes).toBeLessThanOrEqual(450_000)
     const alone = new JournalRing(7, 1_000, 1_000, 0)
     alone.push(recordOf(1, { answer: { headers: {}, body: big, bodySize: big.length } }))
     expect(alone.records()).toHaveLength(1)
