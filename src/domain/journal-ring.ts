@@ -10,8 +10,7 @@ import type { JournalAnswer, JournalRecord } from './journal-record.ts'
  *
  * Text that is all ASCII (nearly every request's) is kept at one byte a character; any other as
  * UTF-16, which keeps every string exactly (UTF-8 would not keep a lone surrogate, which a JSON body
- * can hold). Half the bytes is half the memory each request writes, and a full ring of a GET-heavy
- * project fits a core's cache far better.
+ * can hold). Half the bytes is half the memory each request writes, and half the ring's.
  */
 
 /** The numbers of one record, at `slot * FIELDS + …` in `numbers`. */

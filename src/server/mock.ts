@@ -434,6 +434,12 @@ function recordedExchange(request: MockRequest, route: ProxyRoute, forwarded: Fo
   }
 }
 
+/** What the request said of itself, taken while it is served: a forwarded one is journalled after. */
+interface SentWith {
+  headerLines: string
+  contentType: string | null
+}
+
 /** What the record stage reads of a forwarded request once its answer has gone through. */
 interface ForwardedExchange {
   request: MockRequest
@@ -442,8 +448,7 @@ interface ForwardedExchange {
   end: ForwardEnd
   startedAt: number
   arrival: { epoch: number; at: number } | null
-  /** What the request said of itself, taken while it was served. */
-  sentWith: { headerLines: string; contentType: string | null }
+  sentWith: SentWith
   durationMs: number
 }
 
@@ -470,7 +475,7 @@ function servedRequest(request: MockRequest, answer: Omit<Served, 'method' | 'pa
 type JournalledAnswer = Omit<JournalRecord, 'id' | 'at' | 'epoch' | 'protocol' | 'method' | 'path' | 'search' | 'headerLines' | 'contentType'>
 
 /** The journal's record of an HTTP request, whoever answered it: what it says of the request itself, with how it was answered. */
-function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, sentWith: { headerLines: string; contentType: string | null }, answer: JournalledAnswer): JournalRecord {
+function journalledRequest(request: MockRequest, arrival: { epoch: number; at: number }, sentWith: SentWith, answer: JournalledAnswer): JournalRecord {
   return {
     id: 0,
     projectId: answer.projectId,
