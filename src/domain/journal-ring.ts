@@ -92,6 +92,9 @@ export class JournalRing {
    * traffic would grow the memory outside the heap until a full collection freed the old ones.
    */
   private spare: Buffer | null = null
+  /** The last answer's header names and values (`[name, value, …]`), and the lines made of them. */
+  private lastHeaders: string[] = []
+  private lastHeaderLines = ''
 
   readonly projectId: number
   /** Records kept at most, and bytes counted at most (the newest is kept whatever its size). */
@@ -132,7 +135,7 @@ export class JournalRing {
     const contentType = record.contentType ?? ''
     let answerHeaders = ''
     if (answer) {
-      const lines = linesOf(answer.headers)
+      const lines = this.answerHeaderLines(answer.headers)
       if (lines === null) flags |= HEADERS_JSON
       answerHeaders = lines ?? JSON.stringify(answer.headers)
     }
@@ -186,6 +189,31 @@ export class JournalRing {
     this.count += 1
     this.bytes += RECORD_OVERHEAD + length
     while (this.bytes > this.maxBytes && this.count > 1) this.dropOldest()
+  }
+
+  /**
+   * An answer's headers as lines: those of the answer before when they are the same names and
+   * values in the same order, as most answers' are (the CORS pair, the type, often the length).
+   * Comparing them costs a fraction of making the lines again and checking each for a line break.
+   */
+  private answerHeaderLines(headers: Record<string, string>): string | null {
+    const last = this.lastHeaders
+    let at = 0
+    for (const name in headers) {
+      if (last[at] !== name || last[at + 1] !== headers[name]) return this.rememberHeaders(headers)
+      at += 2
+    }
+    return at === last.length ? this.lastHeaderLines : this.rememberHeaders(headers)
+  }
+
+  private rememberHeaders(headers: Record<string, string>): string | null {
+    const lines = linesOf(headers)
+    if (lines === null) return null
+    const pairs: string[] = []
+    for (const name in headers) pairs.push(name, headers[name]!)
+    this.lastHeaders = pairs
+    this.lastHeaderLines = lines
+    return lines
   }
 
   /** The records, oldest first, rebuilt as objects (once per record: a second read finds them made). */

@@ -24,7 +24,7 @@ import { matchRequest, type Match } from './pipeline/match.ts'
 import { recordServed, type Served } from './pipeline/record.ts'
 import { createSelector, type Selected } from './pipeline/select.ts'
 import { toMockRequest } from './pipeline/request.ts'
-import { capturedBody, contentTypeOf, rawHeadersOf, readUnread, startCapture } from './request-capture.ts'
+import { capturedBody, contentTypeOf, rawHeadersOf, readUnread, sentHeader, startCapture } from './request-capture.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
 import { DEFAULT_PROXY_TIMEOUT_MS, forwardRequest, isManagementPath, type ForwardEnd, type Forwarded, type ProxySettings } from './proxy.ts'
 
@@ -246,9 +246,9 @@ async function answerRefusal(event: H3Event, deps: MockDeps, request: MockReques
  * with nothing to decide for this request (no `Prefer`, no delay floor, auth passed), answered
  * without the stages' awaits; null: the stages answer it.
  */
-function answerPlainly(deps: MockDeps, request: MockRequest, match: EndpointMatch): Answered | null {
+function answerPlainly(deps: MockDeps, event: H3Event, request: MockRequest, match: EndpointMatch): Answered | null {
   const { route } = match
-  if (deps.delayFloor || request.headers.has('prefer') || !readsPlainly(route) || stagesOf(route.endpoint.kind) !== CONFIGURED_STAGES) return null
+  if (deps.delayFloor || sentHeader(event, 'prefer') || !readsPlainly(route) || stagesOf(route.endpoint.kind) !== CONFIGURED_STAGES) return null
   if (authStage(request, endpointAuth(match.project, route.endpoint, route.spec))) return null
   const answer = answerPlainRead({ context: deps.context, request, route, params: match.params })
   return answer && answeredWith(answer, route.endpoint.id, {})
@@ -438,6 +438,8 @@ function recordedExchange(request: MockRequest, route: ProxyRoute, forwarded: Fo
 interface SentWith {
   headerLines: string
   contentType: string | null
+  /** It is a delivery of our own (a webhook or callback sent to a mock). */
+  fromDelivery: boolean
 }
 
 /** What the record stage reads of a forwarded request once its answer has gone through. */
@@ -453,7 +455,7 @@ interface ForwardedExchange {
 }
 
 /** The event of an HTTP request, whoever answered it: what it says of the request itself, with how it was answered. */
-function servedRequest(request: MockRequest, answer: Omit<Served, 'method' | 'path' | 'query' | 'fromDelivery'>): Served {
+function servedRequest(request: MockRequest, fromDelivery: boolean, answer: Omit<Served, 'method' | 'path' | 'query' | 'fromDelivery'>): Served {
   return {
     projectId: answer.projectId,
     endpointId: answer.endpointId,
@@ -468,7 +470,7 @@ function servedRequest(request: MockRequest, answer: Omit<Served, 'method' | 'pa
     durationMs: answer.durationMs,
     callbacks: answer.callbacks,
     proxied: answer.proxied,
-    fromDelivery: request.headers.has(DELIVERY_HEADER),
+    fromDelivery,
   }
 }
 
@@ -534,7 +536,7 @@ export function createMockHandler(deps: MockDeps) {
         throw match.error
       } else {
         answered = match.kind === 'endpoint'
-          ? answerPlainly(deps, request, match) ?? await answerEndpointMatch(event, deps, request, match, select)
+          ? answerPlainly(deps, event, request, match) ?? await answerEndpointMatch(event, deps, request, match, select)
           : await answerOperationsMatch(event, deps, request, match)
       }
     } catch (error) {
@@ -553,11 +555,11 @@ export function createMockHandler(deps: MockDeps) {
       // Recorded once the body has gone through (or broken off): only then is it known.
       const route = proxying
       const startedAt = Date.now() - durationMs
-      const sentWith = { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event) }
+      const sentWith = { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event), fromDelivery: sentHeader(event, DELIVERY_HEADER) }
       void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, sentWith, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
       return response
     }
-    const served = servedRequest(request, {
+    const served = servedRequest(request, sentHeader(event, DELIVERY_HEADER), {
       // A forwarded request is its proxy's project's, at the own paths too: the one its journal entry names.
       projectId: proxying ? proxying.project?.id ?? null : match?.project?.id ?? null,
       endpointId: answered.endpointId,
@@ -585,7 +587,7 @@ export function createMockHandler(deps: MockDeps) {
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
-    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event) }, {
+    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event), fromDelivery: served.fromDelivery }, {
       projectId,
       params: match?.kind === 'endpoint' ? match.params : null,
       body,
@@ -615,7 +617,7 @@ export function createMockHandler(deps: MockDeps) {
     const note = [end.note, unrecorded].filter((line) => line).join('; ') || null
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal?.seenReset(project.id, project.sequenceEpoch)
-    recordServed(deps.events, servedRequest(request, {
+    recordServed(deps.events, servedRequest(request, sentWith.fromDelivery, {
       projectId: project?.id ?? null,
       endpointId: route.endpoint?.id ?? null,
       failed: !end.complete,

@@ -29,6 +29,16 @@ function headerOf(event: H3Event, name: 'content-length' | 'transfer-encoding'):
 }
 
 /**
+ * Whether the request sent a header (its lower-case name): asked of every request (`Prefer`, the
+ * delivery header), where the Headers' lookup lower-cases the name and checks it against a pattern
+ * when it is absent, as it nearly always is. Without a socket, the Headers'.
+ */
+export function sentHeader(event: H3Event, name: Lowercase<string>): boolean {
+  const node = nodeRequestOf(event)
+  return node ? Object.hasOwn(node.headers, name) : event.req.headers.has(name)
+}
+
+/**
  * The request's Content-Type as its Headers give it. Most requests (a GET) send none, and Node's
  * parsed headers say so without the Headers' check of the name, made on every absent one.
  */

@@ -82,6 +82,27 @@ describe('the packed journal ring', () => {
     expect(read[6]!.answer!.body).toBe('{"s":"\ud800 \u00ff"}')
   })
 
+  it("gives back each answer's own headers when one answer's follow another's: the same, a value changed, one more, one fewer, reordered, a line break", () => {
+    const ring = new JournalRing(7, 100, 1 << 20, 0)
+    const same = { 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json', 'Content-Length': '12' }
+    const variants: Record<string, string>[] = [
+      same,
+      { ...same },
+      { ...same, 'Content-Length': '13' },
+      { ...same, ETag: 'W/"1"' },
+      { 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/json' },
+      { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'Content-Length': '12' },
+      { ...same, 'X-Odd': 'a\nb' },
+      same,
+      {},
+      same,
+    ]
+    const kept = variants.map((headers, i) => recordOf(i + 1, { answer: { headers, body: `{"id":${i + 1}}`, bodySize: 12 } }))
+    for (const record of kept) ring.push({ ...record })
+    const read = ring.records()
+    expect(read.map((record) => Object.entries(record.answer!.headers))).toEqual(variants.map((headers) => Object.entries(headers)))
+  })
+
   it('keeps the newest `size` records, oldest first, across growth and wrap-around', () => {
     const ring = new JournalRing(7, 150, 1 << 30, 0)
     for (let id = 1; id <= 1_000; id++) ring.push(recordOf(id))
