@@ -20,22 +20,22 @@ export function rawHeadersOf(event: H3Event): readonly string[] {
 }
 
 /**
- * A request header as Node parsed it: asked of every journalled request, where the Headers' lookup
- * checks each absent name against a pattern first. Without a socket, the Headers'.
+ * A request header (its lower-case name) as Node parsed it: asked of every request (`Prefer`, the
+ * delivery header) and every journalled one (its length), where the Headers' lookup lower-cases the
+ * name and checks it against a pattern when it is absent, as it nearly always is. Without a socket,
+ * the Headers'.
  */
-function headerOf(event: H3Event, name: 'content-length' | 'transfer-encoding'): string | null {
+function headerOf(event: H3Event, name: 'content-length' | 'transfer-encoding' | 'prefer' | 'x-mockapi-delivery'): string | null {
   const node = nodeRequestOf(event)
-  return node ? (node.headers[name] ?? null) : event.req.headers.get(name)
+  if (!node) return event.req.headers.get(name)
+  // Node gives a list for Set-Cookie alone; these it joins or keeps the first of.
+  const value = node.headers[name]
+  return typeof value === 'string' ? value : null
 }
 
-/**
- * Whether the request sent a header (its lower-case name): asked of every request (`Prefer`, the
- * delivery header), where the Headers' lookup lower-cases the name and checks it against a pattern
- * when it is absent, as it nearly always is. Without a socket, the Headers'.
- */
-export function sentHeader(event: H3Event, name: Lowercase<string>): boolean {
-  const node = nodeRequestOf(event)
-  return node ? Object.hasOwn(node.headers, name) : event.req.headers.has(name)
+/** Whether the request sent the header. */
+export function sentHeader(event: H3Event, name: Parameters<typeof headerOf>[1]): boolean {
+  return headerOf(event, name) !== null
 }
 
 /**
