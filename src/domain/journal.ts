@@ -21,8 +21,9 @@ export interface Journal {
   /** Arrival time, in ms since the epoch (the server's clock). */
   now(): number
   /**
-   * Keeps one request, given its id here: packed (the transport's object is not kept; listeners
-   * get it as it is); dropped when a clear came after its arrival.
+   * Keeps one request, given its id here: packed once this turn of the event loop is over (the
+   * transport's object is not kept past it; listeners get it as it is, at once); dropped when a
+   * clear came after its arrival.
    */
   record(record: JournalRecord): JournalRecord | null
   /** The project's records, oldest first (rebuilt from the packed ring as objects, once each). */
@@ -47,7 +48,7 @@ export interface Journal {
  * Every request to a project's mocks, kept in memory for this server run: per project at most
  * `size` entries and `maxBytes` of text, the oldest dropped first.
  */
-export function createJournal(options: { size?: number; maxBytes?: number; clock?: Clock } = {}): Journal {
+export function createJournal(options: { size?: number; maxBytes?: number; clock?: Clock; later?: (task: () => void) => void } = {}): Journal {
   const size = options.size ?? DEFAULT_JOURNAL_SIZE
   if (!Number.isSafeInteger(size) || size < 0) throw new AppError('INVALID_INPUT', `the journal's size must be an integer of 0 or more (0: off), got ${size}`)
   const maxBytes = options.maxBytes ?? DEFAULT_JOURNAL_BYTES
@@ -60,8 +61,33 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
   let epoch = 1
   let nextId = 1
   const resetsSeen = new Map<number, number>()
+  /**
+   * Records kept but not packed yet. A request's record is packed once this turn of the event loop
+   * has answered every request it read (`later`, default `setImmediate`): packing one record after
+   * another's answer costs each request about twice what packing them together does (measured:
+   * docs/performance.md). Whatever reads or changes a ring packs what waits first, so no one sees
+   * the difference.
+   */
+  let waiting: JournalRecord[] = []
+  const later = options.later ?? setImmediate
+
+  function packWaiting(): void {
+    if (waiting.length === 0) return
+    const records = waiting
+    waiting = []
+    for (const record of records) {
+      let ring = rings.get(record.projectId)
+      if (!ring) {
+        ring = new JournalRing(record.projectId, size, maxBytes, clearedWithoutRing.get(record.projectId) ?? 0)
+        clearedWithoutRing.delete(record.projectId)
+        rings.set(record.projectId, ring)
+      }
+      ring.push(record)
+    }
+  }
 
   function clear(projectId?: number): void {
+    packWaiting()
     epoch += 1
     if (projectId === undefined) {
       clearedAll = epoch
@@ -89,20 +115,16 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
     now: () => (clock && clock !== systemClock ? clock.now().getTime() : Date.now()),
     record(record) {
       if (size === 0 || record.epoch < clearedAll) return null
-      let ring = rings.get(record.projectId)
-      if (!ring) {
-        ring = new JournalRing(record.projectId, size, maxBytes, clearedWithoutRing.get(record.projectId) ?? 0)
-        clearedWithoutRing.delete(record.projectId)
-        rings.set(record.projectId, ring)
-      }
-      if (record.epoch < ring.clearedAt) return null
+      const ring = rings.get(record.projectId)
+      if (record.epoch < (ring ? ring.clearedAt : clearedWithoutRing.get(record.projectId) ?? 0)) return null
       record.id = nextId++
-      ring.push(record)
+      if (waiting.push(record) === 1) later(packWaiting)
       const subscribed = listeners.get(record.projectId)
       if (subscribed) for (const listener of subscribed) listener(record)
       return record
     },
     records(projectId) {
+      packWaiting()
       return rings.get(projectId)?.records() ?? []
     },
     clear,
@@ -110,10 +132,13 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
       const known = resetsSeen.get(projectId)
       if (known !== undefined && resets <= known) return
       resetsSeen.set(projectId, resets)
+      if (known === undefined) return
       // What was kept goes; the clear epoch stays: the request that brought the news arrived after the reset.
-      if (known !== undefined) rings.get(projectId)?.empty()
+      packWaiting()
+      rings.get(projectId)?.empty()
     },
     drop(projectId) {
+      packWaiting()
       rings.delete(projectId)
       resetsSeen.delete(projectId)
       clearedWithoutRing.delete(projectId)
@@ -127,7 +152,10 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
         if (set.size === 0 && listeners.get(projectId) === set) listeners.delete(projectId)
       }
     },
-    projects: () => [...rings.keys()],
+    projects: () => {
+      packWaiting()
+      return [...rings.keys()]
+    },
   }
 }
 
