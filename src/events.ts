@@ -25,6 +25,8 @@ export interface RequestServed {
   /** What the journal should say about how it was answered (`pattern skipped: value too long`). */
   note?: string | null
   durationMs: number
+  /** When it was answered, in ms since the epoch (the server's clock): what `…/stats` counts it by, whenever it is told. */
+  at: number
   /** OpenAPI callbacks the answer sets off (only a 2xx answer does), queued by the event recorder. */
   callbacks?: CallbackRequest[]
   /** Forwarded to the proxy target (`serve --proxy`): `proxied: true` in its `mock.request` / `mock.error` events. */

@@ -10,3 +10,8 @@ export interface Context {
 }
 
 export const systemClock: Clock = { now: () => new Date() }
+
+/** The clock's time in ms since the epoch: the system clock's without a Date made for it, as on every request. */
+export function epochMs(clock: Clock): number {
+  return clock === systemClock ? Date.now() : clock.now().getTime()
+}

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts'
 import type { Clock } from '../model.ts'
-import { systemClock } from './context.ts'
+import { epochMs, systemClock } from './context.ts'
 import type { JournalRecord } from './journal-record.ts'
 import { JournalRing } from './journal-ring.ts'
 
@@ -111,8 +111,7 @@ export function createJournal(options: { size?: number; maxBytes?: number; clock
     get epoch() {
       return epoch
     },
-    // The system clock's time without a Date made for it, on every request.
-    now: () => (clock && clock !== systemClock ? clock.now().getTime() : Date.now()),
+    now: () => epochMs(clock ?? systemClock),
     record(record) {
       if (size === 0 || record.epoch < clearedAll) return null
       const ring = rings.get(record.projectId)

@@ -1,5 +1,5 @@
 import type { Catalog, GrpcEndpoint } from '../domain/catalog.ts'
-import type { Context } from '../domain/context.ts'
+import { epochMs, type Context } from '../domain/context.ts'
 import { loadFaker } from '../engine/generators.ts'
 import type { MockEvents } from '../events.ts'
 import type { GrpcMethodInfo } from '../kinds/grpc/load.ts'
@@ -144,6 +144,7 @@ export async function serveGrpc(options: {
           failed: call.code !== 0,
           fault: call.fault,
           durationMs: call.durationMs,
+          at: epochMs(options.context.clock),
           fromDelivery: false,
         }
         recordServed(options.events, served, journal, journalRecord(call, status))

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
 import type { Catalog } from '../domain/catalog.ts'
-import type { Context } from '../domain/context.ts'
+import { epochMs, type Context } from '../domain/context.ts'
 import { answerEndpoint, answerPlainRead, readsPlainly, checkBodyDepth, checkEndpointSchema, readEndpointBody, configuredHeaders, faultHeaders } from '../domain/pipeline/answer-endpoint.ts'
 import { simulatedErrorAnswer, WITH_BODY, type MockAnswer, type MockRequest, type MountAnswerer, type RouteStageInput, type RouteStages } from '../engine/exchange.ts'
 import { drawDelay, NO_DELAY, type DelaySpec } from '../engine/delay.ts'
@@ -468,6 +468,7 @@ function servedRequest(request: MockRequest, fromDelivery: boolean, answer: Omit
     answeredBy: answer.answeredBy,
     note: answer.note,
     durationMs: answer.durationMs,
+    at: answer.at,
     callbacks: answer.callbacks,
     proxied: answer.proxied,
     fromDelivery,
@@ -569,6 +570,7 @@ export function createMockHandler(deps: MockDeps) {
       note: answered.note || undefined,
       status,
       durationMs,
+      at: epochMs(deps.context.clock),
       // A client that left never saw the success: the operation is not taken as done.
       callbacks: answered.callbacks?.requests.length && !answered.left ? answered.callbacks.requests : undefined,
       // The target could not be reached: still a proxied request, answered 502 or 504 here.
@@ -625,6 +627,7 @@ export function createMockHandler(deps: MockDeps) {
       note: note ?? undefined,
       status: forwarded.status,
       durationMs,
+      at: epochMs(deps.context.clock),
       proxied: true,
     }), journal, arrival && project && journalledRequest(request, arrival, sentWith, {
       projectId: project.id,

@@ -28,6 +28,7 @@ import type { DelaySpec } from '../engine/delay.ts'
 import type { Random } from '../engine/policy.ts'
 import { faultOfResponse } from './faults.ts'
 import { seededRandom } from './pipeline/random.ts'
+import { settleServed } from './pipeline/record.ts'
 import { watchFile } from './watch.ts'
 import { DEFAULT_PROXY_TIMEOUT_MS } from './proxy.ts'
 import type { RecordedExchange } from '../domain/recorded-exchange.ts'
@@ -404,7 +405,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           // Deliveries get their grace while requests drain; events of the last requests are
           // recorded once those end (and sent at the next start).
           await Promise.all([
-            Promise.all([listening.close(), grpcHost?.close()]).then(() => eventRecorder.close()),
+            Promise.all([listening.close(), grpcHost?.close()]).then(() => {
+              settleServed(events)
+              return eventRecorder.close()
+            }),
             worker.stop(),
           ])
           endRecording(stopOwnRecording, log)

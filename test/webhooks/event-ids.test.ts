@@ -15,7 +15,7 @@ describe('event ids', () => {
     createSubscription(context, project, { name: 'all', targetUrl: 'http://127.0.0.1:9/hook', events: ['mock.request'] })
     const recorder = createEventRecorder(context, runtime.events, { onQueued: () => {}, log: { failed: () => {}, succeeded: () => {}, note: () => {} } })
     for (let i = 0; i < 30; i += 1) {
-      runtime.events.emit('request.served', { projectId: project.id, endpointId: null, method: 'GET', path: `/api/items/${i}`, query: new URLSearchParams(), status: 200, durationMs: 1, fromDelivery: false })
+      runtime.events.emit('request.served', { projectId: project.id, endpointId: null, method: 'GET', path: `/api/items/${i}`, query: new URLSearchParams(), status: 200, durationMs: 1, at: 1_700_000_000_000, fromDelivery: false })
       recorder.flush()
       clock.advance(1)
     }

@@ -17,7 +17,7 @@ describe('event payloads', () => {
     const project = createProject(context, { name: 'Hooked', slug: 'hooked' })
     createSubscription(context, project, { name: 'all', targetUrl: 'http://127.0.0.1:9/hook', events: ['mock.request', 'mock.error'] })
     const recorder = createEventRecorder(context, runtime.events, { onQueued: () => {}, log: quiet })
-    const base = { projectId: project.id, endpointId: null, method: 'GET', path: '/api/hooked/posts/1', query: new URLSearchParams(), status: 200, durationMs: 3, fromDelivery: false }
+    const base = { projectId: project.id, endpointId: null, method: 'GET', path: '/api/hooked/posts/1', query: new URLSearchParams(), status: 200, durationMs: 3, at: 1_700_000_000_000, fromDelivery: false }
     const served: RequestServed[] = [
       base,
       { ...base, endpointId: 7, method: 'PATCH', path: '/api/hooked/"quoted"/\\back/é/😀/\u2028', query: new URLSearchParams('a=1&a=2&b=&%22k%22=%F0%9F%98%80'), status: 404, durationMs: 12.5 },
@@ -62,7 +62,7 @@ describe('event payloads', () => {
     const first = createSubscription(context, project, { name: 'first', targetUrl: 'http://127.0.0.1:9/a', events: ['mock.request'] })
     const second = createSubscription(context, project, { name: 'second', targetUrl: 'http://127.0.0.1:9/b', events: ['mock.request'] })
     const recorder = createEventRecorder(context, runtime.events, { onQueued: () => {}, log: quiet })
-    const request = { projectId: project.id, endpointId: null, method: 'GET', path: '/api/hooked/x', query: new URLSearchParams(), status: 200, durationMs: 1, fromDelivery: false }
+    const request = { projectId: project.id, endpointId: null, method: 'GET', path: '/api/hooked/x', query: new URLSearchParams(), status: 200, durationMs: 1, at: 1_700_000_000_000, fromDelivery: false }
     runtime.events.emit('request.served', request)
     // Turned off by another connection while the request waits in the batch: the recorder's cache still lists it.
     runtime.context.db.prepare('UPDATE subscriptions SET enabled = 0 WHERE id = ?').run(first.id)
@@ -85,7 +85,7 @@ describe('event payloads', () => {
     const subscription = createSubscription(context, project, { name: 'all', targetUrl: 'http://127.0.0.1:9/hook', events: ['mock.request'] })
     const recorder = createEventRecorder(context, runtime.events, { onQueued: () => {}, log: quiet })
     for (let i = 0; i < 203; i += 1) {
-      runtime.events.emit('request.served', { projectId: project.id, endpointId: null, method: 'GET', path: `/api/hooked/${i}`, query: new URLSearchParams(), status: 200, durationMs: 1, fromDelivery: false })
+      runtime.events.emit('request.served', { projectId: project.id, endpointId: null, method: 'GET', path: `/api/hooked/${i}`, query: new URLSearchParams(), status: 200, durationMs: 1, at: 1_700_000_000_000, fromDelivery: false })
     }
     recorder.flush()
     const rows = context.db.prepare<[], { id: string; path: string; subscription: number }>(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { MockEvents, type RequestServed } from '../../src/events.ts'
 import { watchRequestLoad } from '../../src/queue/request-load.ts'
 
-const served = (fromDelivery = false): RequestServed => ({ projectId: 1, endpointId: null, method: 'GET', path: '/x', query: new URLSearchParams(), status: 200, durationMs: 1, fromDelivery })
+const served = (fromDelivery = false): RequestServed => ({ projectId: 1, endpointId: null, method: 'GET', path: '/x', query: new URLSearchParams(), status: 200, durationMs: 1, at: 1_700_000_000_000, fromDelivery })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('request load', () => {
