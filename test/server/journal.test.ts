@@ -53,6 +53,18 @@ describe('the journal', () => {
     await expectAliveAndIntact(server.url, dbPath)
   })
 
+  it('goes to the mocks for whatever no route of the server matched: another method or a neighbour of one of its paths', async () => {
+    const { server } = await shop()
+    expect((await send(`${server.url}/api/health`)).json).toEqual({ status: 'ok' })
+    expect((await send(`${server.url}/api/health`, { method: 'HEAD', overSocket: true })).status).toBe(200)
+    for (const [method, path] of [['POST', '/api/health'], ['GET', '/api/healthz'], ['GET', '/_mockapix'], ['DELETE', '/api/shop/nothing/1']] as const) {
+      const answer = await send(`${server.url}${path}`, { method })
+      expect([method, path, answer.status, answer.json.error.code]).toEqual([method, path, 404, 'ROUTE_NOT_MATCHED'])
+    }
+    expect((await send(`${server.url}/api/shop/posts`)).json).toEqual([])
+    expect(server.journal!.records(projectId(server)).map((record) => `${record.method} ${record.path}`)).toEqual(['POST /api/health', 'GET /api/healthz', 'GET /_mockapix', 'DELETE /api/shop/nothing/1', 'GET /api/shop/posts'])
+  })
+
   it('keeps unmatched requests of every kind, a stray one in the project served at its own paths', async () => {
     const { server, dbPath } = await shop()
     expect((await send(`${server.url}/api/shop/nothing`)).status).toBe(404)
