@@ -442,6 +442,10 @@ interface SentWith {
   fromDelivery: boolean
 }
 
+function sentWithOf(event: H3Event, fromDelivery: boolean): SentWith {
+  return { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event), fromDelivery }
+}
+
 /** What the record stage reads of a forwarded request once its answer has gone through. */
 interface ForwardedExchange {
   request: MockRequest
@@ -556,7 +560,7 @@ export function createMockHandler(deps: MockDeps) {
       // Recorded once the body has gone through (or broken off): only then is it known.
       const route = proxying
       const startedAt = Date.now() - durationMs
-      const sentWith = { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event), fromDelivery: sentHeader(event, DELIVERY_HEADER) }
+      const sentWith = sentWithOf(event, sentHeader(event, DELIVERY_HEADER))
       void forwarded.done.then((end) => recordForwarded({ request, route, forwarded, end, startedAt, arrival, sentWith, durationMs: Math.round((performance.now() - started) * 100) / 100 }))
       return response
     }
@@ -589,7 +593,7 @@ export function createMockHandler(deps: MockDeps) {
     // A reset by another process (`mockapi reset`) clears the journal as one through the API does.
     if (project) journal.seenReset(project.id, project.sequenceEpoch)
     const { body, bodySize } = capturedBody(event, arrival.body)
-    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, { headerLines: headerLinesOf(rawHeadersOf(event)), contentType: contentTypeOf(event), fromDelivery: served.fromDelivery }, {
+    const entry: JournalRecord | null = projectId === null ? null : journalledRequest(request, arrival, sentWithOf(event, served.fromDelivery), {
       projectId,
       params: match?.kind === 'endpoint' ? match.params : null,
       body,
